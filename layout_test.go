@@ -1,0 +1,90 @@
+package weir_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// allowedImports is the layout of ../shared/design.md: which of weir's own
+// packages each package may import. External modules are not restricted.
+// sql/sqlerr is a leaf (errors with SQLSTATEs) every layer may use.
+var allowedImports = map[string][]string{
+	"cmd/weir":   {"*"},
+	"engine":     {"*"},
+	"wire":       {"sql/types", "sql/sqlerr"},
+	"sql/sqlerr": {},
+	"sql/types":  {"sql/sqlerr"},
+	"sql/parse":  {"sql/types", "sql/sqlerr"},
+	"sql/expr":   {"sql/types", "sql/sqlerr"},
+	"planner":    {"sql/", "planner"},
+	"exec":       {"sql/", "planner", "state", "connector", "exec"},
+	"connector":  {"sql/types", "sql/sqlerr", "state", "connector"},
+	"state":      {"sql/sqlerr"},
+	"checkpoint": {"state", "sql/sqlerr"},
+	"catalog":    {"sql/types", "sql/sqlerr", "state", "catalog"},
+	"testdata":   {},
+}
+
+const module = "github.com/weir-sql/weir"
+
+func ruleFor(pkg string) ([]string, bool) {
+	best := ""
+	for k := range allowedImports {
+		if (pkg == k || strings.HasPrefix(pkg, k+"/")) && len(k) > len(best) {
+			best = k
+		}
+	}
+	r, ok := allowedImports[best]
+	return r, ok
+}
+
+func TestLayoutImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if rel == "" {
+			continue
+		}
+		rules, ok := ruleFor(rel)
+		if !ok {
+			t.Errorf("package %s is not in the layout of design.md", rel)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module+"/")
+			if !allowed(rel, dep, rules) {
+				t.Errorf("%s imports %s, which design.md does not allow", rel, dep)
+			}
+		}
+	}
+}
+
+func allowed(pkg, dep string, rules []string) bool {
+	for _, r := range rules {
+		switch {
+		case r == "*":
+			return true
+		case strings.HasSuffix(r, "/") && strings.HasPrefix(dep, r):
+			return true
+		case dep == r || strings.HasPrefix(dep, r+"/"):
+			return true
+		}
+	}
+	return false
+}

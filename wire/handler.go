@@ -1,0 +1,133 @@
+package wire
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// Handler is what the wire layer calls: the engine implements it. wire knows
+// the protocol; it knows nothing about SQL beyond value encoding.
+type Handler interface {
+	// LookupRole tells how a role authenticates. exists=false rejects the
+	// login with 28000. An empty verifier means the role has no password and
+	// is trusted from loopback only. A verifier has the form PostgreSQL keeps
+	// in pg_authid: SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>.
+	LookupRole(user string) (exists bool, verifier string, err error)
+
+	// NewSession opens a session for an authenticated user. params are the
+	// StartupMessage parameters (user, database, application_name, ...). It
+	// fails with 3D000 for an unknown database.
+	NewSession(ctx context.Context, params map[string]string, pid uint32) (Session, error)
+}
+
+// Session is one client connection's SQL state: settings, prepared
+// statements' plans, the transaction.
+type Session interface {
+	// StartupParameters returns the ParameterStatus values sent after
+	// authentication, in order.
+	StartupParameters() []Parameter
+
+	// Prepare parses query text into zero or more statements. paramTypes are
+	// the OIDs given in a Parse message (0 = infer). An empty or
+	// comment-only text yields no statements (EmptyQueryResponse).
+	Prepare(ctx context.Context, query string, paramTypes []uint32) ([]Statement, error)
+
+	// TxStatus is the ReadyForQuery status: 'I' idle, 'T' in a transaction
+	// block, 'E' in a failed transaction block.
+	TxStatus() byte
+
+	// FormatSettings are the session settings that change how values are
+	// written as text (TimeZone, extra_float_digits); read before each
+	// result is encoded.
+	FormatSettings() types.FormatSettings
+
+	// Close releases the session (the client went away); an open
+	// transaction is rolled back.
+	Close()
+}
+
+// Statement is one prepared statement.
+type Statement interface {
+	// ParamTypes are the OIDs of $1..$n, inferred where the client left 0.
+	ParamTypes() []uint32
+	// Columns describes the result rows; nil when the statement returns no
+	// rows (the wire layer then answers Describe with NoData).
+	Columns() []Column
+	// Execute runs the statement. The returned Result streams the rows (if
+	// any) and carries the command tag. ctx is cancelled by a CancelRequest
+	// or by shutdown; the engine then returns a 57014 error.
+	Execute(ctx context.Context, params []Value, io ExecIO) (Result, error)
+}
+
+// Parameter is one ParameterStatus name/value pair.
+type Parameter struct {
+	Name, Value string
+}
+
+// Column describes a result column for RowDescription.
+type Column struct {
+	Name     string
+	TableOID uint32 // 0 when not a plain table column
+	AttNum   int16
+	Type     types.T
+}
+
+// Value is a bound parameter as it arrived: Data is nil for NULL; Format is
+// 0 text, 1 binary.
+type Value struct {
+	Data   []byte
+	Format int16
+}
+
+// Result is what a statement produced. Rows come as Arrow record batches
+// whose columns follow Statement.Columns (or Result.Columns for statements
+// whose shape is known only at run time, like SHOW or EXPLAIN).
+type Result interface {
+	// Columns of the rows; nil for a statement without rows.
+	Columns() []Column
+	// Next returns the next batch, or nil at the end. The caller releases
+	// nothing: batches stay owned by the Result until Close.
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	// Tag is the CommandComplete tag ("SELECT 3", "INSERT 0 1", "COPY 10"),
+	// valid once Next has returned nil. For SELECT the wire layer counts the
+	// rows it actually sent (a suspended portal reports its own count).
+	Tag() string
+	Close()
+}
+
+// ExecIO is what a running statement may ask of the connection.
+type ExecIO interface {
+	// Notice sends a NoticeResponse (severity NOTICE or WARNING).
+	Notice(severity, code, message string)
+	// ParameterStatus sends a ParameterStatus (after SET of a reported
+	// parameter such as application_name or TimeZone).
+	ParameterStatus(name, value string)
+	// CopyIn starts COPY FROM STDIN: sends CopyInResponse and returns a
+	// source of decoded batches in the given column types. Data errors name
+	// the line; CopyFail from the client ends with a 57014 error.
+	CopyIn(opts CopyOptions, columns []types.T) (CopySource, error)
+	// CopyOut sends CopyOutResponse, then every row of res in the requested
+	// format, then CopyDone; it returns the number of rows sent.
+	CopyOut(ctx context.Context, opts CopyOptions, res Result) (int64, error)
+}
+
+// CopyOptions are the options of a COPY statement.
+type CopyOptions struct {
+	Format    string // "text" (default), "csv", "binary"
+	Delimiter string // default tab for text, comma for csv
+	Null      string // default \N for text, "" for csv
+	Header    bool
+	Quote     string // csv, default "
+	Escape    string // csv, default = Quote
+}
+
+// CopySource yields COPY input as batches.
+type CopySource interface {
+	// Next returns the next batch of decoded rows or nil at the end.
+	Next() (arrow.RecordBatch, error)
+	// Rows is the number of rows read so far.
+	Rows() int64
+}
