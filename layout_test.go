@@ -25,6 +25,8 @@ var allowedImports = map[string][]string{
 	"checkpoint": {"state", "sql/sqlerr"},
 	"catalog":    {"sql/types", "sql/sqlerr", "state", "catalog"},
 	"testdata":   {},
+	// test support: a throwaway PostgreSQL as the oracle
+	"internal/pgtest": {},
 }
 
 const module = "github.com/weir-sql/weir"
