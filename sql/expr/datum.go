@@ -1,0 +1,159 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// Datum is one scalar value outside a column: constants, parameters, the
+// boundary of row-at-a-time code. Its Go type follows the SQL type's Arrow
+// representation:
+//
+//	nil                     NULL
+//	bool                    bool
+//	int64                   int2, int4, int8, oid and reg* types, date (days),
+//	                        time / timestamp / timestamptz (microseconds)
+//	float64                 float4, float8
+//	string                  numeric (canonical text), text-like, json, jsonb
+//	[]byte                  bytea, uuid (16 bytes)
+//	arrow.MonthDayNanoInterval  interval
+//	[]Datum                 arrays
+type Datum = any
+
+// DatumAt reads element i of arr as a Datum.
+func DatumAt(arr arrow.Array, i int) Datum {
+	if arr.IsNull(i) {
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Int16:
+		return int64(a.Value(i))
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Uint32:
+		return int64(a.Value(i))
+	case *array.Float32:
+		return float64(a.Value(i))
+	case *array.Float64:
+		return a.Value(i)
+	case *array.String:
+		return a.Value(i)
+	case *array.Binary:
+		return append([]byte(nil), a.Value(i)...)
+	case *array.FixedSizeBinary:
+		return append([]byte(nil), a.Value(i)...)
+	case *array.Date32:
+		return int64(a.Value(i))
+	case *array.Time64:
+		return int64(a.Value(i))
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	case *array.MonthDayNanoInterval:
+		return a.Value(i)
+	case *array.List:
+		start, end := a.ValueOffsets(i)
+		vals := a.ListValues()
+		out := make([]Datum, 0, end-start)
+		for j := start; j < end; j++ {
+			out = append(out, DatumAt(vals, int(j)))
+		}
+		return out
+	case *array.Null:
+		return nil
+	}
+	panic(fmt.Sprintf("expr: DatumAt on unsupported array %T", arr))
+}
+
+// AppendDatum appends d to a builder of t.Arrow(). d must have the Go type
+// documented on Datum for t (the binder guarantees it).
+func AppendDatum(b array.Builder, d Datum) {
+	if d == nil {
+		b.AppendNull()
+		return
+	}
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		bb.Append(d.(bool))
+	case *array.Int16Builder:
+		bb.Append(int16(d.(int64)))
+	case *array.Int32Builder:
+		bb.Append(int32(d.(int64)))
+	case *array.Int64Builder:
+		bb.Append(d.(int64))
+	case *array.Uint32Builder:
+		bb.Append(uint32(d.(int64)))
+	case *array.Float32Builder:
+		bb.Append(float32(d.(float64)))
+	case *array.Float64Builder:
+		bb.Append(d.(float64))
+	case *array.StringBuilder:
+		bb.Append(d.(string))
+	case *array.BinaryBuilder:
+		bb.Append(d.([]byte))
+	case *array.FixedSizeBinaryBuilder:
+		bb.Append(d.([]byte))
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(d.(int64)))
+	case *array.Time64Builder:
+		bb.Append(arrow.Time64(d.(int64)))
+	case *array.TimestampBuilder:
+		bb.Append(arrow.Timestamp(d.(int64)))
+	case *array.MonthDayNanoIntervalBuilder:
+		bb.Append(d.(arrow.MonthDayNanoInterval))
+	case *array.ListBuilder:
+		bb.Append(true)
+		vb := bb.ValueBuilder()
+		for _, e := range d.([]Datum) {
+			AppendDatum(vb, e)
+		}
+	case *array.NullBuilder:
+		bb.AppendNull()
+	default:
+		panic(fmt.Sprintf("expr: AppendDatum on unsupported builder %T", b))
+	}
+}
+
+// NewBuilder returns a builder for values of t.
+func NewBuilder(mem memory.Allocator, t types.T) array.Builder {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	return array.NewBuilder(mem, t.Arrow())
+}
+
+// Broadcast returns an array of n copies of d.
+func Broadcast(mem memory.Allocator, t types.T, d Datum, n int) (arrow.Array, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if d == nil {
+		return array.MakeArrayOfNull(mem, t.Arrow(), n), nil
+	}
+	b := NewBuilder(mem, t)
+	defer b.Release()
+	b.Reserve(n)
+	for i := 0; i < n; i++ {
+		AppendDatum(b, d)
+	}
+	return b.NewArray(), nil
+}
+
+// ArrayFromDatums builds an array of t from datums.
+func ArrayFromDatums(mem memory.Allocator, t types.T, ds []Datum) arrow.Array {
+	b := NewBuilder(mem, t)
+	defer b.Release()
+	b.Reserve(len(ds))
+	for _, d := range ds {
+		AppendDatum(b, d)
+	}
+	return b.NewArray()
+}
