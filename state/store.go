@@ -1,0 +1,180 @@
+// Package state is weir's durable store: an embedded Badger database in the
+// data directory holding the catalog, input-table chunks, counters, and
+// (later) operator state and epochs. See keys.go for the key layout.
+//
+// # Durability and fsync policy
+//
+// A write is acknowledged when Txn.Commit returns nil. With the default
+// policy, SyncGroup, Commit returns only after the data is on stable storage:
+// Badger writes the transaction to its write-ahead log and value log without
+// syncing, and then the committer waits for a store-wide group sync. The first
+// waiter becomes the leader and calls fsync (Badger's DB.Sync) once for every
+// commit that had been written when it started; committers that arrive while
+// that fsync runs wait for the next one, which again covers all of them. So N
+// concurrent committers share one fsync instead of paying N, while a single
+// committer pays exactly one fsync per commit.
+//
+// SyncEachWrite sets Badger's own SyncWrites: Badger then fsyncs inside its
+// write loop (the value log once per batch of concurrent requests, the
+// write-ahead log once per transaction). SyncNone never fsyncs on commit:
+// acknowledged writes survive a crash of the process (kill -9), because they
+// are in the kernel's page cache, but not a crash of the machine. It is meant
+// for tests and benchmarks.
+//
+// Multi-part commits (transactions larger than one Badger transaction, see
+// Txn.Commit) write their parts first and a small commit record last; every
+// part is synced by the same policy before the record is written.
+package state
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// SyncPolicy says when commits are forced to stable storage.
+type SyncPolicy int
+
+const (
+	// SyncGroup fsyncs before Commit returns, sharing one fsync among
+	// concurrent committers. The default.
+	SyncGroup SyncPolicy = iota
+	// SyncEachWrite lets Badger fsync inside every write (SyncWrites).
+	SyncEachWrite
+	// SyncNone never fsyncs on commit: safe against process crashes only.
+	SyncNone
+)
+
+// Options configure a Store. The zero value is the production default.
+type Options struct {
+	Sync SyncPolicy
+
+	// MemTableSize is Badger's memtable size; a Badger transaction may hold
+	// at most 15% of it (in LSM bytes: values larger than the value
+	// threshold count only as pointers). Default 32 MiB.
+	MemTableSize int64
+
+	// PartBytes and PartChunks bound one part of a multi-part commit: a
+	// transaction whose appended chunks exceed either is committed in parts
+	// (see Txn.Commit). Defaults 64 MiB and 1024 chunks.
+	PartBytes  int64
+	PartChunks int
+
+	// failAfterParts, when > 0, makes a multi-part commit stop after writing
+	// that many parts as if the process died there: no commit record, no
+	// clean-up. Tests only.
+	failAfterParts int
+}
+
+const (
+	defaultMemTableSize = 32 << 20
+	defaultPartBytes    = 64 << 20
+	defaultPartChunks   = 1024
+	// valueThreshold sends every value of at least this size (table chunks)
+	// to the value log, so that the LSM tree holds only small keys and
+	// pointers and compaction does not rewrite chunk data.
+	valueThreshold = 4 << 10
+)
+
+// Store is an open data directory. It is safe for concurrent use.
+type Store struct {
+	db   *badger.DB
+	opts Options
+	dir  string
+
+	syncer groupSyncer
+
+	seqMu    sync.Mutex
+	counters map[string]*counter
+
+	tablesMu sync.Mutex
+	tables   map[uint32]*tableCache
+}
+
+// Open opens (creating if needed) the store in dir, and discards the parts
+// of multi-part commits that never got their commit record.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.MemTableSize <= 0 {
+		opts.MemTableSize = defaultMemTableSize
+	}
+	if opts.PartBytes <= 0 {
+		opts.PartBytes = defaultPartBytes
+	}
+	if opts.PartChunks <= 0 {
+		opts.PartChunks = defaultPartChunks
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, storageError("create data directory "+dir, err)
+	}
+	bo := badger.DefaultOptions(dir).
+		WithLogger(warningLogger{}).
+		WithLoggingLevel(badger.WARNING).
+		WithSyncWrites(opts.Sync == SyncEachWrite).
+		WithMemTableSize(opts.MemTableSize).
+		WithNumMemtables(3).
+		WithNumLevelZeroTables(4).
+		WithNumLevelZeroTablesStall(8).
+		WithBlockCacheSize(8 << 20).
+		WithValueThreshold(valueThreshold).
+		WithValueLogFileSize(256 << 20).
+		WithNumCompactors(2).
+		WithMetricsEnabled(false)
+	db, err := badger.Open(bo)
+	if err != nil {
+		return nil, storageError("open data directory "+dir, err)
+	}
+	s := &Store{
+		db:       db,
+		opts:     opts,
+		dir:      dir,
+		counters: map[string]*counter{},
+		tables:   map[uint32]*tableCache{},
+	}
+	s.syncer.init(db.Sync)
+	if err := s.recoverPending(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close flushes and closes the store. Txns must be finished first.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return storageError("close data directory "+s.dir, err)
+	}
+	return nil
+}
+
+// Dir is the data directory.
+func (s *Store) Dir() string { return s.dir }
+
+// durable makes the commit that just returned from Badger durable according
+// to the sync policy.
+func (s *Store) durable() error {
+	if s.opts.Sync != SyncGroup {
+		return nil
+	}
+	if err := s.syncer.wait(s.syncer.written()); err != nil {
+		return storageError("sync data directory "+s.dir, err)
+	}
+	return nil
+}
+
+// warningLogger keeps Badger quiet: only warnings and errors reach the log,
+// prefixed so that they can be told apart from weir's own messages.
+type warningLogger struct{}
+
+func (warningLogger) Errorf(f string, a ...any)   { log.Printf("badger ERROR: "+f, a...) }
+func (warningLogger) Warningf(f string, a ...any) { log.Printf("badger WARNING: "+f, a...) }
+func (warningLogger) Infof(string, ...any)        {}
+func (warningLogger) Debugf(string, ...any)       {}
+
+var _ badger.Logger = warningLogger{}
+
+// fmtRel names a relation in error messages of this layer, which knows only
+// OIDs.
+func fmtRel(rel uint32) string { return fmt.Sprintf("relation with OID %d", rel) }
