@@ -520,6 +520,8 @@ const (
 	ExistsSubquery
 	AnySubquery // x op ANY (subquery); IN is ANY with =
 	AllSubquery
+	// ArraySubquery is ARRAY(subquery): the single column's values as an array.
+	ArraySubquery
 )
 
 func (s *Subquery) Type() types.T { return s.T }

@@ -1,0 +1,91 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// binder holds the state of binding one statement.
+type binder struct {
+	cat Catalog
+	// params are the types of $1..$n: given by the client or inferred from
+	// where a parameter is used; unknown until then.
+	params []types.T
+	// ctes is a stack of WITH scopes, innermost last.
+	ctes []map[string]*cteDef
+	// viewDepth guards against views that refer to themselves.
+	viewDepth int
+	// outerRefs counts references to enclosing queries, so that a subquery
+	// knows whether it is correlated (and must run once per outer row).
+	outerRefs int
+}
+
+type cteDef struct {
+	query   *pg_query.Node
+	colName []string
+	// depth is the length of the cte stack where the CTE was defined, so its
+	// body is bound seeing only the CTEs defined before it.
+	depth int
+}
+
+// Query is a bound SELECT (or VALUES) ready to run.
+type Query struct {
+	Plan       Node
+	ParamTypes []types.T
+}
+
+// BindQuery binds a SELECT / VALUES statement. paramTypes holds the types
+// the client declared (OID 0 entries are inferred).
+func BindQuery(cat Catalog, stmt *pg_query.Node, paramTypes []types.T) (*Query, error) {
+	b := &binder{cat: cat, params: append([]types.T(nil), paramTypes...)}
+	plan, err := b.bindSelectNode(stmt, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{Plan: plan, ParamTypes: b.finalParams()}, nil
+}
+
+// finalParams returns parameter types with unresolved ones as text, as
+// PostgreSQL does for parameters it could not infer.
+func (b *binder) finalParams() []types.T {
+	out := make([]types.T, len(b.params))
+	for i, t := range b.params {
+		if t.OID == 0 || t.OID == types.OidUnknown {
+			t = types.Text
+		}
+		out[i] = t
+	}
+	return out
+}
+
+func (b *binder) paramType(i int) types.T {
+	if i < len(b.params) && b.params[i].OID != 0 {
+		return b.params[i]
+	}
+	return types.Unknown
+}
+
+func (b *binder) setParamType(i int, t types.T) {
+	for len(b.params) <= i {
+		b.params = append(b.params, types.T{})
+	}
+	b.params[i] = types.T{OID: t.OID, Typmod: -1}
+}
+
+func (b *binder) lookupCTE(name string) (*cteDef, bool) {
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if d, ok := b.ctes[i][name]; ok {
+			return d, true
+		}
+	}
+	return nil, false
+}
+
+func notSupported(pos int32, what string) error {
+	return &sqlerr.Error{Code: sqlerr.FeatureNotSupported, Message: what + " is not supported", Position: int(pos) + 1}
+}
+
+var _ = expr.Const{}

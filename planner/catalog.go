@@ -1,0 +1,32 @@
+package planner
+
+import "github.com/weir-sql/weir/sql/types"
+
+// Catalog is what the binder reads: relations by name. The engine
+// implements it over weir's catalog plus the virtual pg_catalog and
+// information_schema relations.
+type Catalog interface {
+	// LookupRelation finds a relation; schema "" means the search path.
+	// It returns a 42P01 error when there is none.
+	LookupRelation(schema, name string) (*Relation, error)
+	// LookupType resolves a type name that is not built in (none yet: domains
+	// and enums are not supported), for error messages.
+}
+
+// Relation is a table, view or virtual relation as the binder sees it.
+type Relation struct {
+	OID     uint32
+	Schema  string
+	Name    string
+	Kind    RelKind
+	ViewSQL string // non-empty for views: the defining query, bound inline
+	Cols    []RelColumn
+}
+
+// RelColumn is a column of a Relation.
+type RelColumn struct {
+	Name    string
+	T       types.T
+	NotNull bool
+	Default string // SQL text of the DEFAULT expression, "" if none
+}

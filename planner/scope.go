@@ -1,0 +1,99 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// scopeCol is a column visible to expressions: the FROM clause's output,
+// position Index in the batch the expression is evaluated over.
+type scopeCol struct {
+	Table    string // alias or relation name, "" for anonymous subquery columns
+	Name     string
+	T        types.T
+	TableOID uint32
+	AttNum   int16
+	// Hidden columns (the right side of a USING join) are not expanded by *
+	// and not found by unqualified names.
+	Hidden bool
+}
+
+// scope is the set of columns of one query level; parent is the enclosing
+// query's scope for correlated references.
+type scope struct {
+	cols   []scopeCol
+	parent *scope
+	// correlated is set when an expression of this query referred to parent.
+	correlated bool
+	// usingMerge maps an unqualified USING column name to the expression
+	// index that represents it (left side; for FULL JOIN the binder wraps it).
+	usingCols map[string]int
+}
+
+// resolve finds a column by optional qualifier and name. depth is 0 for
+// this scope, 1 for the parent, and so on.
+func (s *scope) resolve(qual, name string, pos int) (idx int, col scopeCol, depth int, err error) {
+	depth = 0
+	for sc := s; sc != nil; sc = sc.parent {
+		found := -1
+		for i, c := range sc.cols {
+			if c.Name != name {
+				continue
+			}
+			if qual != "" {
+				if c.Table != qual {
+					continue
+				}
+			} else if c.Hidden {
+				continue
+			}
+			if found >= 0 {
+				if qual == "" && sc.usingCols != nil {
+					if u, ok := sc.usingCols[name]; ok {
+						found = u
+						break
+					}
+				}
+				return 0, scopeCol{}, 0, sqlerr.At(sqlerr.AmbiguousColumn, pos, "column reference \"%s\" is ambiguous", name)
+			}
+			found = i
+		}
+		if found >= 0 {
+			return found, sc.cols[found], depth, nil
+		}
+		depth++
+	}
+	if qual != "" {
+		if !s.hasTable(qual) {
+			return 0, scopeCol{}, 0, sqlerr.At(sqlerr.UndefinedTable, pos, "missing FROM-clause entry for table \"%s\"", qual)
+		}
+		return 0, scopeCol{}, 0, sqlerr.At(sqlerr.UndefinedColumn, pos, "column %s.%s does not exist", qual, name)
+	}
+	return 0, scopeCol{}, 0, sqlerr.At(sqlerr.UndefinedColumn, pos, "column \"%s\" does not exist", name)
+}
+
+func (s *scope) hasTable(t string) bool {
+	for sc := s; sc != nil; sc = sc.parent {
+		for _, c := range sc.cols {
+			if c.Table == t {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// qualify strips catalog and schema qualifiers of a column reference: weir
+// resolves a.b.c as table b column c.
+func splitColumnRef(fields []string) (qual, name string) {
+	switch len(fields) {
+	case 1:
+		return "", fields[0]
+	default:
+		return fields[len(fields)-2], fields[len(fields)-1]
+	}
+}
+
+func lower(s string) string { return strings.ToLower(s) }

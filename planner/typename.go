@@ -1,0 +1,75 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// ResolveTypeName turns a parsed type name (with modifiers and array
+// bounds) into a types.T, as PostgreSQL's typenameType does.
+func ResolveTypeName(tn *pg_query.TypeName) (types.T, error) {
+	names := stringList(tn.Names)
+	if len(names) == 0 {
+		return types.T{}, sqlerr.New(sqlerr.SyntaxError, "empty type name")
+	}
+	name := names[len(names)-1]
+	var t types.T
+	var ok bool
+	if len(names) > 1 && names[0] == "pg_catalog" {
+		// The grammar spells SQL-standard types as pg_catalog.<typname>.
+		t, ok = types.ByTypname(name)
+	}
+	if !ok {
+		t, ok = types.ByName(name)
+	}
+	if !ok {
+		return types.T{}, &sqlerr.Error{Code: sqlerr.UndefinedObject, Message: "type \"" + name + "\" does not exist", Position: int(tn.Location) + 1}
+	}
+	mods := make([]int32, 0, len(tn.Typmods))
+	for _, m := range tn.Typmods {
+		if c := m.GetAConst(); c != nil && c.GetIval() != nil {
+			mods = append(mods, c.GetIval().Ival)
+		}
+	}
+	switch t.OID {
+	case types.OidVarchar, types.OidBpchar:
+		if len(mods) == 1 {
+			if mods[0] < 1 {
+				return types.T{}, sqlerr.New(sqlerr.InvalidParameterValue, "length for type %s must be at least 1", name)
+			}
+			t.Typmod = mods[0] + 4
+		} else if t.OID == types.OidBpchar && len(names) > 1 {
+			t.Typmod = 1 + 4 // char without length is char(1)
+		}
+	case types.OidNumeric:
+		switch len(mods) {
+		case 1:
+			t.Typmod = (mods[0] << 16) + 4
+		case 2:
+			if mods[0] < 1 || mods[0] > 1000 {
+				return types.T{}, sqlerr.New(sqlerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", mods[0])
+			}
+			t.Typmod = ((mods[0] << 16) | (mods[1] & 0xffff)) + 4
+		}
+	case types.OidTimestamp, types.OidTimestampTZ, types.OidTime:
+		if len(mods) == 1 {
+			t.Typmod = mods[0]
+		}
+	}
+	if len(tn.ArrayBounds) > 0 {
+		t = types.ArrayOf(t)
+	}
+	return t, nil
+}
+
+func stringList(ns []*pg_query.Node) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		if s := n.GetString_(); s != nil {
+			out = append(out, s.Sval)
+		}
+	}
+	return out
+}
