@@ -105,7 +105,7 @@ func clause(ec *exprCtx) string {
 
 // aggState collects the grouping and aggregates of one query level.
 type aggState struct {
-	input    *scope     // the FROM scope aggregates' arguments are bound in
+	input    *scope      // the FROM scope aggregates' arguments are bound in
 	groups   []expr.Expr // bound over input
 	groupKey []string
 	aggs     []AggCall
@@ -381,17 +381,17 @@ func (b *binder) bindWindowCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, e
 }
 
 const (
-	frameRange            = 0x2
-	frameRows             = 0x4
-	frameStartUnbPrec     = 0x20
-	frameEndUnbFoll       = 0x100
-	frameStartCurrent     = 0x200
-	frameEndCurrent       = 0x400
-	frameStartOffsetPrec  = 0x800
-	frameEndOffsetPrec    = 0x1000
-	frameStartOffsetFoll  = 0x2000
-	frameEndOffsetFoll    = 0x4000
-	frameNonDefault       = 0x1
+	frameRange           = 0x2
+	frameRows            = 0x4
+	frameStartUnbPrec    = 0x20
+	frameEndUnbFoll      = 0x100
+	frameStartCurrent    = 0x200
+	frameEndCurrent      = 0x400
+	frameStartOffsetPrec = 0x800
+	frameEndOffsetPrec   = 0x1000
+	frameStartOffsetFoll = 0x2000
+	frameEndOffsetFoll   = 0x4000
+	frameNonDefault      = 0x1
 )
 
 func (b *binder) bindFrame(def *pg_query.WindowDef, ec *exprCtx) (Frame, error) {

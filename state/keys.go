@@ -82,3 +82,7 @@ func parsePendingKey(k []byte) (group uint64, rel uint32, seq uint64, ok bool) {
 func sequenceKey(name string) []byte {
 	return append([]byte(PrefixSequence), name...)
 }
+
+func groupPendingPrefix(group uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte(PrefixPending), group)
+}

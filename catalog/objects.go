@@ -1,0 +1,138 @@
+// Package catalog holds weir's object definitions — databases, schemas,
+// relations and roles — persisted in the state store under c/ keys and
+// loaded into memory at Open. Every change is persisted before the method
+// returns. Methods are safe for concurrent use; the objects they return are
+// shared, immutable snapshots: callers must not modify them.
+//
+// Errors are *sqlerr.Error with PostgreSQL's SQLSTATEs and messages. Where
+// PostgreSQL would only send a NOTICE (IF [NOT] EXISTS cases), the method
+// changes nothing and returns an error with Severity "NOTICE"; see IsNotice.
+package catalog
+
+import (
+	"time"
+
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// RelKind is what a relation is. The values are pg_class.relkind letters
+// except KindStreamingTable, which is weir's own; PGRelKind maps it.
+type RelKind byte
+
+const (
+	KindTable RelKind = 'r'
+	KindView  RelKind = 'v'
+	// KindStreamingTable is a CREATE STREAMING TABLE ... AS SELECT. It
+	// shows as an ordinary table ('r') in pg_class, because to clients it
+	// is one they can query.
+	KindStreamingTable RelKind = 'S'
+)
+
+// PGRelKind is the pg_class.relkind clients see for k.
+func (k RelKind) PGRelKind() byte {
+	if k == KindStreamingTable {
+		return 'r'
+	}
+	return byte(k)
+}
+
+// noun is how PostgreSQL's messages name a relation of kind k.
+func (k RelKind) noun() string {
+	switch k {
+	case KindView:
+		return "view"
+	case KindStreamingTable:
+		return "streaming table"
+	}
+	return "table"
+}
+
+// dropCommand is the statement that drops a relation of kind k.
+func (k RelKind) dropCommand() string {
+	switch k {
+	case KindView:
+		return "DROP VIEW"
+	case KindStreamingTable:
+		return "DROP STREAMING TABLE"
+	}
+	return "DROP TABLE"
+}
+
+// Fixed OIDs, as PostgreSQL assigns them (information_schema's varies by
+// PostgreSQL build; weir fixes it). Objects created later get OIDs from
+// the store's "oid" counter, starting at FirstUserOID.
+const (
+	BootstrapRoleOID     uint32 = 10
+	PGCatalogOID         uint32 = 11
+	PublicOID            uint32 = 2200
+	InformationSchemaOID uint32 = 13000
+	FirstUserOID         uint32 = 16384
+
+	BootstrapRole = "weir"
+	DefaultDB     = "weir"
+)
+
+type Schema struct {
+	OID   uint32
+	Name  string
+	Owner uint32
+}
+
+type Column struct {
+	Name    string
+	Type    types.T
+	NotNull bool
+	Default string // SQL text of the DEFAULT expression, "" if none
+}
+
+type Relation struct {
+	OID     uint32
+	Schema  string
+	Name    string
+	Kind    RelKind
+	Columns []Column
+	// ViewSQL is the defining query of views and streaming tables.
+	ViewSQL    string
+	Options    map[string]string
+	Owner      uint32
+	Created    time.Time
+	PrimaryKey []string
+}
+
+// Column returns the index of the column called name, or -1.
+func (r *Relation) Column(name string) int {
+	for i := range r.Columns {
+		if r.Columns[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+type Role struct {
+	OID       uint32
+	Name      string
+	Superuser bool
+	CanLogin  bool
+	Verifier  string // SCRAM-SHA-256 verifier in PostgreSQL's format, "" if none
+}
+
+type Database struct {
+	OID  uint32
+	Name string
+}
+
+// clone returns a deep copy, so that the catalog's copy never shares
+// memory with a caller's.
+func (r *Relation) clone() *Relation {
+	c := *r
+	c.Columns = append([]Column(nil), r.Columns...)
+	c.PrimaryKey = append([]string(nil), r.PrimaryKey...)
+	if r.Options != nil {
+		c.Options = make(map[string]string, len(r.Options))
+		for k, v := range r.Options {
+			c.Options[k] = v
+		}
+	}
+	return &c
+}

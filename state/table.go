@@ -1,0 +1,318 @@
+package state
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+// A chunk value is a fixed header followed by an Arrow IPC stream (schema
+// message + one record batch, uncompressed: decoding speed matters more
+// than disk here, and scans are served from the cache anyway).
+//
+//	[0]     format version (1)
+//	[1:9]   commit group, u64 BE; 0 = committed in one transaction
+//	[9:17]  row count, u64 BE, so that TableStats need not decode
+const (
+	chunkFormat    = 1
+	chunkHeaderLen = 17
+)
+
+func putChunkHeader(b []byte, group uint64, rows int64) {
+	b[0] = chunkFormat
+	binary.BigEndian.PutUint64(b[1:9], group)
+	binary.BigEndian.PutUint64(b[9:17], uint64(rows))
+}
+
+func parseChunkHeader(b []byte) (group uint64, rows int64, ok bool) {
+	if len(b) < chunkHeaderLen || b[0] != chunkFormat {
+		return 0, 0, false
+	}
+	return binary.BigEndian.Uint64(b[1:9]), int64(binary.BigEndian.Uint64(b[9:17])), true
+}
+
+// pendingChunk is a chunk appended in a transaction not yet committed.
+type pendingChunk struct {
+	rel   uint32
+	seq   uint64
+	rows  int64
+	data  []byte            // header + IPC stream
+	batch arrow.RecordBatch // retained; goes into the cache after commit
+}
+
+// AppendChunks appends each batch as one chunk of relation rel when the
+// transaction commits. The batches are encoded now (the caller may release
+// them afterwards) and, after a successful commit, join the relation's
+// cache without being decoded again.
+func (t *Txn) AppendChunks(rel uint32, batches []arrow.RecordBatch) error {
+	if t.done {
+		return errTxnDone
+	}
+	if !t.update {
+		return &sqlerr.Error{Code: sqlerr.ReadOnlyTransaction, Message: "cannot append to a table in a read-only transaction"}
+	}
+	for _, b := range batches {
+		if b.NumRows() == 0 {
+			continue
+		}
+		data, err := encodeChunk(b)
+		if err != nil {
+			return err
+		}
+		seq, err := t.s.NextID("chunk")
+		if err != nil {
+			return err
+		}
+		b.Retain()
+		t.chunks = append(t.chunks, pendingChunk{rel: rel, seq: seq, rows: b.NumRows(), data: data, batch: b})
+	}
+	return nil
+}
+
+func encodeChunk(b arrow.RecordBatch) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Write(make([]byte, chunkHeaderLen))
+	w := ipc.NewWriter(&buf, ipc.WithSchema(b.Schema()))
+	if err := w.Write(b); err != nil {
+		return nil, &sqlerr.Error{Code: sqlerr.InternalError, Message: "could not encode table chunk: " + err.Error()}
+	}
+	if err := w.Close(); err != nil {
+		return nil, &sqlerr.Error{Code: sqlerr.InternalError, Message: "could not encode table chunk: " + err.Error()}
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeChunk(data []byte) (arrow.RecordBatch, error) {
+	r, err := ipc.NewReader(bytes.NewReader(data[chunkHeaderLen:]))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	if !r.Next() {
+		if r.Err() != nil {
+			return nil, r.Err()
+		}
+		return nil, errors.New("chunk holds no record batch")
+	}
+	rec := r.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+// tableCache holds the decoded, committed chunks of one relation in
+// sequence order. Chunks are immutable, so each is decoded at most once;
+// committed appends are added without decoding.
+type tableCache struct {
+	mu      sync.RWMutex
+	loaded  bool
+	seqs    []uint64
+	batches []arrow.RecordBatch
+	rows    int64
+	bytes   int64
+}
+
+func (s *Store) table(rel uint32) *tableCache {
+	s.tablesMu.Lock()
+	defer s.tablesMu.Unlock()
+	tc, ok := s.tables[rel]
+	if !ok {
+		tc = &tableCache{}
+		s.tables[rel] = tc
+	}
+	return tc
+}
+
+// ScanTable returns every committed chunk of rel in append order. The
+// caller owns one reference to each batch (it may Release them, and need
+// not). If schema is not nil, the stored batches must have its column
+// types.
+func (s *Store) ScanTable(rel uint32, schema *arrow.Schema) ([]arrow.RecordBatch, error) {
+	tc, err := s.loadedTable(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer tc.mu.RUnlock()
+	out := make([]arrow.RecordBatch, len(tc.batches))
+	copy(out, tc.batches)
+	var checked *arrow.Schema // batches of one relation mostly share one schema
+	for _, b := range out {
+		if schema == nil || b.Schema() == checked {
+			continue
+		}
+		checked = b.Schema()
+		if !sameColumnTypes(schema, checked) {
+			return nil, &sqlerr.Error{Code: sqlerr.InternalError,
+				Message: "stored data of " + fmtRel(rel) + " does not match its definition",
+				Detail:  "stored: " + b.Schema().String() + "; expected: " + schema.String()}
+		}
+	}
+	for _, b := range out {
+		b.Retain()
+	}
+	return out, nil
+}
+
+// TableStats returns the number of rows and encoded bytes of rel's
+// committed chunks.
+func (s *Store) TableStats(rel uint32) (rows, bytes int64, err error) {
+	tc, err := s.loadedTable(rel)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tc.mu.RUnlock()
+	return tc.rows, tc.bytes, nil
+}
+
+func sameColumnTypes(want, got *arrow.Schema) bool {
+	if want.NumFields() != got.NumFields() {
+		return false
+	}
+	for i := 0; i < want.NumFields(); i++ {
+		if !arrow.TypeEqual(want.Field(i).Type, got.Field(i).Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// loadedTable returns rel's cache read-locked, loading it first if needed.
+// The load holds the write lock from before its read snapshot until the
+// cache is filled; publishChunks takes the same lock after its commit, so a
+// commit is either in the snapshot or added after the load, never lost.
+func (s *Store) loadedTable(rel uint32) (*tableCache, error) {
+	for {
+		tc := s.table(rel)
+		tc.mu.RLock()
+		if tc.loaded {
+			return tc, nil
+		}
+		tc.mu.RUnlock()
+		tc.mu.Lock()
+		if !tc.loaded {
+			if err := s.load(rel, tc); err != nil {
+				tc.mu.Unlock()
+				return nil, err
+			}
+		}
+		tc.mu.Unlock()
+		// Evicted (table dropped) between Unlock and RLock: start over.
+	}
+}
+
+func (s *Store) load(rel uint32, tc *tableCache) error {
+	err := s.db.View(func(txn *badger.Txn) error {
+		groups := map[uint64]bool{}
+		prefix := tablePrefix(rel)
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix = prefix
+		opts.PrefetchValues = false
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			item := it.Item()
+			_, seq, ok := parseChunkKey(item.Key())
+			if !ok {
+				continue
+			}
+			err := item.Value(func(v []byte) error {
+				group, _, ok := parseChunkHeader(v)
+				if !ok {
+					return errors.New("unknown chunk format")
+				}
+				if group != 0 {
+					published, seen := groups[group]
+					if !seen {
+						_, err := txn.Get(groupKey(group))
+						if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+							return err
+						}
+						published = err == nil
+						groups[group] = published
+					}
+					if !published {
+						return nil
+					}
+				}
+				b, err := decodeChunk(v)
+				if err != nil {
+					return err
+				}
+				tc.seqs = append(tc.seqs, seq)
+				tc.batches = append(tc.batches, b)
+				tc.rows += b.NumRows()
+				tc.bytes += int64(len(v))
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tc.release()
+		return storageError("read "+fmtRel(rel), err)
+	}
+	tc.loaded = true
+	return nil
+}
+
+func (tc *tableCache) release() {
+	for _, b := range tc.batches {
+		b.Release()
+	}
+	tc.seqs, tc.batches, tc.rows, tc.bytes, tc.loaded = nil, nil, 0, 0, false
+}
+
+// publishChunks adds committed chunks to the caches that are loaded; an
+// unloaded cache will read them from the store. It takes over the chunks'
+// batch references.
+func (s *Store) publishChunks(chunks []pendingChunk) {
+	for i := range chunks {
+		c := &chunks[i]
+		tc := s.table(c.rel)
+		tc.mu.Lock()
+		if tc.loaded {
+			tc.insert(c)
+		} else {
+			c.batch.Release()
+		}
+		c.batch = nil
+		tc.mu.Unlock()
+	}
+}
+
+func (tc *tableCache) insert(c *pendingChunk) {
+	i := sort.Search(len(tc.seqs), func(i int) bool { return tc.seqs[i] >= c.seq })
+	if i < len(tc.seqs) && tc.seqs[i] == c.seq {
+		c.batch.Release() // already read from the store by a load
+		return
+	}
+	tc.seqs = append(tc.seqs, 0)
+	copy(tc.seqs[i+1:], tc.seqs[i:])
+	tc.seqs[i] = c.seq
+	tc.batches = append(tc.batches, nil)
+	copy(tc.batches[i+1:], tc.batches[i:])
+	tc.batches[i] = c.batch
+	tc.rows += c.rows
+	tc.bytes += int64(len(c.data))
+}
+
+func (s *Store) evictTable(rel uint32) {
+	s.tablesMu.Lock()
+	tc, ok := s.tables[rel]
+	delete(s.tables, rel)
+	s.tablesMu.Unlock()
+	if ok {
+		tc.mu.Lock()
+		tc.release()
+		tc.mu.Unlock()
+	}
+}
