@@ -36,6 +36,7 @@ const (
 	InvalidPassword           = "28P01"
 	InvalidCatalogName        = "3D000"
 	InvalidSchemaName         = "3F000"
+	UndefinedSchema           = "3F000"
 	InvalidCursorName         = "34000"
 	InvalidSQLStatementName   = "26000"
 	SyntaxError               = "42601"

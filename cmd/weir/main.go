@@ -1,0 +1,91 @@
+// Command weir is the weir server: `weir serve` runs it on an embedded
+// store; `weir version` prints the version.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/weir-sql/weir/engine"
+	"github.com/weir-sql/weir/wire"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "serve":
+		if err := serve(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "weir:", err)
+			os.Exit(1)
+		}
+	case "version", "--version", "-v":
+		fmt.Printf("weir %s (PostgreSQL protocol, server_version %s)\n", engine.Version, engine.ServerVersion)
+	case "help", "-h", "--help":
+		usage()
+	default:
+		fmt.Fprintf(os.Stderr, "weir: unknown command %q\n", os.Args[1])
+		usage()
+		os.Exit(2)
+	}
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, `usage:
+  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100]
+  weir version
+`)
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:5433", "address to accept PostgreSQL clients on")
+	data := fs.String("data", "./weir-data", "data directory (created if missing)")
+	maxConns := fs.Int("max-connections", 100, "maximum concurrent client connections")
+	maxMsg := fs.Int("max-message-bytes", 64<<20, "largest client message accepted")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	eng, err := engine.Open(engine.Config{DataDir: *data})
+	if err != nil {
+		return fmt.Errorf("open data directory %s: %w", *data, err)
+	}
+	defer eng.Close()
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	srv := wire.NewServer(eng, wire.Config{MaxConnections: *maxConns, MaxMessageSize: *maxMsg, Logger: log})
+	log.Info("weir is ready", "listen", l.Addr().String(), "data", *data, "version", engine.Version)
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case sig := <-sigs:
+		log.Info("shutting down", "signal", sig.String())
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			log.Warn("shutdown", "err", err)
+		}
+		return nil
+	case err := <-done:
+		if errors.Is(err, net.ErrClosed) {
+			return nil
+		}
+		return err
+	}
+}

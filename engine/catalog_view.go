@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/catalog/pgcatalog"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// catalogView is the catalog as one session sees it: its search path, its
+// uncommitted writes, and the virtual pg_catalog relations. It implements
+// planner.Catalog, expr.CatalogFuncs and exec.TableSource.
+type catalogView struct{ s *Session }
+
+func (s *Session) catalogView() *catalogView { return &catalogView{s: s} }
+
+// searchPath is the effective search path: "$user" is dropped (weir has no
+// per-user schemas) and unknown schemas are skipped.
+func (s *Session) searchPath() []string {
+	var out []string
+	for _, p := range strings.Split(s.settings["search_path"], ",") {
+		p = strings.Trim(strings.TrimSpace(p), "\"")
+		if p == "" || p == "$user" {
+			continue
+		}
+		if _, ok := s.eng.cat.Schema(p); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, error) {
+	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
+		if t := pgcatalog.Lookup(schema, name); t != nil {
+			return virtualRelation(t), nil
+		}
+		if schema == "information_schema" {
+			for _, t := range pgcatalog.Tables() {
+				if t.Schema == schema && t.Name == name {
+					return virtualRelation(t), nil
+				}
+			}
+		}
+	}
+	rel, err := v.s.eng.cat.LookupRelation(v.s.searchPath(), schema, name)
+	if err != nil {
+		if sqlerr.Code(err) == sqlerr.UndefinedTable && schema == "" {
+			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", name)
+		}
+		return nil, err
+	}
+	return plannerRelation(rel), nil
+}
+
+func virtualRelation(t *pgcatalog.Table) *planner.Relation {
+	r := &planner.Relation{OID: t.OID, Schema: t.Schema, Name: t.Name, Kind: planner.VirtualTable}
+	for _, c := range t.Columns {
+		r.Cols = append(r.Cols, planner.RelColumn{Name: c.Name, T: c.Type})
+	}
+	return r
+}
+
+func plannerRelation(rel *catalog.Relation) *planner.Relation {
+	r := &planner.Relation{OID: rel.OID, Schema: rel.Schema, Name: rel.Name, Kind: planner.StoredTable}
+	if rel.Kind == catalog.KindView {
+		r.ViewSQL = rel.ViewSQL
+	}
+	for _, c := range rel.Columns {
+		r.Cols = append(r.Cols, planner.RelColumn{Name: c.Name, T: c.Type, NotNull: c.NotNull, Default: c.Default})
+	}
+	return r
+}
+
+// ScanTable implements exec.TableSource.
+func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arrow.RecordBatch, error) {
+	if scan.Kind == planner.VirtualTable {
+		t := pgcatalog.Lookup(scan.Schema, scan.Name)
+		if t == nil {
+			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", scan.Schema, scan.Name)
+		}
+		b, err := t.Rows(v.snapshot())
+		if err != nil {
+			return nil, err
+		}
+		return []arrow.RecordBatch{b}, nil
+	}
+	schema := planner.Schema(scan.Cols)
+	batches, err := v.s.eng.store.ScanTable(scan.OID, schema)
+	if err != nil {
+		return nil, err
+	}
+	if pending := v.s.tx.pending[scan.OID]; len(pending) > 0 {
+		batches = append(append([]arrow.RecordBatch{}, batches...), pending...)
+	}
+	return batches, nil
+}
+
+func (v *catalogView) snapshot() *pgcatalog.Snapshot {
+	s := v.s
+	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath()}
+	for _, name := range expr.ScalarNames() {
+		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: name})
+	}
+	for _, st := range sortedSettings() {
+		snap.Settings = append(snap.Settings, pgcatalog.Setting{
+			Name: st.name, Setting: s.settings[strings.ToLower(st.name)], Category: st.category,
+			ShortDesc: st.desc, VarType: st.vartype, Source: "default",
+		})
+	}
+	return snap
+}
+
+// --- expr.CatalogFuncs ---
+
+func (v *catalogView) RelationOID(name string) (uint32, error) {
+	schema, rel := splitQualified(name)
+	r, err := v.LookupRelation(schema, rel)
+	if err != nil {
+		return 0, err
+	}
+	return r.OID, nil
+}
+
+func splitQualified(name string) (string, string) {
+	parts := strings.Split(name, ".")
+	for i := range parts {
+		p := parts[i]
+		if strings.HasPrefix(p, "\"") && strings.HasSuffix(p, "\"") && len(p) >= 2 {
+			parts[i] = strings.ReplaceAll(p[1:len(p)-1], "\"\"", "\"")
+		} else {
+			parts[i] = strings.ToLower(p)
+		}
+	}
+	if len(parts) >= 2 {
+		return parts[len(parts)-2], parts[len(parts)-1]
+	}
+	return "", parts[0]
+}
+
+func (v *catalogView) RelationName(oid uint32) (string, bool) {
+	if r, ok := v.s.eng.cat.RelationByOID(oid); ok {
+		if v.RelationVisible(oid) {
+			return quoteIdentIfNeeded(r.Name), true
+		}
+		return quoteIdentIfNeeded(r.Schema) + "." + quoteIdentIfNeeded(r.Name), true
+	}
+	for _, t := range pgcatalog.Tables() {
+		if t.OID == oid {
+			if t.Schema == "pg_catalog" {
+				return t.Name, true
+			}
+			return t.Schema + "." + t.Name, true
+		}
+	}
+	return "", false
+}
+
+func (v *catalogView) TypeOID(name string) (uint32, error) {
+	n := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(name)), "pg_catalog.")
+	isArray := strings.HasSuffix(n, "[]")
+	n = strings.TrimSuffix(n, "[]")
+	t, ok := types.ByName(n)
+	if !ok {
+		t, ok = types.ByTypname(n)
+	}
+	if !ok {
+		return 0, sqlerr.New(sqlerr.UndefinedObject, "type \"%s\" does not exist", name)
+	}
+	if isArray {
+		t = types.ArrayOf(t)
+	}
+	return t.OID, nil
+}
+
+func (v *catalogView) NamespaceOID(name string) (uint32, error) {
+	if s, ok := v.s.eng.cat.Schema(strings.Trim(name, "\"")); ok {
+		return s.OID, nil
+	}
+	return 0, sqlerr.New(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", name)
+}
+
+func (v *catalogView) NamespaceName(oid uint32) (string, bool) {
+	for _, s := range v.s.eng.cat.Schemas() {
+		if s.OID == oid {
+			return s.Name, true
+		}
+	}
+	return "", false
+}
+
+func (v *catalogView) RoleName(oid uint32) (string, bool) {
+	for _, r := range v.s.eng.cat.Roles() {
+		if r.OID == oid {
+			return r.Name, true
+		}
+	}
+	return "", false
+}
+
+func (v *catalogView) ProcName(oid uint32) (string, bool) {
+	names := expr.ScalarNames()
+	if oid >= procOIDBase && int(oid-procOIDBase) < len(names) {
+		return names[oid-procOIDBase], true
+	}
+	return "", false
+}
+
+// procOIDBase numbers functions for pg_proc and regproc.
+const procOIDBase = 9000
+
+func (v *catalogView) ProcOID(name string) (uint32, error) {
+	n := strings.TrimPrefix(strings.ToLower(name), "pg_catalog.")
+	for i, f := range expr.ScalarNames() {
+		if f == n {
+			return procOIDBase + uint32(i), nil
+		}
+	}
+	// Functions that clients name in casts but weir does not implement still
+	// resolve, so that their catalog probes run.
+	return 0, nil
+}
+
+func (v *catalogView) RelationVisible(oid uint32) bool {
+	r, ok := v.s.eng.cat.RelationByOID(oid)
+	if !ok {
+		return true // pg_catalog relations are always visible
+	}
+	for _, p := range v.s.searchPath() {
+		if first, err := v.s.eng.cat.LookupRelation([]string{p}, p, r.Name); err == nil {
+			return first.OID == oid
+		}
+	}
+	return false
+}
+
+func (v *catalogView) SearchPath() []string { return v.s.searchPath() }
+
+func (v *catalogView) ViewDefinition(oid uint32) (string, bool) {
+	r, ok := v.s.eng.cat.RelationByOID(oid)
+	if !ok || r.ViewSQL == "" {
+		return "", false
+	}
+	return " " + r.ViewSQL + ";", true
+}
+
+func quoteIdentIfNeeded(s string) string {
+	ok := s != ""
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || i > 0 && (c >= '0' && c <= '9' || c == '$')) {
+			ok = false
+		}
+	}
+	if ok {
+		return s
+	}
+	return "\"" + strings.ReplaceAll(s, "\"", "\"\"") + "\""
+}

@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+func (s *Session) runCopy(ctx context.Context, c *pg_query.CopyStmt, io wire.ExecIO) (wire.Result, error) {
+	if c.Filename != "" || c.IsProgram {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY to or from a server file or program is not supported").
+			WithHint("Use COPY ... FROM STDIN / TO STDOUT, e.g. psql's \\copy.")
+	}
+	opts, err := copyOptions(c.Options)
+	if err != nil {
+		return nil, err
+	}
+	if c.IsFrom {
+		return s.copyFrom(ctx, c, opts, io)
+	}
+	return s.copyTo(ctx, c, opts, io)
+}
+
+func copyOptions(defs []*pg_query.Node) (wire.CopyOptions, error) {
+	o := wire.CopyOptions{Format: "text"}
+	for _, n := range defs {
+		d := n.GetDefElem()
+		v, err := defElemString(d)
+		if err != nil {
+			return o, err
+		}
+		switch d.Defname {
+		case "format":
+			v = strings.ToLower(v)
+			if v != "text" && v != "csv" && v != "binary" {
+				return o, sqlerr.New(sqlerr.InvalidParameterValue, "COPY format \"%s\" not recognized", v)
+			}
+			o.Format = v
+		case "delimiter":
+			o.Delimiter = v
+		case "null":
+			o.Null = v
+		case "header":
+			b, err := checkBool(v)
+			if err != nil {
+				return o, sqlerr.New(sqlerr.InvalidParameterValue, "header requires a Boolean value")
+			}
+			o.Header = b == "on"
+		case "quote":
+			o.Quote = v
+		case "escape":
+			o.Escape = v
+		case "encoding":
+			if _, err := checkEncoding(v); err != nil {
+				return o, err
+			}
+		case "freeze":
+		default:
+			return o, sqlerr.New(sqlerr.SyntaxError, "option \"%s\" not recognized", d.Defname)
+		}
+	}
+	return o, nil
+}
+
+func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.CopyOptions, io wire.ExecIO) (wire.Result, error) {
+	rel, err := s.catalogView().LookupRelation(c.Relation.Schemaname, c.Relation.Relname)
+	if err != nil {
+		return nil, err
+	}
+	if rel.Kind != planner.StoredTable || rel.ViewSQL != "" {
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot copy to relation \"%s\"", rel.Name)
+	}
+	// Which table columns the data holds.
+	var idx []int
+	if len(c.Attlist) == 0 {
+		for i := range rel.Cols {
+			idx = append(idx, i)
+		}
+	} else {
+		for _, a := range stringNames(c.Attlist) {
+			found := -1
+			for i, col := range rel.Cols {
+				if col.Name == a {
+					found = i
+				}
+			}
+			if found < 0 {
+				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a, rel.Name)
+			}
+			idx = append(idx, found)
+		}
+	}
+	colTypes := make([]types.T, len(idx))
+	names := make([]string, len(idx))
+	for i, j := range idx {
+		colTypes[i], names[i] = rel.Cols[j].T, rel.Cols[j].Name
+	}
+	opts.Table, opts.ColumnNames = rel.Name, names
+	src, err := io.CopyIn(opts, colTypes)
+	if err != nil {
+		return nil, err
+	}
+	var batches []arrow.RecordBatch
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		b, err := src.Next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		batches = append(batches, widen(b, rel, idx))
+	}
+	// The whole COPY commits at once: a bad line anywhere commits nothing.
+	n, err := s.appendRows(rel, batches)
+	if err != nil {
+		return nil, err
+	}
+	return commandResult(fmt.Sprintf("COPY %d", n)), nil
+}
+
+// widen places COPY's columns at their table positions, with NULL for
+// columns the COPY did not name.
+func widen(b arrow.RecordBatch, rel *planner.Relation, idx []int) arrow.RecordBatch {
+	if len(idx) == len(rel.Cols) {
+		identity := true
+		for i, j := range idx {
+			identity = identity && i == j
+		}
+		if identity {
+			return b
+		}
+	}
+	cols := make([]arrow.Array, len(rel.Cols))
+	for i, j := range idx {
+		cols[j] = b.Column(i)
+	}
+	for j := range cols {
+		if cols[j] == nil {
+			cols[j] = array.MakeArrayOfNull(nil, rel.Cols[j].T.Arrow(), int(b.NumRows()))
+		}
+	}
+	return array.NewRecordBatch(planner.Schema(relColumns(rel)), cols, b.NumRows())
+}
+
+func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.CopyOptions, io wire.ExecIO) (wire.Result, error) {
+	var q *planner.Query
+	var err error
+	if c.Query != nil {
+		q, err = planner.BindQuery(s.catalogView(), c.Query, nil)
+	} else {
+		sel := "SELECT * FROM " + quoteQualified(c.Relation.Schemaname, c.Relation.Relname)
+		if len(c.Attlist) > 0 {
+			cols := stringNames(c.Attlist)
+			for i := range cols {
+				cols[i] = quoteIdentIfNeeded(cols[i])
+			}
+			sel = "SELECT " + strings.Join(cols, ", ") + " FROM " + quoteQualified(c.Relation.Schemaname, c.Relation.Relname)
+		}
+		tree, perr := pg_query.Parse(sel)
+		if perr != nil {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "%v", perr)
+		}
+		q, err = planner.BindQuery(s.catalogView(), tree.Stmts[0].Stmt, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(nil)}
+	batches, err := exec.Run(ctx, env, q.Plan)
+	if err != nil {
+		return nil, err
+	}
+	res := &batchResult{cols: wireColumns(q.Plan.Columns()), batches: batches}
+	n, err := io.CopyOut(ctx, opts, res)
+	if err != nil {
+		return nil, err
+	}
+	return commandResult(fmt.Sprintf("COPY %d", n)), nil
+}
+
+func quoteQualified(schema, name string) string {
+	if schema == "" {
+		return quoteIdentIfNeeded(name)
+	}
+	return quoteIdentIfNeeded(schema) + "." + quoteIdentIfNeeded(name)
+}

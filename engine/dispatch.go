@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/wire"
+)
+
+// dispatch runs one bound statement.
+func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Datum, io wire.ExecIO) (wire.Result, error) {
+	n := st.parsed.Node
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_SelectStmt:
+		return s.runQuery(ctx, st, params)
+	case *pg_query.Node_InsertStmt:
+		return s.runInsert(ctx, st, params)
+	case *pg_query.Node_CopyStmt:
+		return s.runCopy(ctx, x.CopyStmt, io)
+	case *pg_query.Node_CreateStmt:
+		return s.createTable(x.CreateStmt, io)
+	case *pg_query.Node_ViewStmt:
+		return s.createView(x.ViewStmt, st.parsed.Text)
+	case *pg_query.Node_CreateSchemaStmt:
+		return s.createSchema(x.CreateSchemaStmt, io)
+	case *pg_query.Node_DropStmt:
+		return s.drop(x.DropStmt, io)
+	case *pg_query.Node_CreateRoleStmt:
+		return s.createRole(x.CreateRoleStmt)
+	case *pg_query.Node_AlterRoleStmt:
+		return s.alterRole(x.AlterRoleStmt)
+	case *pg_query.Node_DropRoleStmt:
+		return s.dropRole(x.DropRoleStmt, io)
+	case *pg_query.Node_VariableSetStmt:
+		return s.set(x.VariableSetStmt, io)
+	case *pg_query.Node_VariableShowStmt:
+		return s.show(st, x.VariableShowStmt)
+	case *pg_query.Node_TransactionStmt:
+		return s.transaction(x.TransactionStmt, io)
+	case *pg_query.Node_ExplainStmt:
+		return s.explain(st, x.ExplainStmt)
+	case *pg_query.Node_UpdateStmt:
+		return nil, appendOnly("UPDATE")
+	case *pg_query.Node_DeleteStmt:
+		return nil, appendOnly("DELETE")
+	case *pg_query.Node_TruncateStmt:
+		return nil, appendOnly("TRUNCATE")
+	case *pg_query.Node_MergeStmt:
+		return nil, appendOnly("MERGE")
+	case *pg_query.Node_DiscardStmt:
+		return commandResult("DISCARD ALL"), nil
+	case *pg_query.Node_DeallocateStmt:
+		return commandResult("DEALLOCATE"), nil
+	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LISTEN/NOTIFY is not supported; use SUBSCRIBE")
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %s is not supported", statementName(n))
+}
+
+func statementName(n *pg_query.Node) string {
+	name := fmt.Sprintf("%T", n.GetNode())
+	if len(name) > len("*pg_query.Node_") {
+		name = name[len("*pg_query.Node_"):]
+	}
+	return name
+}
+
+func appendOnly(what string) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported: weir tables are append-only", what).
+		WithHint("Input tables only accept INSERT and COPY; derive corrected results with a streaming table or a view.")
+}
+
+// exprCtx builds the evaluation context of one statement.
+func (s *Session) exprCtx(params []expr.Datum) *expr.Ctx {
+	return &expr.Ctx{
+		Params:     params,
+		Location:   s.loc,
+		Now:        time.Now(),
+		Catalog:    s.catalogView(),
+		Settings:   s.currentSetting,
+		User:       s.user,
+		Database:   s.db,
+		BackendPID: int32(s.pid),
+	}
+}
+
+func (s *Session) currentSetting(name string) (string, bool) {
+	st, ok := lookupSetting(name)
+	if !ok {
+		return "", false
+	}
+	return s.settings[lowerName(st.name)], true
+}
+
+func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Datum) (wire.Result, error) {
+	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(params)}
+	batches, err := exec.Run(ctx, env, st.query.Plan)
+	if err != nil {
+		return nil, err
+	}
+	var rows int64
+	for _, b := range batches {
+		rows += b.NumRows()
+	}
+	return &batchResult{cols: st.cols, batches: batches, tag: fmt.Sprintf("SELECT %d", rows)}, nil
+}

@@ -1,0 +1,98 @@
+// Package engine is weir's statement dispatcher: it owns the store and the
+// catalog, opens sessions for the wire layer and runs each statement.
+package engine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/state"
+	"github.com/weir-sql/weir/wire"
+)
+
+// Version is weir's version, reported in server_version and version().
+const Version = "0.1.0"
+
+// ServerVersion is what clients see as server_version: a PostgreSQL 15 form
+// so that psql, JDBC and SQLAlchemy pick their PostgreSQL 15 code paths.
+const ServerVersion = "15.0 (weir " + Version + ")"
+
+// Config configures an Engine.
+type Config struct {
+	DataDir string
+	Sync    state.SyncPolicy
+}
+
+// Engine is one weir server's SQL state.
+type Engine struct {
+	store *state.Store
+	cat   *catalog.Catalog
+	start time.Time
+
+	mu       sync.Mutex
+	sessions map[uint32]*Session
+	nextPID  atomic.Uint32
+}
+
+var _ wire.Handler = (*Engine)(nil)
+
+// Open opens (or creates) the data directory.
+func Open(cfg Config) (*Engine, error) {
+	st, err := state.Open(cfg.DataDir, state.Options{Sync: cfg.Sync})
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Open(st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}}
+	return e, nil
+}
+
+// Close closes the store; sessions must be gone.
+func (e *Engine) Close() error { return e.store.Close() }
+
+// Catalog gives the catalog (tests and subcommands).
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// LookupRole implements wire.Handler.
+func (e *Engine) LookupRole(user string) (bool, string, error) {
+	r, ok := e.cat.Role(user)
+	if !ok {
+		return false, "", nil
+	}
+	if !r.CanLogin {
+		return false, "", sqlerr.New(sqlerr.InvalidAuthorization, "role \"%s\" is not permitted to log in", user)
+	}
+	return true, r.Verifier, nil
+}
+
+// NewSession implements wire.Handler.
+func (e *Engine) NewSession(ctx context.Context, params map[string]string, pid uint32) (wire.Session, error) {
+	user := params["user"]
+	db := params["database"]
+	if db == "" {
+		db = user
+	}
+	if _, ok := e.cat.Database(db); !ok {
+		return nil, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidCatalogName, Message: "database \"" + db + "\" does not exist"}
+	}
+	role, _ := e.cat.Role(user)
+	s := newSession(e, user, db, pid, role != nil && role.Superuser, params)
+	e.mu.Lock()
+	e.sessions[pid] = s
+	e.mu.Unlock()
+	return s, nil
+}
+
+func (e *Engine) forget(pid uint32) {
+	e.mu.Lock()
+	delete(e.sessions, pid)
+	e.mu.Unlock()
+}

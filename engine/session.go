@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+// Session is one client connection's state. The wire layer calls it from
+// the connection's goroutine only, so it needs no locking of its own.
+type Session struct {
+	eng       *Engine
+	user      string
+	db        string
+	pid       uint32
+	superuser bool
+	settings  map[string]string // lower-case name → value
+	loc       *time.Location
+
+	tx txState
+}
+
+// txState is the session's transaction block.
+type txState struct {
+	open   bool
+	failed bool
+	// pending holds rows written inside the block, per relation, committed
+	// to the store together at COMMIT.
+	pending map[uint32][]arrow.RecordBatch
+	order   []uint32
+}
+
+var _ wire.Session = (*Session)(nil)
+
+func newSession(e *Engine, user, db string, pid uint32, super bool, params map[string]string) *Session {
+	s := &Session{eng: e, user: user, db: db, pid: pid, superuser: super, settings: map[string]string{}, loc: time.UTC}
+	for _, st := range settingList {
+		s.settings[strings.ToLower(st.name)] = st.def
+	}
+	s.settings["session_authorization"] = user
+	if super {
+		s.settings["is_superuser"] = "on"
+	}
+	// Startup parameters other than user/database/options are settings.
+	for k, v := range params {
+		switch k {
+		case "user", "database", "replication", "options":
+			continue
+		}
+		if st, ok := lookupSetting(k); ok && !st.readOnly {
+			if st.check != nil {
+				cv, err := st.check(v)
+				if err != nil {
+					continue
+				}
+				v = cv
+			}
+			s.settings[strings.ToLower(st.name)] = v
+		}
+	}
+	s.applyTimeZone()
+	return s
+}
+
+func (s *Session) applyTimeZone() {
+	if loc, err := loadLocation(s.settings["timezone"]); err == nil {
+		s.loc = loc
+	}
+}
+
+// StartupParameters implements wire.Session.
+func (s *Session) StartupParameters() []wire.Parameter {
+	var out []wire.Parameter
+	for _, st := range sortedSettings() {
+		if st.reported {
+			out = append(out, wire.Parameter{Name: st.name, Value: s.settings[strings.ToLower(st.name)]})
+		}
+	}
+	return out
+}
+
+// FormatSettings implements wire.Session.
+func (s *Session) FormatSettings() types.FormatSettings {
+	efd := 1
+	if v := s.settings["extra_float_digits"]; v != "" && v != "1" {
+		if n, err := parseInt(v); err == nil {
+			efd = n
+		}
+	}
+	return types.FormatSettings{Location: s.loc, ExtraFloatDigits: efd}
+}
+
+// TxStatus implements wire.Session.
+func (s *Session) TxStatus() byte {
+	switch {
+	case s.tx.failed:
+		return 'E'
+	case s.tx.open:
+		return 'T'
+	}
+	return 'I'
+}
+
+// Close implements wire.Session: an open transaction is rolled back.
+func (s *Session) Close() {
+	s.tx = txState{}
+	s.eng.forget(s.pid)
+}
+
+// Prepare implements wire.Session.
+func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) ([]wire.Statement, error) {
+	stmts, err := parse.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	pts := make([]types.T, len(paramTypes))
+	for i, o := range paramTypes {
+		pts[i] = types.T{OID: o, Typmod: -1}
+	}
+	out := make([]wire.Statement, 0, len(stmts))
+	for _, ps := range stmts {
+		st := &statement{sess: s, parsed: ps, paramTypes: pts}
+		out = append(out, st)
+	}
+	// A single statement is bound now, so that Parse reports errors and
+	// Describe knows parameter and result types. Statements of a
+	// multi-statement string are bound as each runs, since earlier ones may
+	// create what later ones use.
+	if len(out) == 1 {
+		if err := out[0].(*statement).prepare(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func parseInt(s string) (int, error) {
+	n := 0
+	neg := false
+	for i, c := range s {
+		if i == 0 && c == '-' {
+			neg = true
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, errBadInt
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, nil
+}

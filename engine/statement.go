@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+var errBadInt = errors.New("not an integer")
+
+// statement is one prepared statement of a session.
+type statement struct {
+	sess       *Session
+	parsed     parse.Statement
+	paramTypes []types.T
+
+	prepared   bool
+	catVersion uint64
+	query      *planner.Query
+	insert     *planner.Insert
+	cols       []wire.Column
+}
+
+var _ wire.Statement = (*statement)(nil)
+
+// prepare binds the statement against the current catalog.
+func (st *statement) prepare() error {
+	n := st.parsed.Node
+	st.prepared = true
+	st.catVersion = st.sess.eng.cat.Version()
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_SelectStmt:
+		q, err := planner.BindQuery(st.sess.catalogView(), n, st.paramTypes)
+		if err != nil {
+			return err
+		}
+		st.query = q
+		st.paramTypes = q.ParamTypes
+		st.cols = wireColumns(q.Plan.Columns())
+	case *pg_query.Node_InsertStmt:
+		ins, err := planner.BindInsert(st.sess.catalogView(), x.InsertStmt, st.paramTypes)
+		if err != nil {
+			return err
+		}
+		st.insert = ins
+		st.paramTypes = ins.ParamTypes
+	case *pg_query.Node_VariableShowStmt:
+		name := x.VariableShowStmt.Name
+		if strings.EqualFold(name, "all") {
+			st.cols = []wire.Column{{Name: "name", Type: types.Text}, {Name: "setting", Type: types.Text}, {Name: "description", Type: types.Text}}
+		} else {
+			colName := strings.ToLower(name)
+			if name == "timezone" {
+				colName = "TimeZone"
+			} else if s, ok := lookupSetting(name); ok {
+				colName = s.name
+			}
+			if strings.EqualFold(name, "transaction_isolation") {
+				colName = "transaction_isolation"
+			}
+			st.cols = []wire.Column{{Name: colName, Type: types.Text}}
+		}
+	case *pg_query.Node_ExplainStmt:
+		st.cols = []wire.Column{{Name: "QUERY PLAN", Type: types.Text}}
+	}
+	return nil
+}
+
+func wireColumns(cols []planner.Column) []wire.Column {
+	out := make([]wire.Column, len(cols))
+	for i, c := range cols {
+		out[i] = wire.Column{Name: c.Name, TableOID: c.TableOID, AttNum: c.AttNum, Type: c.T}
+	}
+	return out
+}
+
+// ParamTypes implements wire.Statement.
+func (st *statement) ParamTypes() []uint32 {
+	out := make([]uint32, len(st.paramTypes))
+	for i, t := range st.paramTypes {
+		out[i] = t.OID
+		if out[i] == 0 || out[i] == types.OidUnknown {
+			out[i] = types.OidText
+		}
+	}
+	return out
+}
+
+// Columns implements wire.Statement.
+func (st *statement) Columns() []wire.Column { return st.cols }
+
+// Execute implements wire.Statement.
+func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.ExecIO) (res wire.Result, err error) {
+	s := st.sess
+	if s.tx.failed && !isTxEnd(st.parsed.Node) {
+		return nil, sqlerr.New(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	defer func() {
+		if err != nil && s.tx.open {
+			s.tx.failed = true
+		}
+	}()
+	if !st.prepared || st.catVersion != s.eng.cat.Version() {
+		if err := st.prepare(); err != nil {
+			return nil, err
+		}
+	}
+	datums, err := st.decodeParams(params)
+	if err != nil {
+		return nil, err
+	}
+	return s.dispatch(ctx, st, datums, io)
+}
+
+func isTxEnd(n *pg_query.Node) bool {
+	t := n.GetTransactionStmt()
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return true
+	}
+	return false
+}

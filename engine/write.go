@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/wire"
+)
+
+func (s *Session) runInsert(ctx context.Context, st *statement, params []expr.Datum) (wire.Result, error) {
+	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(params)}
+	batches, err := exec.Run(ctx, env, st.insert.Plan)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.appendRows(st.insert.Rel, batches)
+	if err != nil {
+		return nil, err
+	}
+	return commandResult(fmt.Sprintf("INSERT 0 %d", n)), nil
+}
+
+// appendRows checks NOT NULL columns and appends rows to a table: at once
+// (durable when this returns) outside a transaction block, at COMMIT inside
+// one.
+func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch) (int64, error) {
+	schema := planner.Schema(relColumns(rel))
+	var rows int64
+	out := make([]arrow.RecordBatch, 0, len(batches))
+	for _, b := range batches {
+		if b.NumRows() == 0 {
+			continue
+		}
+		for i, c := range rel.Cols {
+			if c.NotNull && b.Column(i).NullN() > 0 {
+				return 0, sqlerr.New(sqlerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name)
+			}
+		}
+		rows += b.NumRows()
+		out = append(out, array.NewRecordBatch(schema, b.Columns(), b.NumRows()))
+	}
+	if len(out) == 0 {
+		return 0, nil
+	}
+	if s.tx.open {
+		if s.tx.pending == nil {
+			s.tx.pending = map[uint32][]arrow.RecordBatch{}
+		}
+		if _, ok := s.tx.pending[rel.OID]; !ok {
+			s.tx.order = append(s.tx.order, rel.OID)
+		}
+		s.tx.pending[rel.OID] = append(s.tx.pending[rel.OID], out...)
+		return rows, nil
+	}
+	tx := s.eng.store.Begin(true)
+	defer tx.Discard()
+	if err := tx.AppendChunks(rel.OID, out); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	return rows, nil
+}
+
+func relColumns(rel *planner.Relation) []planner.Column {
+	cols := make([]planner.Column, len(rel.Cols))
+	for i, c := range rel.Cols {
+		cols[i] = planner.Column{Name: c.Name, T: c.T}
+	}
+	return cols
+}
+
+// commitPending writes a transaction block's rows in one store commit.
+func (s *Session) commitPending() error {
+	if len(s.tx.order) == 0 {
+		return nil
+	}
+	tx := s.eng.store.Begin(true)
+	defer tx.Discard()
+	for _, rel := range s.tx.order {
+		if err := tx.AppendChunks(rel, s.tx.pending[rel]); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func lowerName(s string) string { return strings.ToLower(s) }

@@ -1,0 +1,284 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// hashAggregateOp groups its whole input by the GROUP BY values (NULLs form
+// one group) and then emits one row per group: the key values, then one
+// column per aggregate. Without GROUP BY there is exactly one group, even
+// for an empty input.
+type hashAggregateOp struct {
+	env    *Env
+	plan   *planner.Aggregate
+	input  Operator
+	schema *arrow.Schema
+	done   bool
+	out    queue
+}
+
+var _ Operator = (*hashAggregateOp)(nil)
+
+// aggInput feeds one aggregate call: FILTER, DISTINCT and ORDER BY are
+// applied here before rows reach the accumulator.
+type aggInput struct {
+	call     *planner.AggCall
+	acc      expr.Accumulator
+	distinct *groupTable // over (group, args...)
+	ordered  []arrow.RecordBatch
+	orderSch *arrow.Schema
+	sel      []int32
+}
+
+func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
+	if call.Agg == nil || call.Agg.Overload == nil || call.Agg.Overload.New == nil {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "aggregate %s is not available", call.Name)
+	}
+	a := &aggInput{call: call, acc: call.Agg.Overload.New(call.Agg.ArgTypes, call.Agg.Ret)}
+	if call.Distinct {
+		ts := []types.T{types.Int8}
+		for _, e := range call.Args {
+			ts = append(ts, e.Type())
+		}
+		a.distinct = newGroupTable(ectx.Allocator(), ts, false)
+	}
+	if len(call.OrderBy) > 0 {
+		fields := []arrow.Field{{Name: "g", Type: arrow.PrimitiveTypes.Int64}}
+		for _, e := range call.Args {
+			fields = append(fields, arrow.Field{Name: "a", Type: e.Type().Arrow(), Nullable: true})
+		}
+		for _, k := range call.OrderBy {
+			fields = append(fields, arrow.Field{Name: "k", Type: k.Expr.Type().Arrow(), Nullable: true})
+		}
+		a.orderSch = arrow.NewSchema(fields, nil)
+	}
+	return a, nil
+}
+
+// add folds the rows of in, whose groups are given, into the aggregate.
+func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) error {
+	args, err := evalAll(ectx, a.call.Args, in)
+	if err != nil {
+		return err
+	}
+	if a.call.Filter == nil && a.distinct == nil && a.orderSch == nil {
+		return a.acc.Update(ectx, groups, args)
+	}
+	mem := ectx.Allocator()
+	n := len(groups)
+	// sel holds the rows that pass FILTER and DISTINCT; nil = all rows.
+	a.sel = a.sel[:0]
+	all := true
+	if a.call.Filter != nil {
+		arr, err := a.call.Filter.Eval(ectx, in)
+		if err != nil {
+			return err
+		}
+		pred, ok := arr.(*array.Boolean)
+		if !ok {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "argument of FILTER must be type boolean")
+		}
+		a.sel = selectTrue(pred, a.sel)
+		all = len(a.sel) == n
+	}
+	groupArr := groupsArray(mem, groups)
+	if a.distinct != nil {
+		keys := append([]arrow.Array{groupArr}, args...)
+		a.distinct.prepare(keys)
+		kept := a.sel[:0:0]
+		if all {
+			for i := 0; i < n; i++ {
+				if _, isNew := a.distinct.insert(i); isNew {
+					kept = append(kept, int32(i))
+				}
+			}
+		} else {
+			for _, i := range a.sel {
+				if _, isNew := a.distinct.insert(int(i)); isNew {
+					kept = append(kept, i)
+				}
+			}
+		}
+		a.sel = kept
+		all = len(kept) == n
+	}
+	if !all {
+		groupArr = takeArray(mem, groupArr, a.sel)
+		for i := range args {
+			args[i] = takeArray(mem, args[i], a.sel)
+		}
+	}
+	if a.orderSch != nil {
+		cols := append([]arrow.Array{groupArr}, args...)
+		for _, k := range a.call.OrderBy {
+			arr, err := k.Expr.Eval(ectx, in)
+			if err != nil {
+				return err
+			}
+			if !all {
+				arr = takeArray(mem, arr, a.sel)
+			}
+			cols = append(cols, arr)
+		}
+		a.ordered = append(a.ordered, array.NewRecordBatch(a.orderSch, cols, int64(groupArr.Len())))
+		return nil
+	}
+	if all {
+		return a.acc.Update(ectx, groups, args)
+	}
+	if len(a.sel) == 0 {
+		return nil
+	}
+	sub := make([]uint32, len(a.sel))
+	for i, r := range a.sel {
+		sub[i] = groups[r]
+	}
+	return a.acc.Update(ectx, sub, args)
+}
+
+// finish feeds buffered ordered input and returns the results.
+func (a *aggInput) finish(ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
+	if a.orderSch != nil && len(a.ordered) > 0 {
+		mem := ectx.Allocator()
+		all, err := concatBatches(mem, a.orderSch, a.ordered)
+		if err != nil {
+			return nil, err
+		}
+		nargs := len(a.call.Args)
+		keyArrs := make([]arrow.Array, len(a.call.OrderBy))
+		for k := range keyArrs {
+			keyArrs[k] = all.Column(1 + nargs + k)
+		}
+		var sorter rowSorter
+		sorter.loadArrays(a.call.OrderBy, keyArrs)
+		order := make([]int32, all.NumRows())
+		for i := range order {
+			order[i] = int32(i)
+		}
+		sorter.sort(order)
+		for s := 0; s < len(order); s += BatchSize {
+			idx := order[s:min(s+BatchSize, len(order))]
+			groups := make([]uint32, len(idx))
+			gcol := all.Column(0).(*array.Int64)
+			for i, r := range idx {
+				groups[i] = uint32(gcol.Value(int(r)))
+			}
+			args := make([]arrow.Array, nargs)
+			for c := range args {
+				args[c] = takeArray(mem, all.Column(1+c), idx)
+			}
+			if err := a.acc.Update(ectx, groups, args); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return a.acc.Finish(ectx, ngroups)
+}
+
+func groupsArray(mem memory.Allocator, groups []uint32) arrow.Array {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.Reserve(len(groups))
+	for _, g := range groups {
+		b.UnsafeAppend(int64(g))
+	}
+	return b.NewArray()
+}
+
+func (h *hashAggregateOp) consume(ctx context.Context) error {
+	ectx := h.env.exprCtx()
+	inputs := make([]*aggInput, len(h.plan.Aggs))
+	for i := range h.plan.Aggs {
+		a, err := newAggInput(ectx, &h.plan.Aggs[i])
+		if err != nil {
+			return err
+		}
+		inputs[i] = a
+	}
+	var table *groupTable
+	if len(h.plan.GroupBy) > 0 {
+		ts := make([]types.T, len(h.plan.GroupBy))
+		for i, e := range h.plan.GroupBy {
+			ts[i] = e.Type()
+		}
+		table = newGroupTable(ectx.Allocator(), ts, true)
+	}
+	var groups []uint32
+	for {
+		if err := checkCancel(ctx, h.env); err != nil {
+			return err
+		}
+		in, err := h.input.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if in == nil {
+			break
+		}
+		n := int(in.NumRows())
+		if cap(groups) < n {
+			groups = make([]uint32, n)
+		}
+		groups = groups[:n]
+		if table != nil {
+			keys, err := evalAll(ectx, h.plan.GroupBy, in)
+			if err != nil {
+				return err
+			}
+			table.prepare(keys)
+			for i := range groups {
+				g, _ := table.insert(i)
+				groups[i] = uint32(g)
+			}
+		} else {
+			clear(groups)
+		}
+		for _, a := range inputs {
+			if err := a.add(ectx, in, groups); err != nil {
+				return err
+			}
+		}
+	}
+	ngroups := 1
+	var cols []arrow.Array
+	if table != nil {
+		ngroups = table.n
+		cols = table.keyArrays()
+	}
+	for _, a := range inputs {
+		arr, err := a.finish(ectx, ngroups)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, arr)
+	}
+	if ngroups == 0 {
+		return nil
+	}
+	h.out.push(sliceBatches(array.NewRecordBatch(h.schema, cols, int64(ngroups)))...)
+	return nil
+}
+
+func (h *hashAggregateOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := checkCancel(ctx, h.env); err != nil {
+		return nil, err
+	}
+	if !h.done {
+		h.done = true
+		if err := h.consume(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return h.out.pop(), nil
+}
+
+func (h *hashAggregateOp) Close() { h.input.Close() }

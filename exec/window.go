@@ -1,0 +1,400 @@
+package exec
+
+import (
+	"context"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// windowOp materialises its input and appends one column per window call.
+// Each call partitions the rows by hashing PartitionBy, orders every
+// partition by its OrderBy (stably), and computes its function per row.
+// Output rows keep the input order.
+//
+// Aggregates over a frame reuse one accumulator while the frame only grows
+// at its end (the default frame, ROWS UNBOUNDED PRECEDING, whole-partition
+// frames), so running sums are incremental; other frames re-run a fresh
+// accumulator per row. This relies on Accumulator.Finish leaving the state
+// usable, as PostgreSQL's window aggregates rely on their final functions.
+type windowOp struct {
+	env    *Env
+	plan   *planner.Window
+	input  Operator
+	schema *arrow.Schema
+	done   bool
+	out    queue
+}
+
+var _ Operator = (*windowOp)(nil)
+
+func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := checkCancel(ctx, w.env); err != nil {
+		return nil, err
+	}
+	if !w.done {
+		w.done = true
+		in, err := drain(ctx, w.env, w.input, planner.Schema(w.plan.Input.Columns()))
+		if err != nil {
+			return nil, err
+		}
+		cols := append([]arrow.Array{}, in.Columns()...)
+		for i := range w.plan.Calls {
+			if err := checkCancel(ctx, w.env); err != nil {
+				return nil, err
+			}
+			arr, err := w.compute(&w.plan.Calls[i], in)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, arr)
+		}
+		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, cols, in.NumRows()))...)
+	}
+	return w.out.pop(), nil
+}
+
+// windowPartition is one partition's rows in window order: positions
+// [start, end) of the sorted order.
+type windowPartition struct{ start, end int }
+
+func (w *windowOp) compute(call *planner.WindowCall, in arrow.RecordBatch) (arrow.Array, error) {
+	ectx := w.env.exprCtx()
+	mem := ectx.Allocator()
+	n := int(in.NumRows())
+	part := make([]int32, n)
+	if len(call.PartitionBy) > 0 {
+		keys, err := evalAll(ectx, call.PartitionBy, in)
+		if err != nil {
+			return nil, err
+		}
+		ts := make([]types.T, len(keys))
+		for i, e := range call.PartitionBy {
+			ts[i] = e.Type()
+		}
+		t := newGroupTable(mem, ts, false)
+		t.prepare(keys)
+		for i := range part {
+			g, _ := t.insert(i)
+			part[i] = int32(g)
+		}
+	}
+	var sorter rowSorter
+	if err := sorter.load(ectx, call.OrderBy, in); err != nil {
+		return nil, err
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		if pa, pb := part[a], part[b]; pa != pb {
+			return int(pa - pb)
+		}
+		return sorter.compare(int(a), int(b))
+	})
+	// Arguments in window order.
+	args := make([]arrow.Array, len(call.Args))
+	for i, e := range call.Args {
+		arr, err := e.Eval(ectx, in)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = takeArray(mem, arr, order)
+	}
+	// peerEnd[k] is the end of the peer group of sorted position k;
+	// peerStart[k] its start.
+	peerStart := make([]int32, n)
+	peerEnd := make([]int32, n)
+	var parts []windowPartition
+	for k := 0; k < n; {
+		e := k + 1
+		for e < n && part[order[e]] == part[order[k]] {
+			e++
+		}
+		parts = append(parts, windowPartition{k, e})
+		for s := k; s < e; {
+			pe := s + 1
+			for pe < e && sorter.compare(int(order[s]), int(order[pe])) == 0 {
+				pe++
+			}
+			for x := s; x < pe; x++ {
+				peerStart[x], peerEnd[x] = int32(s), int32(pe)
+			}
+			s = pe
+		}
+		k = e
+	}
+	res := make([]expr.Datum, n) // by sorted position
+	fr := &frameEval{call: call, peerStart: peerStart, peerEnd: peerEnd}
+	if err := fr.prepareOffsets(ectx); err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if err := w.computePartition(ectx, call, args, p, fr, res); err != nil {
+			return nil, err
+		}
+	}
+	byRow := make([]expr.Datum, n)
+	for k, r := range order {
+		byRow[r] = res[k]
+	}
+	return expr.ArrayFromDatums(mem, call.T, byRow), nil
+}
+
+func argInt(args []arrow.Array, i, k int, def int64) (int64, bool) {
+	if len(args) <= i {
+		return def, true
+	}
+	switch v := expr.DatumAt(args[i], k).(type) {
+	case int64:
+		return v, true
+	case nil:
+		return 0, false
+	}
+	return def, true
+}
+
+func (w *windowOp) computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+	size := p.end - p.start
+	switch call.Name {
+	case "row_number":
+		for k := p.start; k < p.end; k++ {
+			res[k] = int64(k - p.start + 1)
+		}
+	case "rank":
+		for k := p.start; k < p.end; k++ {
+			res[k] = int64(int(fr.peerStart[k]) - p.start + 1)
+		}
+	case "dense_rank":
+		var rank int64
+		for k := p.start; k < p.end; k++ {
+			if int(fr.peerStart[k]) == k {
+				rank++
+			}
+			res[k] = rank
+		}
+	case "percent_rank":
+		for k := p.start; k < p.end; k++ {
+			if size == 1 {
+				res[k] = float64(0)
+			} else {
+				res[k] = float64(int(fr.peerStart[k])-p.start) / float64(size-1)
+			}
+		}
+	case "cume_dist":
+		for k := p.start; k < p.end; k++ {
+			res[k] = float64(int(fr.peerEnd[k])-p.start) / float64(size)
+		}
+	case "ntile":
+		buckets, ok := argInt(args, 0, p.start, 1)
+		if !ok {
+			for k := p.start; k < p.end; k++ {
+				res[k] = nil
+			}
+			return nil
+		}
+		if buckets <= 0 {
+			return sqlerr.New("22014", "argument of ntile must be greater than zero")
+		}
+		per, extra := int64(size)/buckets, int64(size)%buckets
+		bucket, left := int64(1), per
+		if extra > 0 {
+			left++
+		}
+		for k := p.start; k < p.end; k++ {
+			if left == 0 {
+				bucket++
+				left = per
+				if bucket <= extra {
+					left++
+				}
+			}
+			res[k] = bucket
+			left--
+		}
+	case "lag", "lead":
+		if len(args) == 0 {
+			return sqlerr.New(sqlerr.UndefinedFunction, "function %s() does not exist", call.Name)
+		}
+		for k := p.start; k < p.end; k++ {
+			off, ok := argInt(args, 1, k, 1)
+			if !ok {
+				res[k] = nil
+				continue
+			}
+			if call.Name == "lag" {
+				off = -off
+			}
+			t := int64(k) + off
+			if t >= int64(p.start) && t < int64(p.end) {
+				res[k] = expr.DatumAt(args[0], int(t))
+			} else if len(args) > 2 {
+				res[k] = expr.DatumAt(args[2], k)
+			} else {
+				res[k] = nil
+			}
+		}
+	case "first_value", "last_value", "nth_value":
+		if len(args) == 0 {
+			return sqlerr.New(sqlerr.UndefinedFunction, "function %s() does not exist", call.Name)
+		}
+		for k := p.start; k < p.end; k++ {
+			s, e := fr.bounds(k, p)
+			res[k] = nil
+			switch call.Name {
+			case "first_value":
+				if s < e {
+					res[k] = expr.DatumAt(args[0], s)
+				}
+			case "last_value":
+				if s < e {
+					res[k] = expr.DatumAt(args[0], e-1)
+				}
+			default:
+				nth, ok := argInt(args, 1, k, 1)
+				if !ok {
+					continue
+				}
+				if nth <= 0 {
+					return sqlerr.New("22016", "argument of nth_value must be greater than zero")
+				}
+				if int64(s)+nth-1 < int64(e) {
+					res[k] = expr.DatumAt(args[0], s+int(nth)-1)
+				}
+			}
+		}
+	default:
+		return w.aggregateOverFrames(ectx, call, args, p, fr, res)
+	}
+	return nil
+}
+
+func (w *windowOp) aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+	if call.Agg == nil || call.Agg.Overload == nil || call.Agg.Overload.New == nil {
+		return sqlerr.New(sqlerr.UndefinedFunction, "window function %s does not exist", call.Name)
+	}
+	var acc expr.Accumulator
+	curS, curE := -1, -1
+	var cur expr.Datum
+	zeros := make([]uint32, p.end-p.start)
+	for k := p.start; k < p.end; k++ {
+		s, e := fr.bounds(k, p)
+		if e < s {
+			e = s
+		}
+		if acc != nil && s == curS && e == curE {
+			res[k] = cur
+			continue
+		}
+		from := curE
+		if acc == nil || s != curS || e < curE {
+			acc = call.Agg.Overload.New(call.Agg.ArgTypes, call.Agg.Ret)
+			from = s
+		}
+		if e > from {
+			sl := make([]arrow.Array, len(args))
+			for i, a := range args {
+				sl[i] = array.NewSlice(a, int64(from), int64(e))
+			}
+			if err := acc.Update(ectx, zeros[:e-from], sl); err != nil {
+				return err
+			}
+		}
+		out, err := acc.Finish(ectx, 1)
+		if err != nil {
+			return err
+		}
+		cur = expr.DatumAt(out, 0)
+		curS, curE = s, e
+		res[k] = cur
+	}
+	return nil
+}
+
+// frameEval computes a call's frame bounds per sorted position.
+type frameEval struct {
+	call               *planner.WindowCall
+	frame              planner.Frame
+	peerStart, peerEnd []int32
+	startOff, endOff   int64
+}
+
+func (f *frameEval) prepareOffsets(ectx *expr.Ctx) error {
+	f.frame = f.call.Frame
+	if f.frame.End.Kind == planner.UnboundedPreceding {
+		// The zero Frame (an end of UNBOUNDED PRECEDING is not valid SQL)
+		// stands for the default frame.
+		f.frame = planner.Frame{Start: planner.FrameBound{Kind: planner.UnboundedPreceding}, End: planner.FrameBound{Kind: planner.CurrentRow}}
+	}
+	fr := f.frame
+	var err error
+	for _, b := range []struct {
+		bound *planner.FrameBound
+		dst   *int64
+		what  string
+	}{{&fr.Start, &f.startOff, "starting"}, {&fr.End, &f.endOff, "ending"}} {
+		if b.bound.Kind != planner.OffsetPreceding && b.bound.Kind != planner.OffsetFollowing {
+			continue
+		}
+		if !fr.Rows {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
+		}
+		if b.bound.Offset == nil {
+			return sqlerr.New(sqlerr.WindowingError, "frame %s offset is missing", b.what)
+		}
+		if *b.dst, err = constInt(ectx, b.bound.Offset, -1); err != nil {
+			return err
+		}
+		if *b.dst < 0 {
+			return sqlerr.New("22013", "frame %s offset must not be negative", b.what)
+		}
+	}
+	return nil
+}
+
+// bounds returns the frame of sorted position k as [s, e).
+func (f *frameEval) bounds(k int, p windowPartition) (int, int) {
+	fr := f.frame
+	clamp := func(x int) int { return max(p.start, min(p.end, x)) }
+	var s, e int
+	switch fr.Start.Kind {
+	case planner.UnboundedPreceding:
+		s = p.start
+	case planner.OffsetPreceding:
+		s = clamp(k - int(min(f.startOff, int64(p.end))))
+	case planner.CurrentRow:
+		s = k
+		if !fr.Rows {
+			s = int(f.peerStart[k])
+		}
+	case planner.OffsetFollowing:
+		s = clamp(k + int(min(f.startOff, int64(p.end))))
+	case planner.UnboundedFollowing:
+		s = p.end
+	}
+	switch fr.End.Kind {
+	case planner.UnboundedPreceding:
+		e = p.start
+	case planner.OffsetPreceding:
+		e = clamp(k - int(min(f.endOff, int64(p.end))) + 1)
+	case planner.CurrentRow:
+		e = k + 1
+		if !fr.Rows {
+			e = int(f.peerEnd[k])
+		}
+	case planner.OffsetFollowing:
+		e = clamp(k + int(min(f.endOff, int64(p.end))) + 1)
+	case planner.UnboundedFollowing:
+		e = p.end
+	}
+	return s, e
+}
+
+func (w *windowOp) Close() { w.input.Close() }
