@@ -27,6 +27,8 @@ var allowedImports = map[string][]string{
 	"testdata":   {},
 	// test support: a throwaway PostgreSQL as the oracle
 	"internal/pgtest": {},
+	// test support: the sqllogictest runner
+	"internal/slt": {},
 }
 
 const module = "github.com/weir-sql/weir"

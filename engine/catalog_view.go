@@ -105,7 +105,8 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 
 func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 	s := v.s
-	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath()}
+	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath(),
+		PID: int32(s.pid), ApplicationName: s.settings["application_name"]}
 	for _, name := range expr.ScalarNames() {
 		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: name})
 	}
@@ -207,21 +208,38 @@ func (v *catalogView) RoleName(oid uint32) (string, bool) {
 
 func (v *catalogView) ProcName(oid uint32) (string, bool) {
 	names := expr.ScalarNames()
-	if oid >= procOIDBase && int(oid-procOIDBase) < len(names) {
-		return names[oid-procOIDBase], true
+	if oid >= pgcatalog.FunctionOIDBase && int(oid-pgcatalog.FunctionOIDBase) < len(names) {
+		return names[oid-pgcatalog.FunctionOIDBase], true
+	}
+	switch oid {
+	case pgcatalog.ArrayInOID:
+		return "array_in", true
+	case pgcatalog.ArrayOutOID:
+		return "array_out", true
+	case pgcatalog.ArrayRecvOID:
+		return "array_recv", true
+	case pgcatalog.ArraySendOID:
+		return "array_send", true
 	}
 	return "", false
 }
-
-// procOIDBase numbers functions for pg_proc and regproc.
-const procOIDBase = 9000
 
 func (v *catalogView) ProcOID(name string) (uint32, error) {
 	n := strings.TrimPrefix(strings.ToLower(name), "pg_catalog.")
 	for i, f := range expr.ScalarNames() {
 		if f == n {
-			return procOIDBase + uint32(i), nil
+			return pgcatalog.FunctionOIDBase + uint32(i), nil
 		}
+	}
+	switch n {
+	case "array_in":
+		return pgcatalog.ArrayInOID, nil
+	case "array_out":
+		return pgcatalog.ArrayOutOID, nil
+	case "array_recv":
+		return pgcatalog.ArrayRecvOID, nil
+	case "array_send":
+		return pgcatalog.ArraySendOID, nil
 	}
 	// Functions that clients name in casts but weir does not implement still
 	// resolve, so that their catalog probes run.
