@@ -107,7 +107,12 @@ type ExecIO interface {
 	ParameterStatus(name, value string)
 	// CopyIn starts COPY FROM STDIN: sends CopyInResponse and returns a
 	// source of decoded batches in the given column types. Data errors name
-	// the line; CopyFail from the client ends with a 57014 error.
+	// the line; CopyFail from the client ends with a 57014 error. If the
+	// statement ends before reading the source to its end, the wire layer
+	// consumes the rest of the client's stream itself.
+	//
+	// ExecIO's methods must be called from the goroutine running
+	// Statement.Execute or Result.Next: they use the connection unlocked.
 	CopyIn(opts CopyOptions, columns []types.T) (CopySource, error)
 	// CopyOut sends CopyOutResponse, then every row of res in the requested
 	// format, then CopyDone; it returns the number of rows sent.
@@ -122,11 +127,21 @@ type CopyOptions struct {
 	Header    bool
 	Quote     string // csv, default "
 	Escape    string // csv, default = Quote
+
+	// Table and ColumnNames only label COPY FROM data errors the way
+	// PostgreSQL's CONTEXT line does: COPY t, line 3, column x: "abc".
+	// Optional; ColumnNames follows the columns given to CopyIn.
+	Table       string
+	ColumnNames []string
 }
 
 // CopySource yields COPY input as batches.
 type CopySource interface {
-	// Next returns the next batch of decoded rows or nil at the end.
+	// Next returns the next batch of decoded rows (about 8192 of them) or
+	// nil at the end. The caller owns each batch (it may keep it; batches
+	// use the Go allocator, so dropping one is enough). A data error is a
+	// *CopyDataError carrying PostgreSQL's CONTEXT line; by the time it is
+	// returned the rest of the client's COPY stream has been consumed.
 	Next() (arrow.RecordBatch, error)
 	// Rows is the number of rows read so far.
 	Rows() int64

@@ -36,6 +36,12 @@ type Overload struct {
 	Impl  ScalarImpl
 	// Volatile functions (now() is not: it is stable) are never folded.
 	Volatile bool
+	// Specialize, when set, builds the implementation for the resolved
+	// argument and result types (functions over "any" whose behaviour
+	// depends on the SQL type, not only the Arrow representation, such as
+	// to_json or format). ResolveScalar returns a copy of the overload whose
+	// Impl is the specialised one.
+	Specialize func(args []types.T, ret types.T) ScalarImpl
 }
 
 var scalars = map[string][]Overload{}
@@ -95,6 +101,11 @@ func ResolveScalar(name string, args []types.T) (*Resolved, error) {
 	ret := ov.Ret
 	if ov.RetFn != nil {
 		ret = ov.RetFn(bestArgs)
+	}
+	if ov.Specialize != nil {
+		spec := *ov
+		spec.Impl = ov.Specialize(bestArgs, ret)
+		ov = &spec
 	}
 	return &Resolved{Overload: ov, ArgTypes: bestArgs, Ret: ret}, nil
 }

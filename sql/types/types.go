@@ -25,6 +25,7 @@ package types
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -183,7 +184,7 @@ func init() {
 		}
 		baseTypes = append(baseTypes, Info{
 			OID: b.Array, Name: "_" + b.Name, SQLName: b.SQLName + "[]", Len: -1,
-			Category: 'A', Elem: b.OID, Arrow: arrow.ListOf(b.Arrow),
+			Category: arrayCategory(b.OID), Elem: b.OID, Arrow: arrow.ListOf(b.Arrow),
 		})
 	}
 	for i := range baseTypes {
@@ -209,8 +210,14 @@ func (t T) Info() *Info {
 // Arrow returns the Arrow type that carries values of t.
 func (t T) Arrow() arrow.DataType { return t.Info().Arrow }
 
-// IsArray reports whether t is an array type.
-func (t T) IsArray() bool { return t.Info().Elem != 0 && t.Info().Category == 'A' }
+// IsArray reports whether t is an array type (T[]). int2vector and
+// oidvector have an element type in pg_type but are not arrays here: like
+// format_type, weir treats them as types of their own (held as text).
+func (t T) IsArray() bool { return t.Info().isArray() }
+
+func (i *Info) isArray() bool {
+	return i.Elem != 0 && i.Category == 'A' && strings.HasPrefix(i.Name, "_")
+}
 
 // Elem returns the element type of an array type.
 func (t T) Elem() T { return T{t.Info().Elem, -1} }
@@ -227,7 +234,7 @@ func FormatType(oid uint32, typmod int32) string {
 	if !ok {
 		return "???"
 	}
-	if i.Category == 'A' && i.Elem != 0 {
+	if i.isArray() {
 		return FormatType(i.Elem, typmod) + "[]"
 	}
 	name := i.SQLName
@@ -285,4 +292,22 @@ func ByName(name string) (T, bool) {
 		return T{i.OID, -1}, true
 	}
 	return T{}, false
+}
+
+// ByTypname resolves a pg_type.typname ("int4", "bpchar", "char" = the
+// one-byte "char" type, "_int4" = int4[]).
+func ByTypname(name string) (T, bool) {
+	if i, ok := byName[name]; ok {
+		return T{i.OID, -1}, true
+	}
+	return T{}, false
+}
+
+// arrayCategory is the typcategory of the array of elem: 'A', except that
+// _record is a pseudo-type as in pg_type.
+func arrayCategory(elem uint32) byte {
+	if elem == OidRecord {
+		return 'P'
+	}
+	return 'A'
 }

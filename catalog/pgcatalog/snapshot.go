@@ -1,0 +1,138 @@
+package pgcatalog
+
+import (
+	"github.com/weir-sql/weir/catalog"
+)
+
+// relation is a user relation or a virtual one, seen uniformly: pg_class,
+// pg_attribute and information_schema list both, as PostgreSQL lists its
+// own catalogs alongside user tables.
+type relation struct {
+	OID        uint32
+	Schema     string
+	Name       string
+	Kind       byte // pg_class.relkind
+	Columns    []catalog.Column
+	Owner      uint32
+	PrimaryKey []string
+	ViewSQL    string
+	Virtual    bool
+}
+
+// relations lists the virtual relations, then the user relations by OID.
+func (s *Snapshot) relations() []relation {
+	var out []relation
+	for _, t := range Tables() {
+		out = append(out, relation{
+			OID: t.OID, Schema: t.Schema, Name: t.Name, Kind: t.Kind,
+			Columns: t.Columns, Owner: catalog.BootstrapRoleOID, Virtual: true,
+		})
+	}
+	return append(out, s.userRelations()...)
+}
+
+// userRelations lists the relations of weir's catalog by OID.
+func (s *Snapshot) userRelations() []relation {
+	if s.Cat == nil {
+		return nil
+	}
+	var out []relation
+	for _, r := range s.Cat.Relations() {
+		out = append(out, relation{
+			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
+			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL,
+		})
+	}
+	return out
+}
+
+// pkAttnums returns the attnums (1-based) of the primary key columns, or
+// nil if the relation has none or names a column it does not have.
+func (r *relation) pkAttnums() []int16 {
+	if len(r.PrimaryKey) == 0 {
+		return nil
+	}
+	var nums []int16
+	for _, name := range r.PrimaryKey {
+		i := -1
+		for j := range r.Columns {
+			if r.Columns[j].Name == name {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			return nil
+		}
+		nums = append(nums, int16(i+1))
+	}
+	return nums
+}
+
+func (s *Snapshot) schemas() []*catalog.Schema {
+	if s.Cat == nil {
+		return []*catalog.Schema{
+			{OID: catalog.PGCatalogOID, Name: "pg_catalog", Owner: catalog.BootstrapRoleOID},
+			{OID: catalog.InformationSchemaOID, Name: "information_schema", Owner: catalog.BootstrapRoleOID},
+		}
+	}
+	return s.Cat.Schemas()
+}
+
+// nspOID is the OID of the schema called name, 0 if there is none.
+func (s *Snapshot) nspOID(name string) uint32 {
+	switch name {
+	case "pg_catalog":
+		return catalog.PGCatalogOID
+	case "information_schema":
+		return catalog.InformationSchemaOID
+	}
+	if s.Cat == nil {
+		return 0
+	}
+	if sc, ok := s.Cat.Schema(name); ok {
+		return sc.OID
+	}
+	return 0
+}
+
+func (s *Snapshot) roles() []*catalog.Role {
+	if s.Cat == nil {
+		return []*catalog.Role{{OID: catalog.BootstrapRoleOID, Name: catalog.BootstrapRole, Superuser: true, CanLogin: true}}
+	}
+	return s.Cat.Roles()
+}
+
+// roleName is the name of the role with that OID; "" if it was dropped.
+func (s *Snapshot) roleName(oid uint32) string {
+	for _, r := range s.roles() {
+		if r.OID == oid {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+func (s *Snapshot) roleOID(name string) uint32 {
+	for _, r := range s.roles() {
+		if r.Name == name {
+			return r.OID
+		}
+	}
+	return 0
+}
+
+func (s *Snapshot) databases() []*catalog.Database {
+	if s.Cat == nil {
+		return []*catalog.Database{{OID: catalog.FirstUserOID, Name: s.Database}}
+	}
+	return s.Cat.Databases()
+}
+
+// nullIfEmpty maps "" to SQL NULL.
+func nullIfEmpty(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
+}

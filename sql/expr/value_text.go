@@ -1,0 +1,51 @@
+package expr
+
+import (
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// valueText is the output-function text of arr[i] (not null) of type t.
+func valueText(ctx *Ctx, t types.T, arr arrow.Array, i int) string {
+	switch a := arr.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.Boolean:
+		if a.Value(i) {
+			return "t"
+		}
+		return "f"
+	case *array.Int16:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Int32:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Int64:
+		return strconv.FormatInt(a.Value(i), 10)
+	}
+	fs := types.FormatSettings{Location: ctx.location(), ExtraFloatDigits: 1}
+	return string(types.AppendText(nil, t, arr, i, &fs))
+}
+
+// datumText is valueText for a Datum.
+func datumText(ctx *Ctx, t types.T, d Datum) string {
+	switch v := d.(type) {
+	case string:
+		return v
+	case bool:
+		if v {
+			return "t"
+		}
+		return "f"
+	case int64:
+		if t.OID == types.OidInt2 || t.OID == types.OidInt4 || t.OID == types.OidInt8 {
+			return strconv.FormatInt(v, 10)
+		}
+	}
+	arr := ArrayFromDatums(ctx.Allocator(), t, []Datum{d})
+	defer arr.Release()
+	return valueText(ctx, t, arr, 0)
+}

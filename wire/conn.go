@@ -1,0 +1,320 @@
+package wire
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+// flushThreshold is how many bytes of output may pile up in the Backend's
+// buffer before they are written, so a large result streams instead of
+// being held whole in memory.
+const flushThreshold = 64 << 10
+
+// conn is one client connection: the protocol state machine around a
+// Session. Only its own goroutine reads or writes the socket; other
+// goroutines (CancelRequest, Shutdown) only cancel contexts and set
+// deadlines.
+type conn struct {
+	srv *Server
+	nc  net.Conn
+	be  *pgproto3.Backend
+
+	pid       uint32
+	key       [4]byte
+	holdsSlot bool // guarded by srv.mu
+
+	ctx    context.Context // cancelled at shutdown and when the connection ends
+	cancel context.CancelFunc
+
+	sess Session
+	user string
+	io   *execIO
+
+	runMu     sync.Mutex
+	runCancel context.CancelFunc // of the statement running now, for CancelRequest
+
+	stmts        map[string]*prepared
+	portals      map[string]*portal
+	skipTillSync bool // after an error in an extended-protocol message
+
+	pending int  // bytes buffered in be since the last flush
+	broken  bool // a write failed: the client is gone
+
+	rows    rowEncoder
+	copyIn  *copyInSource // the COPY FROM STDIN in progress, if any
+	copyBuf []byte        // reused for outgoing CopyData
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	be := pgproto3.NewBackend(nc, nc)
+	be.SetMaxBodyLen(s.cfg.MaxMessageSize)
+	ctx, cancel := context.WithCancel(s.base)
+	c := &conn{
+		srv: s, nc: nc, be: be, ctx: ctx, cancel: cancel,
+		stmts:   map[string]*prepared{},
+		portals: map[string]*portal{},
+	}
+	c.io = &execIO{c: c}
+	c.rows.init()
+	return c
+}
+
+// serve runs the connection to its end. A panic anywhere below is reported
+// to this client as XX000 and ends only this connection.
+func (c *conn) serve() {
+	defer c.nc.Close()
+	defer c.cancel()
+	defer c.endSession()
+	defer c.recoverPanic()
+	if !c.startup() {
+		return
+	}
+	c.loop()
+}
+
+func (c *conn) recoverPanic() {
+	if r := recover(); r != nil {
+		c.srv.log.Error("wire: panic in connection", "pid", c.pid, "panic", r, "stack", string(debug.Stack()))
+		c.fatal(sqlerr.InternalError, fmt.Sprintf("internal error: %v", r))
+	}
+}
+
+// endSession releases portals and the session; a panic in the handler's
+// cleanup is logged, not propagated.
+func (c *conn) endSession() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.srv.log.Error("wire: panic closing session", "pid", c.pid, "panic", r)
+		}
+	}()
+	c.finishCopyInQuietly()
+	c.closeAllPortals()
+	if c.sess != nil {
+		c.sess.Close()
+	}
+}
+
+// loop reads and dispatches messages until the client leaves or the
+// connection must end.
+func (c *conn) loop() {
+	for !c.broken {
+		if c.ctx.Err() != nil {
+			c.fatal(sqlerr.AdminShutdown, "terminating connection due to administrator command")
+			return
+		}
+		msg, err := c.be.Receive()
+		if err != nil {
+			c.receiveFailed(err)
+			return
+		}
+		if c.skipTillSync {
+			switch msg.(type) {
+			case *pgproto3.Sync, *pgproto3.Terminate:
+			default:
+				continue
+			}
+		}
+		switch m := msg.(type) {
+		case *pgproto3.Query:
+			c.simpleQuery(m.String)
+		case *pgproto3.Parse:
+			c.extended(c.parse(m))
+		case *pgproto3.Bind:
+			c.extended(c.bind(m))
+		case *pgproto3.Describe:
+			c.extended(c.describe(m))
+		case *pgproto3.Execute:
+			c.extended(c.execute(m))
+		case *pgproto3.Close:
+			c.extended(c.closeObject(m))
+		case *pgproto3.Sync:
+			c.sync()
+		case *pgproto3.Flush:
+			c.flush()
+		case *pgproto3.Terminate:
+			return
+		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+			// Left over from a COPY that already ended in an error;
+			// PostgreSQL ignores these outside COPY mode too.
+		case *pgproto3.FunctionCall:
+			c.extended(sqlerr.New(sqlerr.FeatureNotSupported, "function call protocol is not supported"))
+		default:
+			c.fatal(sqlerr.ProtocolViolation, fmt.Sprintf("invalid frontend message type %T", msg))
+			return
+		}
+		if c.shutdownPending() {
+			return
+		}
+	}
+}
+
+// shutdownPending reports (after sending the goodbye) that the server is
+// shutting down, so a connection ends right after its current message.
+func (c *conn) shutdownPending() bool {
+	if c.ctx.Err() == nil || c.broken {
+		return c.broken
+	}
+	c.fatal(sqlerr.AdminShutdown, "terminating connection due to administrator command")
+	return true
+}
+
+// receiveFailed turns a failed read into the right goodbye: nothing when
+// the client left, 57P01 at shutdown, 08P01 for a malformed message.
+func (c *conn) receiveFailed(err error) {
+	if isDisconnect(err) {
+		return
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		if c.ctx.Err() != nil {
+			c.fatal(sqlerr.AdminShutdown, "terminating connection due to administrator command")
+		}
+		return
+	}
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &tooLong) {
+		c.fatal(sqlerr.ProtocolViolation, fmt.Sprintf("invalid message length: message of %d bytes exceeds the limit of %d bytes", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
+		return
+	}
+	c.fatal(sqlerr.ProtocolViolation, "invalid frontend message: "+err.Error())
+}
+
+func isDisconnect(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// extended finishes one extended-protocol message: an error is reported and
+// the rest up to Sync is skipped.
+func (c *conn) extended(err error) {
+	if err == nil {
+		return
+	}
+	c.sendError(err)
+	c.skipTillSync = true
+}
+
+func (c *conn) sync() {
+	c.skipTillSync = false
+	c.closePortal("")
+	if c.sess.TxStatus() == 'I' {
+		// Outside a transaction block the implicit transaction ends at Sync,
+		// and with it every portal, as in PostgreSQL.
+		c.closeAllPortals()
+	}
+	c.readyForQuery()
+}
+
+func (c *conn) readyForQuery() {
+	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	c.flush()
+}
+
+// send buffers a message; flushIfFull writes when enough has piled up.
+func (c *conn) send(msg pgproto3.BackendMessage) {
+	c.be.Send(msg)
+	c.pending += 64
+}
+
+func (c *conn) flushIfFull(n int) {
+	c.pending += n
+	if c.pending >= flushThreshold {
+		c.flush()
+	}
+}
+
+func (c *conn) flush() {
+	c.pending = 0
+	if c.broken {
+		return
+	}
+	if err := c.be.Flush(); err != nil {
+		c.broken = true
+		c.cancel()
+		if !isDisconnect(err) {
+			c.srv.log.Debug("wire: write failed", "pid", c.pid, "err", err)
+		}
+	}
+}
+
+// errWriteFailed stops a statement whose client has gone away.
+var errWriteFailed = errors.New("wire: client connection lost")
+
+func (c *conn) sendError(err error) {
+	if c.broken || errors.Is(err, errWriteFailed) {
+		return
+	}
+	r := errorResponse(err)
+	c.send(r)
+	if r.Severity == "FATAL" || r.Severity == "PANIC" {
+		// The engine ended the session (e.g. pg_terminate_backend).
+		c.flush()
+		c.broken = true
+	}
+}
+
+// fatal sends a FATAL error and flushes it; the caller ends the connection.
+func (c *conn) fatal(code, msg string) {
+	if c.broken {
+		return
+	}
+	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
+	c.send(errorResponse(&sqlerr.Error{Severity: "FATAL", Code: code, Message: msg}))
+	c.flush()
+	c.broken = true
+}
+
+// errorResponse converts any error to the ErrorResponse PostgreSQL would send.
+func errorResponse(err error) *pgproto3.ErrorResponse {
+	e := sqlerr.From(err)
+	sev := e.Severity
+	if sev == "" {
+		sev = "ERROR"
+	}
+	code := e.Code
+	if code == "" {
+		code = sqlerr.InternalError
+	}
+	r := &pgproto3.ErrorResponse{
+		Severity: sev, SeverityUnlocalized: sev, Code: code,
+		Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int32(e.Position),
+	}
+	var ce *CopyDataError
+	if errors.As(err, &ce) {
+		r.Where = ce.Context
+	}
+	return r
+}
+
+// setRunning publishes the cancel function of the statement now running so
+// a CancelRequest can reach it; nil clears it.
+func (c *conn) setRunning(cancel context.CancelFunc) {
+	c.runMu.Lock()
+	c.runCancel = cancel
+	c.runMu.Unlock()
+}
+
+func (c *conn) cancelIfKey(key []byte) {
+	if subtle.ConstantTimeCompare(key, c.key[:]) != 1 {
+		return
+	}
+	c.runMu.Lock()
+	cancel := c.runCancel
+	c.runMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}

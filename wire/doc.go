@@ -1,0 +1,12 @@
+// Package wire is weir's PostgreSQL frontend/backend protocol (v3.0)
+// server. It authenticates clients (trust from loopback for roles without a
+// password, SCRAM-SHA-256 otherwise), runs the simple and extended query
+// protocols, portals with row limits, COPY in and out, cancellation and
+// graceful shutdown, and encodes Arrow batches as DataRow values through
+// sql/types. Everything about SQL is behind the Handler it is given.
+//
+// Each connection is served by one goroutine, which alone reads and writes
+// its socket; Handler, Session, Statement and Result methods are called on
+// that goroutine. Other goroutines only cancel contexts (CancelRequest,
+// Shutdown) and set socket deadlines.
+package wire

@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+// simpleQuery runs a Query message: every statement of the text in order,
+// each with its own RowDescription, rows and CommandComplete, stopping at
+// the first error; then ReadyForQuery.
+func (c *conn) simpleQuery(sql string) {
+	// As in PostgreSQL, a simple query discards the unnamed statement and portal.
+	c.closePortal("")
+	delete(c.stmts, "")
+
+	stmts, err := c.sess.Prepare(c.ctx, sql, nil)
+	if err != nil {
+		c.sendError(err)
+		c.readyForQuery()
+		return
+	}
+	if len(stmts) == 0 {
+		c.send(&pgproto3.EmptyQueryResponse{})
+	}
+	for _, st := range stmts {
+		if err := c.runSimple(st); err != nil {
+			if c.ctx.Err() != nil {
+				return // shutdown or lost client: the loop says goodbye
+			}
+			c.sendError(err)
+			break
+		}
+	}
+	c.readyForQuery()
+}
+
+func (c *conn) runSimple(st Statement) error {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	c.setRunning(cancel)
+	defer c.setRunning(nil)
+
+	res, err := st.Execute(ctx, nil, c.io)
+	if err != nil {
+		c.finishCopyIn()
+		return statementError(ctx, err)
+	}
+	cur := &cursor{res: res, cols: res.Columns(), fs: c.sess.FormatSettings()}
+	defer cur.close()
+	cur.formats = make([]int16, len(cur.cols))
+	if cur.cols != nil {
+		c.send(rowDescription(cur.cols, nil))
+	}
+	n, err := c.sendRows(ctx, cur, 0)
+	c.finishCopyIn()
+	if err != nil {
+		return statementError(ctx, err)
+	}
+	c.send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(res.Tag(), cur.cols != nil, n))})
+	return nil
+}
+
+// statementError gives a bare context error from a cancelled statement the
+// SQLSTATE PostgreSQL uses for a cancelled query.
+func statementError(ctx context.Context, err error) error {
+	var e *sqlerr.Error
+	if errors.As(err, &e) || errors.Is(err, errWriteFailed) {
+		return err
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+	}
+	return err
+}

@@ -1,0 +1,248 @@
+package wire
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+// SCRAM-SHA-256 (RFC 5802, RFC 7677) as PostgreSQL runs it: the server keeps
+// only StoredKey and ServerKey, never the password, and no channel binding
+// is offered (the connection is never TLS).
+
+const (
+	scramMechanism  = "SCRAM-SHA-256"
+	scramIterations = 4096
+	scramSaltLen    = 16
+	scramNonceLen   = 18
+)
+
+// SCRAMVerifier derives the verifier PostgreSQL stores in pg_authid for a
+// password: SCRAM-SHA-256$4096:<salt>$<StoredKey>:<ServerKey>, base64. The
+// password is used as given (PostgreSQL applies SASLprep first, which
+// changes only non-ASCII passwords).
+func SCRAMVerifier(password string) (string, error) {
+	salt := make([]byte, scramSaltLen)
+	if _, err := rand.Read(salt); err != nil {
+		return "", err
+	}
+	salted, err := pbkdf2.Key(sha256.New, password, salt, scramIterations, sha256.Size)
+	if err != nil {
+		return "", err
+	}
+	clientKey := hmacSHA256(salted, []byte("Client Key"))
+	storedKey := sha256.Sum256(clientKey)
+	serverKey := hmacSHA256(salted, []byte("Server Key"))
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("%s$%d:%s$%s:%s", scramMechanism, scramIterations, b64(salt), b64(storedKey[:]), b64(serverKey)), nil
+}
+
+// scramSecret is a parsed verifier.
+type scramSecret struct {
+	iterations int
+	salt       string // base64, as sent to the client
+	storedKey  []byte
+	serverKey  []byte
+}
+
+func parseSCRAMVerifier(v string) (scramSecret, bool) {
+	var s scramSecret
+	mech, rest, ok := strings.Cut(v, "$")
+	if !ok || mech != scramMechanism {
+		return s, false
+	}
+	iterSalt, keys, ok := strings.Cut(rest, "$")
+	if !ok {
+		return s, false
+	}
+	iter, salt, ok := strings.Cut(iterSalt, ":")
+	if !ok {
+		return s, false
+	}
+	stored, server, ok := strings.Cut(keys, ":")
+	if !ok {
+		return s, false
+	}
+	n, err := strconv.Atoi(iter)
+	if err != nil || n <= 0 {
+		return s, false
+	}
+	if _, err := base64.StdEncoding.DecodeString(salt); err != nil {
+		return s, false
+	}
+	s.iterations, s.salt = n, salt
+	s.storedKey, err = base64.StdEncoding.DecodeString(stored)
+	if err != nil || len(s.storedKey) != sha256.Size {
+		return s, false
+	}
+	s.serverKey, err = base64.StdEncoding.DecodeString(server)
+	if err != nil || len(s.serverKey) != sha256.Size {
+		return s, false
+	}
+	return s, true
+}
+
+func hmacSHA256(key, msg []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(msg)
+	return m.Sum(nil)
+}
+
+func scramMalformed(detail string) *sqlerr.Error {
+	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: "malformed SCRAM message", Detail: detail}
+}
+
+// authenticateSCRAM runs the SASL exchange; nil means the client proved it
+// knows the password. A returned error is sent as FATAL.
+func (c *conn) authenticateSCRAM(user, verifier string) *sqlerr.Error {
+	failed := &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidPassword,
+		Message: fmt.Sprintf("password authentication failed for user %q", user)}
+	secret, ok := parseSCRAMVerifier(verifier)
+	if !ok {
+		c.srv.log.Warn("wire: invalid SCRAM verifier", "user", user)
+		return failed
+	}
+
+	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
+	c.flush()
+	if err := c.be.SetAuthType(pgproto3.AuthTypeSASL); err != nil {
+		return sqlerr.From(err)
+	}
+	msg, err := c.be.Receive()
+	if err != nil {
+		return authReadFailed(err)
+	}
+	first, ok := msg.(*pgproto3.SASLInitialResponse)
+	if !ok {
+		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: fmt.Sprintf("expected SASL response, got %T", msg)}
+	}
+	if first.AuthMechanism != scramMechanism {
+		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: "client selected an invalid SASL authentication mechanism"}
+	}
+	gs2, clientFirstBare, clientNonce, perr := parseClientFirst(first.Data)
+	if perr != nil {
+		return perr
+	}
+
+	serverNonceRaw := make([]byte, scramNonceLen)
+	if _, err := rand.Read(serverNonceRaw); err != nil {
+		return sqlerr.From(err)
+	}
+	nonce := clientNonce + base64.StdEncoding.EncodeToString(serverNonceRaw)
+	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, secret.salt, secret.iterations)
+
+	if err := c.be.SetAuthType(pgproto3.AuthTypeSASLContinue); err != nil {
+		return sqlerr.From(err)
+	}
+	c.send(&pgproto3.AuthenticationSASLContinue{Data: []byte(serverFirst)})
+	c.flush()
+	msg, err = c.be.Receive()
+	if err != nil {
+		return authReadFailed(err)
+	}
+	final, ok := msg.(*pgproto3.SASLResponse)
+	if !ok {
+		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: fmt.Sprintf("expected SASL response, got %T", msg)}
+	}
+
+	withoutProof, proof, perr := parseClientFinal(final.Data, gs2, nonce)
+	if perr != nil {
+		return perr
+	}
+	authMessage := []byte(clientFirstBare + "," + serverFirst + "," + withoutProof)
+	clientSignature := hmacSHA256(secret.storedKey, authMessage)
+	clientKey := make([]byte, sha256.Size)
+	for i := range clientKey {
+		clientKey[i] = proof[i] ^ clientSignature[i]
+	}
+	stored := sha256.Sum256(clientKey)
+	if subtle.ConstantTimeCompare(stored[:], secret.storedKey) != 1 {
+		return failed
+	}
+	serverSignature := hmacSHA256(secret.serverKey, authMessage)
+	if err := c.be.SetAuthType(pgproto3.AuthTypeSASLFinal); err != nil {
+		return sqlerr.From(err)
+	}
+	c.send(&pgproto3.AuthenticationSASLFinal{Data: []byte("v=" + base64.StdEncoding.EncodeToString(serverSignature))})
+	return nil
+}
+
+// authReadFailed turns a read failure during authentication into the FATAL to
+// attempt sending (a vanished client will not read it).
+func authReadFailed(err error) *sqlerr.Error {
+	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: "invalid authentication message: " + err.Error()}
+}
+
+// parseClientFirst splits client-first-message into its GS2 header and the
+// bare message and extracts the client nonce. The user name in it is
+// ignored, as PostgreSQL does: the startup packet's user is authoritative.
+func parseClientFirst(data []byte) (gs2, bare, nonce string, err *sqlerr.Error) {
+	s := string(data)
+	switch {
+	case strings.HasPrefix(s, "n,"), strings.HasPrefix(s, "y,"):
+	case strings.HasPrefix(s, "p="):
+		return "", "", "", scramMalformed("The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.")
+	default:
+		return "", "", "", scramMalformed("Unexpected channel-binding flag.")
+	}
+	if !strings.HasPrefix(s[2:], ",") {
+		if strings.HasPrefix(s[2:], "a=") {
+			return "", "", "", &sqlerr.Error{Severity: "FATAL", Code: sqlerr.FeatureNotSupported, Message: "client uses authorization identity, but it is not supported"}
+		}
+		return "", "", "", scramMalformed("Unexpected attribute in client-first-message.")
+	}
+	gs2, bare = s[:3], s[3:]
+	for _, attr := range strings.Split(bare, ",") {
+		if v, ok := strings.CutPrefix(attr, "r="); ok {
+			nonce = v
+		}
+	}
+	if nonce == "" || !strings.HasPrefix(bare, "n=") {
+		return "", "", "", scramMalformed("Could not parse client-first-message.")
+	}
+	for i := 0; i < len(nonce); i++ {
+		if nonce[i] < 0x21 || nonce[i] > 0x7e {
+			return "", "", "", scramMalformed("Invalid nonce.")
+		}
+	}
+	return gs2, bare, nonce, nil
+}
+
+// parseClientFinal checks the channel-binding echo and nonce of
+// client-final-message and returns the part the signature covers and the
+// decoded proof.
+func parseClientFinal(data []byte, gs2, nonce string) (withoutProof string, proof []byte, err *sqlerr.Error) {
+	s := string(data)
+	i := strings.LastIndex(s, ",p=")
+	if i < 0 {
+		return "", nil, scramMalformed("Could not find proof in client-final-message.")
+	}
+	withoutProof = s[:i]
+	proof, derr := base64.StdEncoding.DecodeString(s[i+3:])
+	if derr != nil || len(proof) != sha256.Size {
+		return "", nil, scramMalformed("Malformed proof in client-final-message.")
+	}
+	attrs := strings.Split(withoutProof, ",")
+	if len(attrs) < 2 || !strings.HasPrefix(attrs[0], "c=") || !strings.HasPrefix(attrs[1], "r=") {
+		return "", nil, scramMalformed("Could not parse client-final-message.")
+	}
+	cb, derr := base64.StdEncoding.DecodeString(attrs[0][2:])
+	if derr != nil || !bytes.Equal(cb, []byte(gs2)) {
+		return "", nil, scramMalformed("SCRAM channel binding check failed.")
+	}
+	if attrs[1][2:] != nonce {
+		return "", nil, scramMalformed("Nonce does not match.")
+	}
+	return withoutProof, proof, nil
+}
