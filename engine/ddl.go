@@ -144,14 +144,24 @@ func (s *Session) columnDef(cd *pg_query.ColumnDef) (catalog.Column, bool, error
 
 // deparseExpr turns an expression tree back into SQL text (for DEFAULT).
 func deparseExpr(n *pg_query.Node) (string, error) {
-	tree := &pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
+	out, err := deparse(&pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
 		TargetList: []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Val: n}}}},
-	}}}}}}
-	out, err := pg_query.Deparse(tree)
+	}}})
 	if err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "cannot store expression: %v", err)
 	}
 	return strings.TrimPrefix(out, "SELECT "), nil
+}
+
+// deparse prints one statement tree as SQL. The tree carries the parser's
+// version, which Deparse checks, so it is taken from a real parse.
+func deparse(stmt *pg_query.Node) (string, error) {
+	tree, err := pg_query.Parse("SELECT 1")
+	if err != nil {
+		return "", err
+	}
+	tree.Stmts[0].Stmt = stmt
+	return pg_query.Deparse(tree)
 }
 
 func defElemString(d *pg_query.DefElem) (string, error) {
@@ -196,7 +206,7 @@ func (s *Session) createView(v *pg_query.ViewStmt, text string) (wire.Result, er
 	if len(q.ParamTypes) > 0 {
 		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
 	}
-	sqlText, err := pg_query.Deparse(&pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: v.Query}}})
+	sqlText, err := deparse(v.Query)
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.InternalError, "cannot store view: %v", err)
 	}

@@ -177,6 +177,14 @@ func subqueryValue(ectx *expr.Ctx, s *expr.Subquery, plan planner.Node, res *sub
 		return expr.Broadcast(mem, s.T, d, n)
 	case expr.ExistsSubquery:
 		return expr.Broadcast(mem, s.T, res.rows > 0, n)
+	case expr.ArraySubquery:
+		// ARRAY(subquery): every row of the single column, in order; an
+		// empty result is an empty array.
+		elems := make([]expr.Datum, 0, res.rows)
+		for j := 0; j < res.rows && res.vals != nil; j++ {
+			elems = append(elems, expr.DatumAt(res.vals, j))
+		}
+		return expr.Broadcast(mem, s.T, elems, n)
 	}
 	if s.Left == nil || s.Cmp == nil {
 		return nil, sqlerr.New(sqlerr.InternalError, "ANY/ALL subquery without a comparison")

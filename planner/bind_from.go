@@ -193,11 +193,11 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 		plan = &Values{Rows: [][]expr.Expr{{e}}, Cols: []Column{{Name: name, T: e.Type()}}}
 	}
 	cols := plan.Columns()
-	if len(cols) > 0 && colnames == nil && rf.Alias != nil && len(cols) == 1 {
+	if len(colnames) == 0 && rf.Alias != nil && len(cols) == 1 {
 		// FROM f(...) AS x names the single column x too.
 		colnames = []string{alias}
 	}
-	if colnames == nil && len(cols) >= 1 && cols[0].Name == name {
+	if len(colnames) == 0 && len(cols) >= 1 && cols[0].Name == name {
 		colnames = []string{name}
 	}
 	return plan, scopeOf(cols, alias, colnames, parent), nil

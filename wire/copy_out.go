@@ -39,6 +39,9 @@ func (x *execIO) CopyOut(ctx context.Context, opts CopyOptions, res Result) (int
 	}
 	var n int64
 	for {
+		if c.pending > 0 {
+			c.flush() // Next may wait for input; deliver what is ready
+		}
 		b, err := res.Next(ctx)
 		if err != nil {
 			return n, err

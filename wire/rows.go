@@ -105,6 +105,11 @@ func (c *conn) sendRows(ctx context.Context, cur *cursor, limit int64) (int64, e
 			return n, nil
 		}
 		if cur.batch == nil || cur.row >= int(cur.batch.NumRows()) {
+			if c.pending > 0 && cur.batch != nil {
+				// Next may block (a streaming result waits for input):
+				// let the client have the rows sent so far first.
+				c.flush()
+			}
 			b, err := cur.res.Next(ctx)
 			if err != nil {
 				return n, err

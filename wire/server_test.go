@@ -397,7 +397,9 @@ func TestCopyFromCSVOptions(t *testing.T) {
 	if got := h.copiedRows(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("csv rows\n got %q\nwant %q", got, want)
 	}
+	h.mu.Lock()
 	h.copied = nil
+	h.mu.Unlock()
 	data = "1,'it''s, quoted'\n"
 	if _, err := pc.CopyFrom(ctx, strings.NewReader(data), "copy t from stdin csv quote single"); err != nil {
 		t.Fatal(err)

@@ -24,10 +24,24 @@ const (
 
 const maxDateFields = 25
 
+// dtField locates one field: its lowercased text (as PostgreSQL stores
+// fields) in the scratch buffer and its text as written (for time zone
+// names) in the input. Offsets rather than slices keep the scratch buffer
+// on the stack.
 type dtField struct {
-	typ  int
-	low  []byte // lowercased text, as PostgreSQL stores fields
-	orig []byte // as written, for time zone names
+	typ                int
+	lowStart, lowEnd   int
+	origStart, origEnd int
+}
+
+// dtView is a field with its texts resolved.
+type dtView struct {
+	typ       int
+	low, orig []byte
+}
+
+func (f *dtField) view(low, s []byte) dtView {
+	return dtView{f.typ, low[f.lowStart:f.lowEnd], s[f.origStart:f.origEnd]}
 }
 
 // splitDateTime is ParseDateTime. low is scratch space for the lowercased
@@ -40,7 +54,7 @@ func splitDateTime(s []byte, fields *[maxDateFields]dtField, low []byte) (int, b
 		if nf >= maxDateFields {
 			return false
 		}
-		fields[nf] = dtField{typ: typ, low: low[start:bp], orig: s[origStart:origEnd]}
+		fields[nf] = dtField{typ, start, bp, origStart, origEnd}
 		nf++
 		return true
 	}
@@ -266,7 +280,8 @@ func decodeDateTime(s []byte, timeOnly bool, fs *FormatSettings) (dtResult, int)
 	bc, is2digits, haveTextMonth, isoTime := false, false, false, false
 	ampm := -1
 	for i := 0; i < nf; i++ {
-		f := &fields[i]
+		fv := fields[i].view(low, s)
+		f := &fv
 		tmask := 0
 		switch f.typ {
 		case dtDate:
@@ -279,7 +294,7 @@ func decodeDateTime(s []byte, timeOnly bool, fs *FormatSettings) (dtResult, int)
 				}
 				loc, ok := LoadLocation(string(f.orig))
 				if !ok {
-					r.badZone = f.low
+					r.badZone = append([]byte(nil), f.low...)
 					return r, dtBadFormat
 				}
 				r.namedTZ = loc

@@ -294,9 +294,10 @@ func decodeInterval(s []byte, it *itmIn) int {
 	isBefore := false
 	unit := uNone
 	for i := nf - 1; i >= 0; i-- {
-		f := fields[i].low
+		fv := fields[i].view(low, s)
+		f := fv.low
 		tmask := 0
-		switch fields[i].typ {
+		switch fv.typ {
 		case dtTime:
 			us, code := decodeIntervalTime(f)
 			if code != dtOK {
@@ -306,7 +307,7 @@ func decodeInterval(s []byte, it *itmIn) int {
 			tmask = ivTime
 			unit = uDay
 		case dtTZ, dtDate, dtNumber:
-			if fields[i].typ == dtTZ && indexByte(f[1:], ':') >= 0 {
+			if fv.typ == dtTZ && indexByte(f[1:], ':') >= 0 {
 				if us, code := decodeIntervalTime(f[1:]); code == dtOK {
 					if f[0] == '-' {
 						us = -us
