@@ -1,0 +1,33 @@
+package expr
+
+import "github.com/weir-sql/weir/sql/types"
+
+// Catalog helpers that psql's \d family calls for objects weir does not
+// have (triggers, rules, statistics objects, partitions, publications):
+// each answers as PostgreSQL does when no such object exists.
+func init() {
+	nullOf := func(ret types.T) ScalarImpl {
+		return NonStrict(ret, func(ctx *Ctx, a []Datum) (Datum, error) { return nil, nil })
+	}
+	falseFn := NonStrict(types.Bool, func(ctx *Ctx, a []Datum) (Datum, error) { return false, nil })
+	trueFn := NonStrict(types.Bool, func(ctx *Ctx, a []Datum) (Datum, error) { return true, nil })
+	RegisterScalar("pg_get_statisticsobjdef_columns", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullOf(types.Text)})
+	RegisterScalar("pg_get_triggerdef",
+		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullOf(types.Text)},
+		Overload{Args: []types.T{types.Oid, types.Bool}, Ret: types.Text, Impl: nullOf(types.Text)})
+	RegisterScalar("pg_get_ruledef",
+		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullOf(types.Text)},
+		Overload{Args: []types.T{types.Oid, types.Bool}, Ret: types.Text, Impl: nullOf(types.Text)})
+	RegisterScalar("pg_get_partkeydef", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullOf(types.Text)})
+	RegisterScalar("pg_relation_is_publishable", Overload{Args: []types.T{types.Regclass}, Ret: types.Bool, Impl: falseFn})
+	RegisterScalar("pg_is_other_temp_schema", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: falseFn})
+	RegisterScalar("pg_collation_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
+	RegisterScalar("pg_opclass_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
+	RegisterScalar("pg_conversion_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
+	RegisterScalar("pg_operator_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
+	RegisterScalar("pg_ts_config_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
+	RegisterScalar("pg_terminate_backend",
+		Overload{Args: []types.T{types.Int4}, Ret: types.Bool, Impl: falseFn},
+		Overload{Args: []types.T{types.Int4, types.Int8}, Ret: types.Bool, Impl: falseFn})
+	RegisterScalar("pg_cancel_backend", Overload{Args: []types.T{types.Int4}, Ret: types.Bool, Impl: falseFn})
+}
