@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -280,4 +281,45 @@ func quoteIdentIfNeeded(s string) string {
 		return s
 	}
 	return "\"" + strings.ReplaceAll(s, "\"", "\"\"") + "\""
+}
+
+// IndexDef implements expr.CatalogFuncs for primary-key indexes.
+func (v *catalogView) IndexDef(oid uint32, column int) (string, bool) {
+	relOID, ok := pgcatalog.RelationOfIndex(oid)
+	if !ok {
+		return "", false
+	}
+	r, ok := v.s.eng.cat.RelationByOID(relOID)
+	if !ok || len(r.PrimaryKey) == 0 {
+		return "", false
+	}
+	if column > 0 {
+		if column > len(r.PrimaryKey) {
+			return "", false
+		}
+		return quoteIdentIfNeeded(r.PrimaryKey[column-1]), true
+	}
+	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s USING btree (%s)",
+		quoteIdentIfNeeded(pgcatalog.PKIndexName(r.Name)), quoteQualified(r.Schema, r.Name), quotedList(r.PrimaryKey)), true
+}
+
+// ConstraintDef implements expr.CatalogFuncs for primary keys.
+func (v *catalogView) ConstraintDef(oid uint32) (string, bool) {
+	relOID, ok := pgcatalog.RelationOfConstraint(oid)
+	if !ok {
+		return "", false
+	}
+	r, ok := v.s.eng.cat.RelationByOID(relOID)
+	if !ok || len(r.PrimaryKey) == 0 {
+		return "", false
+	}
+	return "PRIMARY KEY (" + quotedList(r.PrimaryKey) + ")", true
+}
+
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteIdentIfNeeded(n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -656,7 +656,21 @@ func (b *binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (expr
 		return nil, err
 	}
 	for _, step := range ind.Indirection {
+		zeroBased := false
 		idx := step.GetAIndices()
+		if bt := base.Type().OID; bt == types.OidInt2Vector || bt == types.OidOidVector {
+			// int2vector / oidvector subscripts count from 0.
+			elem := types.Int2
+			if bt == types.OidOidVector {
+				elem = types.Oid
+			}
+			vec, err := b.coerce(base, types.ArrayOf(elem), true, -1)
+			if err != nil {
+				return nil, err
+			}
+			base = vec
+			zeroBased = true
+		}
 		if idx == nil || idx.IsSlice || !base.Type().IsArray() {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this kind of indirection is not supported")
 		}
@@ -666,6 +680,11 @@ func (b *binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (expr
 		}
 		if i, err = b.coerce(i, types.Int4, false, -1); err != nil {
 			return nil, err
+		}
+		if zeroBased {
+			if i, err = b.opOver("+", []expr.Expr{i, &expr.Const{Val: int64(1), T: types.Int4}}, -1); err != nil {
+				return nil, err
+			}
 		}
 		base = &expr.ArraySubscript{Array: base, Index: i, T: base.Type().Elem()}
 	}

@@ -144,6 +144,18 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		scan.Cols = append(scan.Cols, col)
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: name, T: c.T, TableOID: col.TableOID, AttNum: col.AttNum})
 	}
+	if rel.Kind == VirtualTable {
+		// Catalog relations expose the system column tableoid, which psql's
+		// \dd joins on.
+		exprs := make([]expr.Expr, 0, len(scan.Cols)+1)
+		for i, c := range scan.Cols {
+			exprs = append(exprs, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
+		}
+		exprs = append(exprs, &expr.Const{Val: int64(rel.OID), T: types.Oid})
+		cols := append(append([]Column{}, scan.Cols...), Column{Name: "tableoid", T: types.Oid})
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: "tableoid", T: types.Oid, System: true})
+		return &Project{Input: scan, Exprs: exprs, Cols: cols}, sc, nil
+	}
 	return scan, sc, nil
 }
 

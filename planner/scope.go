@@ -18,6 +18,8 @@ type scopeCol struct {
 	// Hidden columns (the right side of a USING join) are not expanded by *
 	// and not found by unqualified names.
 	Hidden bool
+	// System columns (tableoid) are found by name but not expanded by *.
+	System bool
 }
 
 // scope is the set of columns of one query level; parent is the enclosing

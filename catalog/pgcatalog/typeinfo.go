@@ -30,10 +30,15 @@ func collationOf(oid uint32) uint32 {
 }
 
 // storageOf is typstorage/attstorage: fixed-length types are stored plain,
-// variable-length ones extended.
+// variable-length ones extended, except numeric, inet and cidr, which
+// PostgreSQL stores 'main' (psql's \d+ shows it in the Storage column).
 func storageOf(info *types.Info) byte {
 	if info.Len > 0 {
 		return 'p'
+	}
+	switch info.OID {
+	case types.OidNumeric, 869, 650: // numeric, inet, cidr
+		return 'm'
 	}
 	return 'x'
 }

@@ -74,6 +74,11 @@ type CatalogFuncs interface {
 	SearchPath() []string
 	// ViewDefinition returns a view's SQL.
 	ViewDefinition(oid uint32) (string, bool)
+	// IndexDef is pg_get_indexdef: the CREATE INDEX statement, or with
+	// column > 0 that key column's name.
+	IndexDef(oid uint32, column int) (string, bool)
+	// ConstraintDef is pg_get_constraintdef, e.g. "PRIMARY KEY (id)".
+	ConstraintDef(oid uint32) (string, bool)
 }
 
 // Mem returns the allocator to use.

@@ -11,7 +11,6 @@ func init() {
 	}
 	falseFn := NonStrict(types.Bool, func(ctx *Ctx, a []Datum) (Datum, error) { return false, nil })
 	trueFn := NonStrict(types.Bool, func(ctx *Ctx, a []Datum) (Datum, error) { return true, nil })
-	RegisterScalar("pg_get_statisticsobjdef_columns", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullOf(types.Text)})
 	RegisterScalar("pg_get_triggerdef",
 		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullOf(types.Text)},
 		Overload{Args: []types.T{types.Oid, types.Bool}, Ret: types.Text, Impl: nullOf(types.Text)})
@@ -30,4 +29,16 @@ func init() {
 		Overload{Args: []types.T{types.Int4}, Ret: types.Bool, Impl: falseFn},
 		Overload{Args: []types.T{types.Int4, types.Int8}, Ret: types.Bool, Impl: falseFn})
 	RegisterScalar("pg_cancel_backend", Overload{Args: []types.T{types.Int4}, Ret: types.Bool, Impl: falseFn})
+}
+
+// More helpers: functions weir has no user-defined counterpart for, and
+// the partition tree of a relation, which for weir's unpartitioned tables
+// is the relation itself.
+func init() {
+	RegisterScalar("pg_get_functiondef", Overload{Args: []types.T{types.Oid}, Ret: types.Text,
+		Impl: NonStrict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) { return nil, nil })})
+	RegisterScalar("pg_partition_ancestors", Overload{Args: []types.T{types.Regclass}, Ret: types.Regclass,
+		Impl: Strict(types.Regclass, func(ctx *Ctx, a []Datum) (Datum, error) { return a[0], nil })})
+	RegisterScalar("pg_opfamily_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool,
+		Impl: NonStrict(types.Bool, func(ctx *Ctx, a []Datum) (Datum, error) { return true, nil })})
 }

@@ -192,13 +192,38 @@ func init() {
 		Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: nullText(2)})
 	RegisterScalar("col_description", Overload{Args: []types.T{types.Oid, types.Int4}, Ret: types.Text, Impl: nullText(2)})
 	RegisterScalar("shobj_description", Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: nullText(2)})
-	// weir keeps no index or constraint definitions in SQL form: NULL.
+	// The only indexes and constraints weir has are primary keys; their
+	// definitions come from the catalog.
+	indexDef := Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
+		if ctx.Catalog == nil {
+			return nil, nil
+		}
+		col := 0
+		if len(a) > 1 {
+			col = int(a[1].(int64))
+		}
+		if d, ok := ctx.Catalog.IndexDef(uint32(a[0].(int64)), col); ok {
+			return d, nil
+		}
+		return nil, nil
+	})
 	RegisterScalar("pg_get_indexdef",
-		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)},
-		Overload{Args: []types.T{types.Oid, types.Int4, types.Bool}, Ret: types.Text, Impl: nullText(3)})
+		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: indexDef},
+		Overload{Args: []types.T{types.Oid, types.Int4, types.Bool}, Ret: types.Text, Impl: indexDef})
+	constraintDef := Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
+		if ctx.Catalog == nil {
+			return nil, nil
+		}
+		if d, ok := ctx.Catalog.ConstraintDef(uint32(a[0].(int64))); ok {
+			return d, nil
+		}
+		return nil, nil
+	})
 	RegisterScalar("pg_get_constraintdef",
-		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)},
-		Overload{Args: []types.T{types.Oid, types.Bool}, Ret: types.Text, Impl: nullText(2)})
+		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: constraintDef},
+		Overload{Args: []types.T{types.Oid, types.Bool}, Ret: types.Text, Impl: constraintDef})
+	// weir has no extended statistics objects (pg_statistic_ext is empty).
+	RegisterScalar("pg_get_statisticsobjdef_columns", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)})
 	RegisterScalar("pg_get_serial_sequence", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text, Impl: nullText(2)})
 	emptyText := Strict(types.Text, func(*Ctx, []Datum) (Datum, error) { return "", nil })
 	RegisterScalar("pg_get_function_result", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
