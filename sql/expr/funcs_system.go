@@ -222,6 +222,17 @@ func init() {
 	RegisterScalar("pg_get_constraintdef",
 		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: constraintDef},
 		Overload{Args: []types.T{types.Oid, types.Bool}, Ret: types.Text, Impl: constraintDef})
+	// pg_typeof(any) is the argument's resolved type (psycopg 3 sends a
+	// small Python int as int2, which pg_typeof shows as smallint).
+	RegisterScalar("pg_typeof", Overload{Args: []types.T{Any}, Ret: types.Regtype,
+		Specialize: func(args []types.T, ret types.T) ScalarImpl {
+			oid := int64(0)
+			if len(args) == 1 {
+				oid = int64(args[0].OID)
+			}
+			return constFn(types.Regtype, func(*Ctx) Datum { return oid })
+		},
+		Impl: constFn(types.Regtype, func(*Ctx) Datum { return int64(types.OidUnknown) })})
 	// weir has no extended statistics objects (pg_statistic_ext is empty).
 	RegisterScalar("pg_get_statisticsobjdef_columns", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)})
 	RegisterScalar("pg_get_serial_sequence", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text, Impl: nullText(2)})
