@@ -78,6 +78,8 @@ func build(env *Env, plan planner.Node) (Operator, error) {
 		return newSetOpOp(env, p, inputs[0], inputs[1]), nil
 	case *planner.Window:
 		return &windowOp{env: env, plan: p, input: inputs[0], schema: planner.Schema(p.Cols)}, nil
+	case *planner.ProjectSet:
+		return &projectSetOp{env: env, plan: p, input: inputs[0], schema: planner.Schema(p.Cols)}, nil
 	}
 	for _, in := range inputs {
 		in.Close()
@@ -151,6 +153,10 @@ func walkPlan(plan planner.Node, fn func(*expr.Subquery)) {
 		es = append(es, p.Cond)
 	case *planner.Distinct:
 		es = append(es, p.On...)
+	case *planner.ProjectSet:
+		for _, c := range p.Calls {
+			es = append(es, c.Args...)
+		}
 	case *planner.Window:
 		for _, c := range p.Calls {
 			es = append(es, c.Args...)

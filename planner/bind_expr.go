@@ -21,6 +21,8 @@ type exprCtx struct {
 	agg *aggState
 	// win is non-nil where window functions are allowed (target list, ORDER BY).
 	win *winState
+	// srf is non-nil where set-returning functions are allowed (the select list).
+	srf *srfState
 	// what names the clause for error messages ("WHERE", "JOIN conditions").
 	what string
 }

@@ -31,6 +31,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		return b.bindWindowCall(f, ec)
 	}
+	if setReturning[name] {
+		return b.bindSRFCall(f, name, ec)
+	}
 	if windowOnly[name] {
 		return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "window function %s requires an OVER clause", name)
 	}
@@ -442,4 +445,27 @@ func (b *binder) bindFrame(def *pg_query.WindowDef, ec *exprCtx) (Frame, error) 
 		f.End, err = bound(OffsetFollowing, def.EndOffset)
 	}
 	return f, err
+}
+
+// bindSRFCall binds a set-returning function in a select list as a column
+// of the ProjectSet below the projection.
+func (b *binder) bindSRFCall(f *pg_query.FuncCall, name string, ec *exprCtx) (expr.Expr, error) {
+	if ec.srf == nil {
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, int(f.Location)+1, "set-returning functions are not allowed in %s", clause(ec))
+	}
+	inner := &exprCtx{sc: ec.sc, agg: ec.agg, what: "arguments of set-returning functions"}
+	var args []expr.Expr
+	for _, a := range f.Args {
+		e, err := b.bindExpr(a, inner)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	fs, err := b.bindSetReturning(name, args, int(f.Location))
+	if err != nil {
+		return nil, err
+	}
+	ec.srf.calls = append(ec.srf.calls, SRFCall{Func: name, Args: fs.Args, T: fs.Cols[0].T})
+	return &expr.ColumnRef{Index: srfPlaceholder + len(ec.srf.calls) - 1, T: fs.Cols[0].T, Name: name}, nil
 }

@@ -271,7 +271,8 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		wd := w.GetWindowDef()
 		win.named[wd.Name] = wd
 	}
-	ec := &exprCtx{sc: sc, agg: agg, win: win, what: "SELECT"}
+	srf := &srfState{}
+	ec := &exprCtx{sc: sc, agg: agg, win: win, srf: srf, what: "SELECT"}
 
 	// Targets.
 	var targets []target
@@ -403,13 +404,21 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		if base != win.base {
 			// Window columns were numbered before the aggregate's width was
 			// known; renumber them.
-			shiftWindowRefs(targets, win.base, base)
+			shiftRefs(targets, win.base, len(win.calls), base)
 		}
 		cols := append([]Column{}, plan.Columns()...)
 		for _, c := range win.calls {
 			cols = append(cols, Column{Name: c.Name, T: c.T})
 		}
 		plan = &Window{Input: plan, Calls: win.calls, Cols: cols}
+	}
+	if len(srf.calls) > 0 {
+		cols := append([]Column{}, plan.Columns()...)
+		shiftRefs(targets, srfPlaceholder, len(srf.calls), len(cols))
+		for _, c := range srf.calls {
+			cols = append(cols, Column{Name: c.Func, T: c.T})
+		}
+		plan = &ProjectSet{Input: plan, Calls: srf.calls, Cols: cols}
 	}
 	exprs := make([]expr.Expr, len(targets))
 	cols := make([]Column, len(targets))
@@ -453,7 +462,15 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 	return plan, nil
 }
 
-const windowPlaceholder = 1 << 20
+const (
+	windowPlaceholder = 1 << 20
+	srfPlaceholder    = 1 << 21
+)
+
+// srfState collects the set-returning functions of a select list.
+type srfState struct {
+	calls []SRFCall
+}
 
 func constVal(e expr.Expr) expr.Datum {
 	if c, ok := e.(*expr.Const); ok {
@@ -462,11 +479,13 @@ func constVal(e expr.Expr) expr.Datum {
 	return nil
 }
 
-// shiftWindowRefs renumbers references to window columns.
-func shiftWindowRefs(targets []target, from, to int) {
+// shiftRefs renumbers references to the count columns numbered from a
+// placeholder (window and set-returning function results, whose final
+// position is known only once the whole select list is bound).
+func shiftRefs(targets []target, from, count, to int) {
 	for i := range targets {
 		targets[i].e = mapColumnRefs(targets[i].e, func(c *expr.ColumnRef) expr.Expr {
-			if c.Index >= from {
+			if c.Index >= from && c.Index < from+count {
 				return &expr.ColumnRef{Index: c.Index - from + to, T: c.T, Name: c.Name}
 			}
 			return c

@@ -254,3 +254,23 @@ func (j *Join) Columns() []Column {
 	}
 	return append(append([]Column{}, j.Left.Columns()...), j.Right.Columns()...)
 }
+
+// SRFCall is one set-returning function in a select list.
+type SRFCall struct {
+	Func string
+	Args []expr.Expr // over the ProjectSet's input
+	T    types.T
+}
+
+// ProjectSet evaluates set-returning functions of a select list: each input
+// row becomes as many rows as its longest function result, the shorter ones
+// padded with NULL (PostgreSQL 10+ semantics). Output: the input columns,
+// then one column per call.
+type ProjectSet struct {
+	Input Node
+	Calls []SRFCall
+	Cols  []Column
+}
+
+func (p *ProjectSet) Columns() []Column { return p.Cols }
+func (p *ProjectSet) Children() []Node  { return []Node{p.Input} }

@@ -24,7 +24,7 @@ def check(name, fn):
         failures += 1
         msg = " ".join(f"{type(e).__name__}: {e}".split())
         print(f"FAIL {name}: {msg[:400]}")
-        traceback.print_exc()
+
 
 
 def setup():
