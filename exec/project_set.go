@@ -85,12 +85,18 @@ func (p *projectSetOp) expand(ctx context.Context, in arrow.RecordBatch) (arrow.
 			for i := 0; i < nIn; i++ {
 				expr.AppendDatum(bs[i], expr.DatumAt(in.Column(i), r))
 			}
-			for c := range p.plan.Calls {
-				var d expr.Datum
+			col := nIn
+			for c, call := range p.plan.Calls {
+				var d, ord expr.Datum
 				if k < len(results[c]) {
-					d = results[c][k]
+					d, ord = results[c][k], int64(k+1)
 				}
-				expr.AppendDatum(bs[nIn+c], d)
+				expr.AppendDatum(bs[col], d)
+				col++
+				if call.Ordinality {
+					expr.AppendDatum(bs[col], ord)
+					col++
+				}
 			}
 		}
 	}

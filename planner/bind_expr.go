@@ -653,6 +653,9 @@ func (b *binder) bindArrayExpr(a *pg_query.A_ArrayExpr, ec *exprCtx) (expr.Expr,
 }
 
 func (b *binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (expr.Expr, error) {
+	if len(ind.Indirection) == 1 && ind.Indirection[0].GetString_() != nil {
+		return b.bindFieldSelect(ind.Arg, ind.Indirection[0].GetString_().Sval, ec)
+	}
 	base, err := b.bindExpr(ind.Arg, ec)
 	if err != nil {
 		return nil, err
@@ -691,4 +694,36 @@ func (b *binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (expr
 		base = &expr.ArraySubscript{Array: base, Index: i, T: base.Type().Elem()}
 	}
 	return base, nil
+}
+
+// bindFieldSelect binds (record).field for the records weir carries as
+// one column per field: a column of a subquery or _pg_expandarray(...).
+func (b *binder) bindFieldSelect(arg *pg_query.Node, field string, ec *exprCtx) (expr.Expr, error) {
+	if fc := arg.GetFuncCall(); fc != nil && funcName(fc.Funcname) == "_pg_expandarray" {
+		fields, err := b.bindExpandArray(fc, ec)
+		if err != nil {
+			return nil, err
+		}
+		switch field {
+		case "x":
+			return fields[0], nil
+		case "n":
+			return fields[1], nil
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" not found in data type record", field)
+	}
+	cr := arg.GetColumnRef()
+	if cr == nil || ec.sc == nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "field selection from this expression is not supported")
+	}
+	qual, name := splitColumnRef(stringList(cr.Fields))
+	idx, col, depth, err := ec.sc.resolveField(qual, name, field, int(cr.Location)+1)
+	if err != nil {
+		return nil, err
+	}
+	if depth > 0 {
+		b.outerRefs++
+		return &expr.OuterRef{Depth: depth, Index: idx, T: col.T, Name: name + "." + field}, nil
+	}
+	return &expr.ColumnRef{Index: idx, T: col.T, Name: name + "." + field}, nil
 }

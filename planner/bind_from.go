@@ -69,7 +69,7 @@ func scopeOf(cols []Column, alias string, colnames []string, parent *scope) *sco
 		if i < len(colnames) {
 			name = colnames[i]
 		}
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: name, T: c.T, TableOID: c.TableOID, AttNum: c.AttNum})
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: name, T: c.T, TableOID: c.TableOID, AttNum: c.AttNum, Field: c.Field})
 	}
 	return sc
 }

@@ -466,6 +466,52 @@ func (b *binder) bindSRFCall(f *pg_query.FuncCall, name string, ec *exprCtx) (ex
 	if err != nil {
 		return nil, err
 	}
+	idx := ec.srf.width()
 	ec.srf.calls = append(ec.srf.calls, SRFCall{Func: name, Args: fs.Args, T: fs.Cols[0].T})
-	return &expr.ColumnRef{Index: srfPlaceholder + len(ec.srf.calls) - 1, T: fs.Cols[0].T, Name: name}, nil
+	return &expr.ColumnRef{Index: srfPlaceholder + idx, T: fs.Cols[0].T, Name: name}, nil
+}
+
+// width is the number of columns the calls so far produce.
+func (s *srfState) width() int {
+	n := 0
+	for _, c := range s.calls {
+		n++
+		if c.Ordinality {
+			n++
+		}
+	}
+	return n
+}
+
+// bindExpandArray binds information_schema._pg_expandarray(arr), which
+// pgjdbc calls for primary keys: a set of records (x = element, n = its
+// position), carried as two columns.
+func (b *binder) bindExpandArray(f *pg_query.FuncCall, ec *exprCtx) ([]expr.Expr, error) {
+	if ec.srf == nil || len(f.Args) != 1 {
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, int(f.Location)+1, "_pg_expandarray is supported only in a select list")
+	}
+	inner := &exprCtx{sc: ec.sc, agg: ec.agg, what: "arguments of set-returning functions"}
+	arg, err := b.bindExpr(f.Args[0], inner)
+	if err != nil {
+		return nil, err
+	}
+	if t := arg.Type().OID; t == types.OidInt2Vector || t == types.OidOidVector {
+		elem := types.Int2
+		if t == types.OidOidVector {
+			elem = types.Oid
+		}
+		if arg, err = b.coerce(arg, types.ArrayOf(elem), true, -1); err != nil {
+			return nil, err
+		}
+	}
+	if !arg.Type().IsArray() {
+		return nil, sqlerr.At(sqlerr.UndefinedFunction, int(f.Location)+1, "function _pg_expandarray(%s) does not exist", arg.Type())
+	}
+	idx := ec.srf.width()
+	elem := arg.Type().Elem()
+	ec.srf.calls = append(ec.srf.calls, SRFCall{Func: "unnest", Args: []expr.Expr{arg}, T: elem, Ordinality: true})
+	return []expr.Expr{
+		&expr.ColumnRef{Index: srfPlaceholder + idx, T: elem, Name: "x"},
+		&expr.ColumnRef{Index: srfPlaceholder + idx + 1, T: types.Int4, Name: "n"},
+	}, nil
 }

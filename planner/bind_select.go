@@ -286,6 +286,20 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 			targets = append(targets, ts...)
 			continue
 		}
+		if fc := rt.Val.GetFuncCall(); fc != nil && funcName(fc.Funcname) == "_pg_expandarray" {
+			fields, err := b.bindExpandArray(fc, ec)
+			if err != nil {
+				return nil, err
+			}
+			name := rt.Name
+			if name == "" {
+				name = "_pg_expandarray"
+			}
+			for i, f := range []string{"x", "n"} {
+				targets = append(targets, target{e: fields[i], name: name, col: Column{Name: name, Field: f, T: fields[i].Type()}})
+			}
+			continue
+		}
 		e, err := b.bindExpr(rt.Val, ec)
 		if err != nil {
 			return nil, err
@@ -414,9 +428,12 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 	}
 	if len(srf.calls) > 0 {
 		cols := append([]Column{}, plan.Columns()...)
-		shiftRefs(targets, srfPlaceholder, len(srf.calls), len(cols))
+		shiftRefs(targets, srfPlaceholder, srf.width(), len(cols))
 		for _, c := range srf.calls {
 			cols = append(cols, Column{Name: c.Func, T: c.T})
+			if c.Ordinality {
+				cols = append(cols, Column{Name: "ordinality", T: types.Int4})
+			}
 		}
 		plan = &ProjectSet{Input: plan, Calls: srf.calls, Cols: cols}
 	}
@@ -547,7 +564,7 @@ func (b *binder) expandStar(cr *pg_query.ColumnRef, ec *exprCtx) ([]target, erro
 	}
 	var out []target
 	for i, c := range ec.sc.cols {
-		if c.Hidden || c.System || (qual != "" && c.Table != qual) {
+		if c.Hidden || c.System || c.Field != "" || (qual != "" && c.Table != qual) {
 			continue
 		}
 		var e expr.Expr

@@ -19,7 +19,11 @@ type Node interface {
 
 // Column is one output column of a plan node.
 type Column struct {
-	Name     string
+	Name string
+	// Field is set for the parts of a record-valued column: weir carries a
+	// record (information_schema._pg_expandarray's result) as one column
+	// per field, all with the record's Name, reached as (name).field.
+	Field    string
 	T        types.T
 	TableOID uint32 // source table, for RowDescription; 0 if computed
 	AttNum   int16
@@ -260,12 +264,15 @@ type SRFCall struct {
 	Func string
 	Args []expr.Expr // over the ProjectSet's input
 	T    types.T
+	// Ordinality adds a second int4 column numbering the rows from 1
+	// (the "n" field of _pg_expandarray).
+	Ordinality bool
 }
 
 // ProjectSet evaluates set-returning functions of a select list: each input
 // row becomes as many rows as its longest function result, the shorter ones
 // padded with NULL (PostgreSQL 10+ semantics). Output: the input columns,
-// then one column per call.
+// then one column per call (two for calls with Ordinality).
 type ProjectSet struct {
 	Input Node
 	Calls []SRFCall

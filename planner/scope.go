@@ -20,6 +20,9 @@ type scopeCol struct {
 	Hidden bool
 	// System columns (tableoid) are found by name but not expanded by *.
 	System bool
+	// Field marks one field of a record-valued column (see Column.Field);
+	// such columns are reached only as (name).field.
+	Field string
 }
 
 // scope is the set of columns of one query level; parent is the enclosing
@@ -37,11 +40,17 @@ type scope struct {
 // resolve finds a column by optional qualifier and name. depth is 0 for
 // this scope, 1 for the parent, and so on.
 func (s *scope) resolve(qual, name string, pos int) (idx int, col scopeCol, depth int, err error) {
+	return s.resolveField(qual, name, "", pos)
+}
+
+// resolveField finds a field of a record-valued column, or with field ""
+// an ordinary column.
+func (s *scope) resolveField(qual, name, field string, pos int) (idx int, col scopeCol, depth int, err error) {
 	depth = 0
 	for sc := s; sc != nil; sc = sc.parent {
 		found := -1
 		for i, c := range sc.cols {
-			if c.Name != name {
+			if c.Name != name || c.Field != field {
 				continue
 			}
 			if qual != "" {

@@ -1,0 +1,370 @@
+package engine_test
+
+// TestDifferential runs randomly generated SELECTs on weir and on a real
+// PostgreSQL 15 over identical data and requires identical results: the
+// same SQLSTATE when PostgreSQL errors, otherwise the same number of columns
+// and the same text values (NULLs included), in order when the query has a
+// total ORDER BY and as a multiset otherwise. Generator:
+// differential_gen_test.go.
+//
+//	go test ./engine -run TestDifferential                     # 300 queries, random seed
+//	go test ./engine -run TestDifferential -diff.seed=42 -diff.n=5000 -diff.v
+//
+// A failing run prints its seed and writes a self-contained reproduction
+// script (schema, data, minimised failing queries) to the temp directory.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/weir-sql/weir/internal/pgtest"
+)
+
+var (
+	diffN       = flag.Int("diff.n", 300, "TestDifferential: number of random queries")
+	diffSeed    = flag.Int64("diff.seed", 0, "TestDifferential: seed (0: derive one from the clock)")
+	diffVerbose = flag.Bool("diff.v", false, "TestDifferential: log every query")
+	diffMaxRep  = flag.Int("diff.report", 20, "TestDifferential: report at most this many mismatches in detail")
+)
+
+// knownDifferences lists query shapes on which weir is known to differ from
+// PostgreSQL. A mismatching query matching one of these is logged, not
+// failed. Every entry needs a comment naming the bug; remove the entry once
+// it is fixed. Anything not listed fails the test.
+var knownDifferences = []struct {
+	re  *regexp.Regexp
+	why string
+}{}
+
+// outcome is one server's answer to one query.
+type outcome struct {
+	err  string // "" on success
+	code string // SQLSTATE when err is a server error
+	cols int
+	rows []string // each row encoded by encodeRow
+}
+
+func encodeRow(raw [][]byte) string {
+	parts := make([]string, len(raw))
+	for i, v := range raw {
+		if v == nil {
+			parts[i] = "NULL"
+		} else {
+			parts[i] = strconv.Quote(string(v))
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+func runQuery(conn *pgx.Conn, sql string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var o outcome
+	rows, err := conn.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	if err == nil {
+		for rows.Next() {
+			o.rows = append(o.rows, encodeRow(rows.RawValues()))
+		}
+		o.cols = len(rows.FieldDescriptions())
+		rows.Close()
+		err = rows.Err()
+	}
+	if err != nil {
+		o.rows, o.cols = nil, 0
+		o.err = err.Error()
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			o.code = pe.Code
+		} else {
+			o.code = "client"
+		}
+	}
+	return o
+}
+
+// diff describes how weir's outcome differs from PostgreSQL's, "" if it
+// does not.
+func diffOutcomes(pg, w outcome, ordered bool) string {
+	switch {
+	case pg.err != "" && w.err != "":
+		if pg.code != w.code {
+			return fmt.Sprintf("SQLSTATE differs: PostgreSQL %s, weir %s", pg.code, w.code)
+		}
+		return ""
+	case pg.err != "":
+		return "PostgreSQL errors, weir does not"
+	case w.err != "":
+		return "weir errors, PostgreSQL does not"
+	}
+	if pg.cols != w.cols {
+		return fmt.Sprintf("column count differs: PostgreSQL %d, weir %d", pg.cols, w.cols)
+	}
+	a, b := pg.rows, w.rows
+	how := "rows (in order)"
+	if !ordered {
+		a, b = slices.Clone(a), slices.Clone(b)
+		slices.Sort(a)
+		slices.Sort(b)
+		how = "rows (as multisets)"
+	}
+	if len(a) != len(b) {
+		return fmt.Sprintf("row count differs: PostgreSQL %d, weir %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return fmt.Sprintf("%s differ at row %d: PostgreSQL %s, weir %s", how, i+1, a[i], b[i])
+		}
+	}
+	return ""
+}
+
+func (o outcome) String() string {
+	if o.err != "" {
+		return "ERROR " + o.err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d columns, %d rows", o.cols, len(o.rows))
+	for i, r := range o.rows {
+		if i == 12 {
+			fmt.Fprintf(&b, "\n    ... (%d more)", len(o.rows)-i)
+			break
+		}
+		if len(r) > 300 {
+			r = r[:300] + "..."
+		}
+		b.WriteString("\n    " + r)
+	}
+	return b.String()
+}
+
+// diffPair holds a connection to each server.
+type diffPair struct {
+	t   *testing.T
+	srv *server
+	w   *pgx.Conn
+	pg  *pgx.Conn
+}
+
+func (p *diffPair) run(sql string) (pg, w outcome) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pg = runQuery(p.pg, sql)
+	}()
+	w = runQuery(p.w, sql)
+	wg.Wait()
+	if p.w.IsClosed() {
+		// weir dropped the connection (or the query timed out): carry on.
+		p.w = p.srv.connect(p.t)
+		p.mustExecW("SET TimeZone = 'UTC'")
+	}
+	return pg, w
+}
+
+func (p *diffPair) mustExecW(sql string) {
+	if _, err := p.w.Exec(context.Background(), sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+		p.t.Fatalf("weir: %v\n%s", err, sql)
+	}
+}
+
+func (p *diffPair) mustExecBoth(sql string) {
+	p.t.Helper()
+	if _, err := p.pg.Exec(context.Background(), sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+		p.t.Fatalf("PostgreSQL: %v\n%s", err, truncate(sql, 500))
+	}
+	if _, err := p.w.Exec(context.Background(), sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+		p.t.Fatalf("weir: %v\n%s", err, truncate(sql, 500))
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// shrink greedily simplifies a mismatching query while it keeps mismatching
+// (and, if PostgreSQL accepted the original, PostgreSQL still accepts it).
+func (p *diffPair) shrink(q *query, pgErrOK bool) (*query, outcome, outcome, string) {
+	pgOut, wOut := p.run(q.sql())
+	why := diffOutcomes(pgOut, wOut, q.ordered())
+	for steps := 0; steps < 40; steps++ {
+		improved := false
+		for _, c := range shrinkCandidates(q) {
+			cp, cw := p.run(c.sql())
+			if cp.err != "" && !pgErrOK {
+				continue
+			}
+			if d := diffOutcomes(cp, cw, c.ordered()); d != "" {
+				q, pgOut, wOut, why = c, cp, cw, d
+				improved = true
+				break
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return q, pgOut, wOut, why
+}
+
+func TestDifferential(t *testing.T) {
+	seed := *diffSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	t.Logf("seed %d (reproduce: go test ./engine -run TestDifferential -diff.seed=%d -diff.n=%d)", seed, seed, *diffN)
+
+	pg := pgtest.Shared(t)
+	pgConn, err := pgx.Connect(context.Background(), pg.FreshDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgConn.Close(context.Background()) })
+	srv := startServer(t, t.TempDir())
+	p := &diffPair{t: t, srv: srv, w: srv.connect(t), pg: pgConn}
+
+	p.mustExecBoth("SET TimeZone = 'UTC'")
+	r := rand.New(rand.NewSource(seed))
+	data := genData(r)
+	for _, s := range data {
+		p.mustExecBoth(s)
+	}
+
+	g := &gen{r: r}
+	var (
+		pass, known, failed int
+		pgErrors            int
+		byKind              = map[string][2]int{} // kind -> {run, failed}
+		repro               strings.Builder
+	)
+	for i := 0; i < *diffN; i++ {
+		q := g.genQuery()
+		sql := q.sql()
+		pgOut, wOut := p.run(sql)
+		if pgOut.err != "" {
+			pgErrors++
+		}
+		k := byKind[q.kind]
+		k[0]++
+		d := diffOutcomes(pgOut, wOut, q.ordered())
+		if *diffVerbose {
+			t.Logf("#%d [%s] %s -> %s", i, q.kind, sql, map[bool]string{true: "ok", false: "MISMATCH"}[d == ""])
+		}
+		if d == "" {
+			pass++
+			byKind[q.kind] = k
+			continue
+		}
+		k[1]++
+		byKind[q.kind] = k
+		isKnown := false
+		for _, kd := range knownDifferences {
+			if kd.re.MatchString(sql) {
+				known++
+				isKnown = true
+				t.Logf("known difference (%s): query #%d: %s\n  %s", kd.why, i, sql, d)
+				break
+			}
+		}
+		if isKnown {
+			continue
+		}
+		failed++
+		if failed > *diffMaxRep {
+			continue
+		}
+		mq, mpg, mw, md := p.shrink(q, pgOut.err != "")
+		msg := fmt.Sprintf("seed %d, query #%d [%s]: %s\nSQL: %s\n--- PostgreSQL: %s\n--- weir: %s",
+			seed, i, q.kind, d, sql, pgOut, wOut)
+		if ms := mq.sql(); ms != sql {
+			msg += fmt.Sprintf("\nminimised: %s\nSQL: %s\n--- PostgreSQL: %s\n--- weir: %s", md, ms, mpg, mw)
+		}
+		t.Error(msg)
+		fmt.Fprintf(&repro, "-- query #%d [%s]: %s\n%s;\n\n", i, q.kind, md, mq.sql())
+	}
+
+	var kinds []string
+	for k, v := range byKind {
+		kinds = append(kinds, fmt.Sprintf("%s %d/%d", k, v[0]-v[1], v[0]))
+	}
+	slices.Sort(kinds)
+	t.Logf("seed %d: %d queries, %d equal (%d of them errors on PostgreSQL), %d known differences, %d failing; passing by kind: %s",
+		seed, *diffN, pass, pgErrors, known, failed, strings.Join(kinds, ", "))
+	if failed > 0 {
+		path := filepath.Join(os.TempDir(), fmt.Sprintf("weir-differential-%d.sql", seed))
+		script := "-- TestDifferential reproduction, seed " + strconv.FormatInt(seed, 10) + "\nSET TimeZone = 'UTC';\n" +
+			strings.Join(data, ";\n") + ";\n\n" + repro.String()
+		if err := os.WriteFile(path, []byte(script), 0o644); err == nil {
+			t.Logf("reproduction script (schema, data, minimised queries): %s", path)
+		}
+		t.Errorf("seed %d: %d of %d queries differ from PostgreSQL (rerun with -diff.seed=%d)", seed, failed, *diffN, seed)
+	}
+}
+
+var diffScript = flag.String("diff.script", "", "TestDifferentialScript: file of SQL statements (each ending in ';' at end of line) to run on both servers, printing both answers")
+
+// TestDifferentialScript runs a reproduction script such as the one
+// TestDifferential writes, printing PostgreSQL's and weir's answer to each
+// statement that is not a CREATE/INSERT/SET. Skipped without -diff.script.
+func TestDifferentialScript(t *testing.T) {
+	if *diffScript == "" {
+		t.Skip("no -diff.script")
+	}
+	src, err := os.ReadFile(*diffScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := pgtest.Shared(t)
+	pgConn, err := pgx.Connect(context.Background(), pg.FreshDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgConn.Close(context.Background()) })
+	srv := startServer(t, t.TempDir())
+	p := &diffPair{t: t, srv: srv, w: srv.connect(t), pg: pgConn}
+	p.mustExecBoth("SET TimeZone = 'UTC'")
+	var lines []string
+	for _, l := range strings.Split(string(src), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			lines = append(lines, l)
+		}
+	}
+	for _, stmt := range strings.Split(strings.Join(lines, "\n"), ";\n") {
+		stmt = strings.TrimSpace(stmt)
+		if stmt == "" {
+			continue
+		}
+		pgOut, wOut := p.run(stmt)
+		u := strings.ToUpper(stmt)
+		if strings.HasPrefix(u, "CREATE") || strings.HasPrefix(u, "INSERT") || strings.HasPrefix(u, "SET") {
+			if pgOut.err != "" || wOut.err != "" {
+				t.Fatalf("setup failed: %s\nPostgreSQL: %s\nweir: %s", truncate(stmt, 300), pgOut, wOut)
+			}
+			continue
+		}
+		ordered := strings.Contains(u, "ORDER BY")
+		d := diffOutcomes(pgOut, wOut, ordered)
+		if d == "" {
+			d = "same"
+		}
+		t.Logf("%s\n  => %s\n--- PostgreSQL: %s\n--- weir: %s", stmt, d, pgOut, wOut)
+	}
+}
