@@ -88,7 +88,7 @@ func (c *Catalog) bootstrap() error {
 	}{
 		{prefixDB + DefaultDB, &Database{OID: uint32(dbOID), Name: DefaultDB}},
 		{prefixSchema + "pg_catalog", &Schema{OID: PGCatalogOID, Name: "pg_catalog", Owner: BootstrapRoleOID}},
-		{prefixSchema + "public", &Schema{OID: PublicOID, Name: "public", Owner: BootstrapRoleOID}},
+		{prefixSchema + "public", &Schema{OID: PublicOID, Name: "public", Owner: DatabaseOwnerRoleOID}},
 		{prefixSchema + "information_schema", &Schema{OID: InformationSchemaOID, Name: "information_schema", Owner: BootstrapRoleOID}},
 		{prefixRole + BootstrapRole, &Role{OID: BootstrapRoleOID, Name: BootstrapRole, Superuser: true, CanLogin: true}},
 	}

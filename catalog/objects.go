@@ -63,6 +63,10 @@ func (k RelKind) dropCommand() string {
 // the store's "oid" counter, starting at FirstUserOID.
 const (
 	BootstrapRoleOID     uint32 = 10
+	// DatabaseOwnerRoleOID is PostgreSQL's pg_database_owner, the owner of
+	// schema public since PostgreSQL 14 (psql's \dn shows it).
+	DatabaseOwnerRoleOID uint32 = 6171
+	DatabaseOwnerRole           = "pg_database_owner"
 	PGCatalogOID         uint32 = 11
 	PublicOID            uint32 = 2200
 	InformationSchemaOID uint32 = 13000

@@ -199,6 +199,9 @@ func (v *catalogView) NamespaceName(oid uint32) (string, bool) {
 }
 
 func (v *catalogView) RoleName(oid uint32) (string, bool) {
+	if oid == catalog.DatabaseOwnerRoleOID {
+		return catalog.DatabaseOwnerRole, true
+	}
 	for _, r := range v.s.eng.cat.Roles() {
 		if r.OID == oid {
 			return r.Name, true

@@ -160,7 +160,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true}
 
 func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (Node, *scope, error) {
 	if rf.Lateral || len(rf.Functions) != 1 {
@@ -261,6 +261,12 @@ func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*Func
 		}
 		return &FunctionScan{Func: name, Args: args, Cols: []Column{{Name: name, T: t}}}, nil
 	case "unnest":
+		if len(args) == 1 {
+			var err error
+			if args[0], err = b.vectorAsArray(args[0]); err != nil {
+				return nil, err
+			}
+		}
 		if len(args) != 1 || !args[0].Type().IsArray() {
 			if len(args) == 1 && args[0].Type().OID == types.OidUnknown {
 				return nil, sqlerr.At(sqlerr.IndeterminateDatatype, pos+1, "could not determine polymorphic type because input has type unknown")
@@ -269,7 +275,40 @@ func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*Func
 		}
 		return &FunctionScan{Func: name, Args: args, Cols: []Column{{Name: name, T: args[0].Type().Elem()}}}, nil
 	case "generate_subscripts":
-		return &FunctionScan{Func: name, Args: args, Cols: []Column{{Name: name, T: types.Int4}}}, nil
+		// generate_subscripts(arr, 1) is the series of arr's subscripts:
+		// 1..n for arrays, 0..n-1 for int2vector / oidvector.
+		if len(args) != 2 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function generate_subscripts with %d arguments does not exist", len(args))
+		}
+		lo := int64(1)
+		if t := args[0].Type().OID; t == types.OidInt2Vector || t == types.OidOidVector {
+			lo = 0
+		}
+		arr, err := b.vectorAsArray(args[0])
+		if err != nil {
+			return nil, err
+		}
+		n, err := b.callResolved("cardinality", []expr.Expr{arr}, types.T{}, pos)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.opOver("+", []expr.Expr{n, &expr.Const{Val: lo - 1, T: types.Int4}}, pos)
+		if err != nil {
+			return nil, err
+		}
+		return &FunctionScan{Func: "generate_series", Args: []expr.Expr{&expr.Const{Val: lo, T: types.Int4}, hi},
+			Cols: []Column{{Name: name, T: types.Int4}}}, nil
+	case "pg_partition_ancestors":
+		// weir has no partitions: a relation's only ancestor is itself.
+		if len(args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function pg_partition_ancestors with %d arguments does not exist", len(args))
+		}
+		rel, err := b.coerce(args[0], types.Regclass, false, -1)
+		if err != nil {
+			return nil, err
+		}
+		return &FunctionScan{Func: "unnest", Args: []expr.Expr{&expr.ArrayConstructor{Elems: []expr.Expr{rel}, T: types.ArrayOf(types.Regclass)}},
+			Cols: []Column{{Name: "relid", T: types.Regclass}}}, nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "function %s in FROM is not supported", name)
 }
@@ -579,4 +618,15 @@ func mapAll(es []expr.Expr, fn func(*expr.ColumnRef) expr.Expr) []expr.Expr {
 		out[i] = mapColumnRefs(e, fn)
 	}
 	return out
+}
+
+// vectorAsArray turns an int2vector / oidvector into the array it lists.
+func (b *binder) vectorAsArray(e expr.Expr) (expr.Expr, error) {
+	switch e.Type().OID {
+	case types.OidInt2Vector:
+		return b.coerce(e, types.ArrayOf(types.Int2), true, -1)
+	case types.OidOidVector:
+		return b.coerce(e, types.ArrayOf(types.Oid), true, -1)
+	}
+	return e, nil
 }

@@ -467,7 +467,7 @@ func (b *binder) bindSRFCall(f *pg_query.FuncCall, name string, ec *exprCtx) (ex
 		return nil, err
 	}
 	idx := ec.srf.width()
-	ec.srf.calls = append(ec.srf.calls, SRFCall{Func: name, Args: fs.Args, T: fs.Cols[0].T})
+	ec.srf.calls = append(ec.srf.calls, SRFCall{Func: fs.Func, Args: fs.Args, T: fs.Cols[0].T})
 	return &expr.ColumnRef{Index: srfPlaceholder + idx, T: fs.Cols[0].T, Name: name}, nil
 }
 

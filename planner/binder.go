@@ -45,7 +45,40 @@ func BindQuery(cat Catalog, stmt *pg_query.Node, paramTypes []types.T) (*Query, 
 	if err != nil {
 		return nil, err
 	}
+	if plan, err = b.regTypesAsNames(plan); err != nil {
+		return nil, err
+	}
 	return &Query{Plan: plan, ParamTypes: b.finalParams()}, nil
+}
+
+// regTypesAsNames converts result columns of the reg* types (regclass,
+// regtype, ...) to their names, as PostgreSQL's output functions print
+// them. Inside the query they stay OIDs so that they compare with oid
+// columns; only what the client receives is the name, typed text.
+func (b *binder) regTypesAsNames(plan Node) (Node, error) {
+	cols := plan.Columns()
+	need := false
+	for _, c := range cols {
+		need = need || needsCatalog(c.T.OID)
+	}
+	if !need {
+		return plan, nil
+	}
+	exprs := make([]expr.Expr, len(cols))
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		var e expr.Expr = &expr.ColumnRef{Index: i, T: c.T, Name: c.Name}
+		out[i] = c
+		if needsCatalog(c.T.OID) {
+			var err error
+			if e, err = b.coerce(e, types.Text, true, -1); err != nil {
+				return nil, err
+			}
+			out[i] = Column{Name: c.Name, T: types.Text}
+		}
+		exprs[i] = e
+	}
+	return &Project{Input: plan, Exprs: exprs, Cols: out}, nil
 }
 
 // finalParams returns parameter types with unresolved ones as text, as

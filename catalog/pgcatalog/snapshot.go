@@ -96,11 +96,14 @@ func (s *Snapshot) nspOID(name string) uint32 {
 	return 0
 }
 
+// roles lists the catalog's roles plus PostgreSQL's built-in
+// pg_database_owner (owner of schema public), which cannot log in.
 func (s *Snapshot) roles() []*catalog.Role {
+	owner := &catalog.Role{OID: catalog.DatabaseOwnerRoleOID, Name: catalog.DatabaseOwnerRole}
 	if s.Cat == nil {
-		return []*catalog.Role{{OID: catalog.BootstrapRoleOID, Name: catalog.BootstrapRole, Superuser: true, CanLogin: true}}
+		return []*catalog.Role{{OID: catalog.BootstrapRoleOID, Name: catalog.BootstrapRole, Superuser: true, CanLogin: true}, owner}
 	}
-	return s.Cat.Roles()
+	return append(s.Cat.Roles(), owner)
 }
 
 // roleName is the name of the role with that OID; "" if it was dropped.

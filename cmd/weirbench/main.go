@@ -198,13 +198,14 @@ func waitReady(url string, timeout time.Duration) error {
 // ---------- measurements ----------
 
 type sample struct {
-	name   string
-	unit   string // "s" (lower is better) or "/s" (higher is better)
-	weir   []float64
-	pg     []float64
-	goal   string
-	goalOK func(weirMed, pgMed float64) bool
-	info   bool // no goal: the goal column says whether it would reach it
+	name      string
+	unit      string // "s" (lower is better) or "/s" (higher is better)
+	weir      []float64
+	pg        []float64
+	goal      string
+	goalOK    func(weirMed, pgMed float64) bool
+	info      bool // no goal: the last column says whether infoLabel holds
+	infoLabel string
 }
 
 func median(xs []float64) float64 {
@@ -462,6 +463,19 @@ func run(c config) error {
 	if _, err := targets[1].conn.Exec(ctx, "VACUUM ANALYZE t"); err != nil {
 		return err
 	}
+	pgPlan := ""
+	if rs, err := targets[1].conn.PgConn().Exec(ctx, "EXPLAIN "+groupByQ).ReadAll(); err == nil && len(rs) == 1 {
+		var lines []string
+		for _, r := range rs[0].Rows {
+			l := strings.TrimSpace(string(r[0]))
+			if i := strings.Index(l, "  (cost="); i >= 0 {
+				l = l[:i]
+			}
+			lines = append(lines, strings.Join(strings.Fields(strings.TrimPrefix(l, "-> ")), " "))
+		}
+		pgPlan = strings.Join(lines, " / ")
+		logf("PostgreSQL plan: %s", pgPlan)
+	}
 	for _, t := range targets { // warm up
 		if _, err := groupByOnce(ctx, t.conn, 1); err != nil {
 			return fmt.Errorf("GROUP BY on %s: %w", t.name, err)
@@ -471,6 +485,21 @@ func run(c config) error {
 	if err := interleave(gbS, c.repeat, targets, func(t *target) (float64, error) {
 		return groupByOnce(ctx, t.conn, c.gbRuns)
 	}); err != nil {
+		return err
+	}
+
+	// The same against PostgreSQL restricted to one process, for reference.
+	if _, err := targets[1].conn.Exec(ctx, "SET max_parallel_workers_per_gather = 0"); err != nil {
+		return err
+	}
+	gb1S := &sample{name: fmt.Sprintf("GROUP BY over %d rows, pg without parallel workers", c.rows), unit: "s",
+		goal: "none (reference)", goalOK: lower(1), info: true, infoLabel: "weir ≤ pg"}
+	if err := interleave(gb1S, c.repeat, targets, func(t *target) (float64, error) {
+		return groupByOnce(ctx, t.conn, c.gbRuns)
+	}); err != nil {
+		return err
+	}
+	if _, err := targets[1].conn.Exec(ctx, "RESET max_parallel_workers_per_gather"); err != nil {
 		return err
 	}
 
@@ -491,7 +520,7 @@ func run(c config) error {
 	}); err != nil {
 		return err
 	}
-	s1s := &sample{name: "SELECT 1 round trips (simple protocol)", unit: "/s", goal: "none (reported; 80% shown)", goalOK: higher(0.8), info: true}
+	s1s := &sample{name: "SELECT 1 round trips (simple protocol)", unit: "/s", goal: "none (reported)", goalOK: higher(0.8), info: true, infoLabel: "≥80%"}
 	if err := interleave(s1s, c.repeat, targets, func(t *target) (float64, error) {
 		return select1Once(ctx, t.conn, c.roundTrips, true)
 	}); err != nil {
@@ -499,10 +528,10 @@ func run(c config) error {
 	}
 	elapsed := time.Since(t0)
 
-	samples := []*sample{copyS, gbS, s1, s1s}
+	samples := []*sample{copyS, gbS, gb1S, s1, s1s}
 	cmdline := "go run ./cmd/weirbench " + strings.Join(os.Args[1:], " ")
 	cmdline = strings.TrimSpace(cmdline)
-	md := report(c, samples, cmdline, pgVersion, size, elapsed)
+	md := report(c, samples, cmdline, pgVersion, size, elapsed, pgPlan)
 	fmt.Println()
 	fmt.Println(md)
 
@@ -521,7 +550,7 @@ func run(c config) error {
 
 func goVersion() string { return runtime.Version() }
 
-func report(c config, samples []*sample, cmdline, pgVersion string, csvBytes int64, elapsed time.Duration) string {
+func report(c config, samples []*sample, cmdline, pgVersion string, csvBytes int64, elapsed time.Duration, pgPlan string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc), %s/%s, %s, %s; PostgreSQL %s\n",
@@ -540,9 +569,9 @@ func report(c config, samples []*sample, cmdline, pgVersion string, csvBytes int
 			met = "**NO**"
 		}
 		if s.info {
-			met = "(≥80%: yes)"
+			met = "(" + s.infoLabel + ": yes)"
 			if !s.goalOK(wm, pm) {
-				met = "(≥80%: no)"
+				met = "(" + s.infoLabel + ": no)"
 			}
 		}
 		var wcol, pcol, wbc, pbc string
@@ -559,6 +588,9 @@ func report(c config, samples []*sample, cmdline, pgVersion string, csvBytes int
 			wbc, pbc = fmtVal(wb, "s"), fmtVal(pb, "s")
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2f | %s | %s |\n", s.name, wcol, pcol, wbc, pbc, ratio, s.goal, met)
+	}
+	if pgPlan != "" {
+		fmt.Fprintf(&b, "\nPostgreSQL's GROUP BY plan (default settings): `%s`.\n", pgPlan)
 	}
 	b.WriteString("\nRatios are weir/PostgreSQL of the medians: for times lower is better for weir, for round-trip rates higher is better.\n")
 	return b.String()
