@@ -11,7 +11,7 @@ import (
 // packages each package may import. External modules are not restricted.
 // sql/sqlerr is a leaf (errors with SQLSTATEs) every layer may use.
 var allowedImports = map[string][]string{
-	"cmd/weir":   {"*"},
+	"cmd":        {"*"},
 	"engine":     {"*"},
 	"wire":       {"sql/types", "sql/sqlerr"},
 	"sql/sqlerr": {},

@@ -62,7 +62,7 @@ func (k RelKind) dropCommand() string {
 // PostgreSQL build; weir fixes it). Objects created later get OIDs from
 // the store's "oid" counter, starting at FirstUserOID.
 const (
-	BootstrapRoleOID     uint32 = 10
+	BootstrapRoleOID uint32 = 10
 	// DatabaseOwnerRoleOID is PostgreSQL's pg_database_owner, the owner of
 	// schema public since PostgreSQL 14 (psql's \dn shows it).
 	DatabaseOwnerRoleOID uint32 = 6171

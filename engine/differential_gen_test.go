@@ -329,7 +329,7 @@ func (g *gen) expr(t dtype, depth int) string {
 		case 10:
 			return fmt.Sprintf("(%s - %s)", g.expr(tDate, d), g.expr(tDate, d))
 		case 11:
-			if !g.noErr && g.chance(15) {
+			if !g.noErr && g.chance(50) {
 				// May fail with 22P02 at run time.
 				return fmt.Sprintf("%s::int4", g.expr(tText, d))
 			}
@@ -378,7 +378,7 @@ func (g *gen) expr(t dtype, depth int) string {
 		case 10:
 			return fmt.Sprintf("(%s * %s)", g.expr(tNum, d), g.expr(tNum, 0))
 		case 11:
-			if !g.noErr && g.chance(10) {
+			if !g.noErr && g.chance(40) {
 				// Division by zero (22012) when a row has c = 0 ... or NULL.
 				return fmt.Sprintf("(%s / (%s - %s))", g.expr(tNum, d), g.leaf(tInt4), g.leaf(tInt4))
 			}
@@ -710,7 +710,7 @@ func (g *gen) maybeWhere(p int) string {
 
 // genQuery produces the next random query.
 func (g *gen) genQuery() *query {
-	g.noErr = !g.chance(8)
+	g.noErr = !g.chance(15)
 	switch n := g.n(100); {
 	case n < 22:
 		return g.genSimple()
@@ -733,6 +733,18 @@ func (g *gen) genSimple() *query {
 	q := &query{kind: "simple"}
 	q.left.from = from
 	q.left.items, q.left.types = g.items(1 + g.n(4))
+	if !g.noErr && g.chance(30) {
+		// An expression that fails for some (or all) rows.
+		q.left.items = append(q.left.items, g.pick(
+			"(x.a / 0)", "(x.a % 0)", "(x.c / 0)", "(x.d / 0)", "x.s::int4", "x.s::numeric", "x.s::date", "x.s::bool",
+			"(x.b * 4000000000)", "(x.a * 30000000)", "sqrt(-1 - abs(x.d))", "ln(x.d)", "x.b::int4",
+			"'2024-13-01'::date", "'abc'::int4", "x.c::numeric(3,1)", "(x.id + 2147483600)"))
+		q.left.types = append(q.left.types, tInt4)
+		if strings.HasPrefix(from, "t3") {
+			q.left.items = q.left.items[:len(q.left.items)-1]
+			q.left.types = q.left.types[:len(q.left.types)-1]
+		}
+	}
 	q.left.where = g.maybeWhere(70)
 	q.left.distinct = g.chance(20)
 	g.finish(q)

@@ -180,8 +180,8 @@ func (x *IsNull) String() string {
 
 // BoolTest is IS [NOT] TRUE / FALSE / UNKNOWN.
 type BoolTest struct {
-	Arg  Expr
-	Want int // 1 true, 0 false, -1 unknown
+	Arg    Expr
+	Want   int // 1 true, 0 false, -1 unknown
 	Negate bool
 }
 
