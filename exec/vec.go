@@ -155,6 +155,31 @@ func (v *colVec) load(arr arrow.Array, t types.T, forSort bool) {
 			v.datums[i] = expr.DatumAt(arr, i)
 		}
 	}
+	v.clearNullSlots(n)
+}
+
+// clearNullSlots zeroes the values under NULLs. Arrow leaves whatever a
+// kernel wrote there, and hashing reads the value before it looks at the
+// NULL flag, so two NULLs must carry the same value to hash alike.
+func (v *colVec) clearNullSlots(n int) {
+	if v.nulls == nil {
+		return
+	}
+	for i, isNull := range v.nulls[:n] {
+		if !isNull {
+			continue
+		}
+		switch v.kind {
+		case kindInt:
+			v.ints[i] = 0
+		case kindFloat:
+			v.floats[i] = 0
+		case kindNumeric:
+			v.decs[i].SetInt64(0)
+		case kindString, kindEncoded:
+			v.strs[i] = ""
+		}
+	}
 }
 
 func loadInts(dst []int64, arr arrow.Array) {
