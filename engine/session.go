@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -24,7 +25,20 @@ type Session struct {
 	loc       *time.Location
 
 	tx txState
+
+	// plans caches prepared statements by query text, so that a repeated
+	// simple-protocol query is parsed and bound once (a statement re-binds
+	// itself when the catalog changed).
+	plans map[planKey][]wire.Statement
 }
+
+// planKey identifies a cached statement list: the text, the declared
+// parameter types, and the search path it was bound under.
+type planKey struct {
+	query, params, searchPath string
+}
+
+const maxCachedPlans = 512
 
 // txState is the session's transaction block.
 type txState struct {
@@ -115,6 +129,33 @@ func (s *Session) Close() {
 
 // Prepare implements wire.Session.
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) ([]wire.Statement, error) {
+	key := planKey{query: query, params: fmt.Sprint(paramTypes), searchPath: s.settings["search_path"]}
+	if cached, ok := s.plans[key]; ok {
+		if len(cached) != 1 {
+			return cached, nil
+		}
+		st := cached[0].(*statement)
+		if st.prepared && st.catVersion == s.eng.cat.Version() {
+			return cached, nil
+		}
+		if err := st.prepare(); err != nil {
+			delete(s.plans, key)
+			return nil, err
+		}
+		return cached, nil
+	}
+	out, err := s.prepareNew(query, paramTypes)
+	if err != nil {
+		return nil, err
+	}
+	if s.plans == nil || len(s.plans) >= maxCachedPlans {
+		s.plans = map[planKey][]wire.Statement{}
+	}
+	s.plans[key] = out
+	return out, nil
+}
+
+func (s *Session) prepareNew(query string, paramTypes []uint32) ([]wire.Statement, error) {
 	stmts, err := parse.Parse(query)
 	if err != nil {
 		return nil, err

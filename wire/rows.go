@@ -105,9 +105,12 @@ func (c *conn) sendRows(ctx context.Context, cur *cursor, limit int64) (int64, e
 			return n, nil
 		}
 		if cur.batch == nil || cur.row >= int(cur.batch.NumRows()) {
-			if c.pending > 0 && cur.batch != nil {
+			if c.pending > 0 && cur.batch != nil && isStreaming(cur.res) {
 				// Next may block (a streaming result waits for input):
-				// let the client have the rows sent so far first.
+				// let the client have the rows sent so far first. A
+				// finished result is not flushed here, so that a short
+				// query's rows, CommandComplete and ReadyForQuery leave in
+				// one write.
 				c.flush()
 			}
 			b, err := cur.res.Next(ctx)
@@ -186,4 +189,17 @@ func commandTag(tag string, hasRows bool, sent int64) string {
 		return "SELECT " + strconv.FormatInt(sent, 10)
 	}
 	return tag
+}
+
+// StreamingResult is implemented by results whose Next may wait for data
+// that does not exist yet (SUBSCRIBE): the wire layer flushes the rows sent
+// so far before each Next of such a result.
+type StreamingResult interface {
+	Result
+	Streaming() bool
+}
+
+func isStreaming(r Result) bool {
+	s, ok := r.(StreamingResult)
+	return ok && s.Streaming()
 }

@@ -343,7 +343,7 @@ func TestPsql(t *testing.T) {
 		if g, w := header(got), header(want); fmt.Sprint(g) != fmt.Sprint(w) {
 			t.Errorf("\\l header: got %q, want %q", g, w)
 		}
-		if !regexp.MustCompile(`(?m)^ weir +\| weir +\| UTF8 +\| C +\| C +\| +\| libc +\| *$`).MatchString(got) {
+		if !regexp.MustCompile(`(?m)^ weir +\| weir +\| UTF8 +\| C\.UTF-8 +\| C\.UTF-8 +\| +\| libc +\| *$`).MatchString(got) {
 			t.Errorf("\\l: no row for database weir like PostgreSQL's:\n%s", got)
 		}
 	})

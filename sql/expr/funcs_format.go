@@ -208,14 +208,14 @@ var (
 
 // fmtTm holds the broken-down value to_char formats.
 type fmtTm struct {
-	year, mon, mday  int64
-	hour, min, sec   int64
-	fsec             int64
-	yday, wday       int64
-	gmtoff           int64
-	tzn              string
-	interval         bool
-	days             int64 // day number since 1970 (not for intervals)
+	year, mon, mday int64
+	hour, min, sec  int64
+	fsec            int64
+	yday, wday      int64
+	gmtoff          int64
+	tzn             string
+	interval        bool
+	days            int64 // day number since 1970 (not for intervals)
 }
 
 func tmFromWall(wall int64) fmtTm {
@@ -305,7 +305,7 @@ func invalidForInterval() error {
 }
 
 func padName(s string, fm bool) string {
-	if fm {
+	if fm { // FM, or TM (translation mode prints no padding)
 		return s
 	}
 	return fmt.Sprintf("%-9s", s)
@@ -327,6 +327,7 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 			continue
 		}
 		fm := n.suffix&sufFM != 0
+		nameFM := n.suffix&(sufFM|sufTM) != 0
 		w := func(width, negWidth int, v int64) string {
 			if fm {
 				return strconv.FormatInt(v, 10)
@@ -439,11 +440,11 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 			}
 			switch n.key.id {
 			case "MONTH":
-				s = padName(strings.ToUpper(monthsFull[t.mon-1]), fm)
+				s = padName(strings.ToUpper(monthsFull[t.mon-1]), nameFM)
 			case "Month":
-				s = padName(monthsFull[t.mon-1], fm)
+				s = padName(monthsFull[t.mon-1], nameFM)
 			case "month":
-				s = padName(strings.ToLower(monthsFull[t.mon-1]), fm)
+				s = padName(strings.ToLower(monthsFull[t.mon-1]), nameFM)
 			case "MON":
 				s = strings.ToUpper(monthsAbbr[t.mon-1])
 			case "Mon":
@@ -460,11 +461,11 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 			numeric = false
 			switch n.key.id {
 			case "DAY":
-				s = padName(strings.ToUpper(daysFull[t.wday]), fm)
+				s = padName(strings.ToUpper(daysFull[t.wday]), nameFM)
 			case "Day":
-				s = padName(daysFull[t.wday], fm)
+				s = padName(daysFull[t.wday], nameFM)
 			case "day":
-				s = padName(strings.ToLower(daysFull[t.wday]), fm)
+				s = padName(strings.ToLower(daysFull[t.wday]), nameFM)
 			case "DY":
 				s = strings.ToUpper(daysAbbr[t.wday])
 			case "Dy":
@@ -528,7 +529,7 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 				y, _ = isoYearOf(t.days, t.year)
 			}
 			y = adjustYear(y, t.interval)
-			switch len(n.key.id) - btoi(n.key.id[0] == 'I') {
+			switch len(n.key.id) {
 			case 4:
 				s = w(4, 5, y)
 			case 3:
@@ -1196,7 +1197,7 @@ func doToTimestamp(in, format string) (*parsedTm, error) {
 	}
 	if tm.tzsign != 0 {
 		if tm.tzh < 0 || tm.tzh > 15 || tm.tzm < 0 || tm.tzm >= 60 {
-			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "time zone displacement out of range: \"%s\"", in)
+			return nil, sqlerr.New("22009", "time zone displacement out of range: \"%s\"", in)
 		}
 		t.hasTZ = true
 		t.tzOff = tm.tzsign * (tm.tzh*3600 + tm.tzm*60)

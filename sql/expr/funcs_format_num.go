@@ -487,6 +487,20 @@ func intToChar(v int64, format string, is8 bool) (Datum, error) {
 	return numProcessor(nodes, num, numstr, spaces, sign)
 }
 
+// pgFormatF is PostgreSQL's snprintf "%.*f", which spells the special
+// values NaN, Infinity and -Infinity.
+func pgFormatF(f float64, prec int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(f, 'f', prec, 64)
+}
+
 // floatSci is psprintf("%+.*e") with the '+' replaced by a space.
 func floatSci(f float64, post int) string {
 	s := strconv.FormatFloat(f, 'e', post, 64)
@@ -550,16 +564,20 @@ func floatToChar(v float64, format string, digits int) (Datum, error) {
 	default:
 		val := v
 		if num.flag&nfMulti != 0 {
-			val = v * math.Pow(10, float64(num.multi))
+			if digits == 6 { // float4 arithmetic
+				val = float64(float32(v) * float32(math.Pow(10, float64(num.multi))))
+			} else {
+				val = v * math.Pow(10, float64(num.multi))
+			}
 			num.pre += num.multi
 		}
-		org := strconv.FormatFloat(math.Abs(val), 'f', 0, 64)
+		org := pgFormatF(math.Abs(val), 0)
 		if l := len(org); l >= digits {
 			num.post = 0
 		} else if l+num.post > digits {
 			num.post = digits - l
 		}
-		org = strconv.FormatFloat(val, 'f', num.post, 64)
+		org = pgFormatF(val, num.post)
 		numstr, sign, spaces = numPrepared(num, org)
 	}
 	return numProcessor(nodes, num, numstr, spaces, sign)

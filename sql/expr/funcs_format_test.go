@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -80,17 +81,19 @@ func runFmtCases(t *testing.T, conn *pgx.Conn, zone string, cases []fmtCase) {
 	if !ok {
 		t.Fatalf("zone %s", zone)
 	}
-	fails := 0
+	fails, errs := 0, 0
+	defer func() { t.Logf("[%s] %d cases, %d PostgreSQL errors, %d mismatches", zone, len(cases), errs, fails) }()
 	for _, c := range cases {
 		var want *string
 		var wantErr *pgconn.PgError
-		if err := conn.QueryRow(ctx, "SELECT ("+c.sql+")::text").Scan(&want); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT ("+c.sql+")::text", pgx.QueryExecModeSimpleProtocol).Scan(&want); err != nil {
 			if !errors.As(err, &wantErr) {
 				t.Fatalf("%s: %v", c.sql, err)
 			}
 		}
 		got, rt, err := fmtEval(t, loc, c.name, c.args)
 		if wantErr != nil {
+			errs++
 			e := sqlerr.From(err)
 			if err == nil || e.Code != wantErr.Code || e.Message != wantErr.Message {
 				t.Errorf("[%s] %s: got %v, PostgreSQL error %s %s", zone, c.sql, pick(err == nil, any(fmt.Sprintf("%q", fmtText(got, rt, loc))), any(err)), wantErr.Code, wantErr.Message)
@@ -320,4 +323,75 @@ func TestFormatToTimestamp(t *testing.T) {
 		}
 		runFmtCases(t, conn, zone, cases)
 	}
+}
+
+func TestFormatEdgeCases(t *testing.T) {
+	pg := pgtest.Shared(t)
+	conn := pg.Connect(t)
+	var cases []fmtCase
+	for _, c := range []struct{ in, f string }{
+		{"2024-03-05", "YYYY-MMDD"}, {"2024-03-05", "YYYY-MM-DD-YYYY"}, {"2024-03-05 2023", "YYYY-MM-DD YYYY"},
+		{"2024-03-05 10", "IYYY-MM-DD"}, {"2,0x4", "Y,YYY"}, {"0:30 AM", "HH12:MI AM"}, {"100", "DDD"},
+		{"44 BC 03 15", "YYYY BC MM DD"}, {"44 b.c. 03 15", "YYYY B.C. MM DD"}, {"2024-03-05 10:00:00.1234567", "YYYY-MM-DD HH24:MI:SS.FF6"},
+		{"2024-03-05 10:00:00.123456", "YYYY-MM-DD HH24:MI:SS.FF2"}, {"2024-03-05 10:00 30", "YYYY-MM-DD HH24:MI TZM"},
+		{"2024-03-05 10:00-05", "YYYY-MM-DD HH24:MI-TZH"}, {"2024-03-05 10:00 -05:30", "YYYY-MM-DD HH24:MI TZH:TZM"},
+		{"2024-03-05 10:00 +16", "YYYY-MM-DD HH24:MI TZH"}, {"2024-100", "IYYY-IDDD"}, {"2024-10", "YYYY-WW"},
+		{"2024-10-3", "YYYY-WW-D"}, {"2024-10-3", "IYYY-IW-ID"}, {"2024 3", "YYYY W"}, {"2024-03 2", "YYYY-MM W"},
+		{"XII 2024", "RM YYYY"}, {"iv 2024", "rm YYYY"}, {"2024-03-05 99:00", "YYYY-MM-DD HH24:MI"},
+		{"2024-03-05 10:60", "YYYY-MM-DD HH24:MI"}, {"2024-03-05 43200", "YYYY-MM-DD SSSS"}, {"20 05", "CC YY"},
+		{"-20 05", "CC YY"}, {"2024-03-05 Q1", "YYYY-MM-DD \"Q\"Q"}, {"1-2-3", "MM-DD-YY"}, {"2024-03-05 1st", "YYYY-MM-DD DDth"},
+		{"2024Mar05", "YYYYMonDD"}, {"2024March05", "YYYYMonthDD"}, {"2024-03-05 +3", "YYYY-MM-DD TZH"},
+		{"2024-03-05 99999999999", "YYYY-MM-DD SSSS"}, {"2024-03-05 x", "YYYY-MM-DD SSSS"}, {"0", "YYYY"}, {"2024-03-05", "OF"},
+	} {
+		cases = append(cases,
+			fmtCase{fmt.Sprintf("to_timestamp(%s, %s)", sqlQuote(c.in), sqlQuote(c.f)), "to_timestamp", []arg{txt(c.in), txt(c.f)}},
+			fmtCase{fmt.Sprintf("to_date(%s, %s)", sqlQuote(c.in), sqlQuote(c.f)), "to_date", []arg{txt(c.in), txt(c.f)}},
+		)
+	}
+	for _, c := range []struct{ v, f string }{
+		{"infinity", "YYYY"}, {"0044-03-15 10:00:00 BC", "YYYY-MM-DD AD B.C. bc CC Y,YYY YY IYYY"}, {"2024-03-05", ""},
+	} {
+		us, err := types.ParseTimestamp(c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, fmtCase{fmt.Sprintf("to_char(timestamp %s, %s)", sqlQuote(c.v), sqlQuote(c.f)), "to_char", []arg{ts(us), txt(c.f)}})
+	}
+	for _, c := range []struct{ v, f string }{
+		{"NaN", "999.99"}, {"NaN", "9.99EEEE"}, {"Infinity", "9.99EEEE"}, {"-Infinity", "999"}, {"Infinity", "999"},
+		{"123456789012345678901234567890.123", "999999999999999999999999999999999.99"}, {"-0.000001", "9.99EEEE"},
+		{"0", "9.99EEEE"}, {"1e-20", "9.99EEEE"}, {"5000", "RN"}, {"-5", "FMRN"}, {"1.5", "9.9th"}, {"-3", "9th"},
+	} {
+		n, err := types.ParseNumeric([]byte(c.v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, fmtCase{fmt.Sprintf("to_char(%s::numeric, %s)", sqlQuote(c.v), sqlQuote(c.f)), "to_char", []arg{num(n), txt(c.f)}})
+		if f, err := strconvParse(c.v); err == nil {
+			cases = append(cases, fmtCase{fmt.Sprintf("to_char(%s::float8, %s)", sqlQuote(c.v), sqlQuote(c.f)), "to_char", []arg{f8(f), txt(c.f)}})
+		}
+	}
+	for _, v := range []int64{9223372036854775807, -9223372036854775808, 2147483647, -2147483648} {
+		for _, f := range []string{"9.99EEEE", "9999999999999999999", "FM999,999,999,999,999,999,999", "S9G999G999G999G999G999G999"} {
+			cases = append(cases, fmtCase{fmt.Sprintf("to_char((%d)::int8, %s)", v, sqlQuote(f)), "to_char", []arg{i8(v), txt(f)}})
+			if v == int64(int32(v)) {
+				cases = append(cases, fmtCase{fmt.Sprintf("to_char((%d)::int4, %s)", v, sqlQuote(f)), "to_char", []arg{i4(v), txt(f)}})
+			}
+		}
+	}
+	runFmtCases(t, conn, "Europe/Berlin", cases)
+}
+
+func strconvParse(s string) (float64, error) {
+	var f float64
+	switch s {
+	case "NaN":
+		return math.NaN(), nil
+	case "Infinity":
+		return math.Inf(1), nil
+	case "-Infinity":
+		return math.Inf(-1), nil
+	}
+	_, err := fmt.Sscan(s, &f)
+	return f, err
 }
