@@ -28,7 +28,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,24 +52,6 @@ var knownDifferences = []struct {
 	excuse func(pg, w outcome) bool
 }{
 	{
-		// weir's upper/lower/initcap map non-ASCII letters (upper('ü') =
-		// 'Ü'); PostgreSQL under the C locale only maps ASCII letters.
-		regexp.MustCompile(`(?i)\b(upper|lower|initcap)\(`),
-		"upper/lower/initcap of non-ASCII letters",
-		func(pg, w outcome) bool {
-			return diffOutcomes(foldNonASCII(pg), foldNonASCII(w), false) == ""
-		},
-	},
-	{
-		// weir treats NULLs produced by expressions (e.g. a + NULL) as
-		// distinct from each other in DISTINCT, GROUP BY and UNION /
-		// INTERSECT / EXCEPT: SELECT DISTINCT a + b FROM u gives one NULL
-		// row per input row.
-		regexp.MustCompile(`\b(DISTINCT|GROUP BY|UNION|INTERSECT|EXCEPT)\b`),
-		"duplicate elimination on computed NULLs",
-		differOnlyInNullRows,
-	},
-	{
 		// lag/lead of an untyped string literal: PostgreSQL fails with
 		// 42804 (could not determine polymorphic type), weir returns text.
 		regexp.MustCompile(`\b(lag|lead)\('`),
@@ -87,48 +68,6 @@ func knownDifference(sql string, pg, w outcome) string {
 		}
 	}
 	return ""
-}
-
-// foldNonASCII lower-cases the non-ASCII letters of every value.
-func foldNonASCII(o outcome) outcome {
-	o.rows = slices.Clone(o.rows)
-	for i, r := range o.rows {
-		o.rows[i] = strings.Map(func(c rune) rune {
-			if c < 128 {
-				return c
-			}
-			return unicode.ToLower(c)
-		}, r)
-	}
-	return o
-}
-
-// differOnlyInNullRows: both succeed and the sets of distinct rows differ
-// only in rows holding a NULL.
-func differOnlyInNullRows(pg, w outcome) bool {
-	if pg.err != "" || w.err != "" || pg.cols != w.cols {
-		return false
-	}
-	set := func(o outcome) map[string]bool {
-		m := map[string]bool{}
-		for _, r := range o.rows {
-			m[normalizeRow(r)] = true
-		}
-		return m
-	}
-	a, b := set(pg), set(w)
-	for _, pair := range [][2]map[string]bool{{a, b}, {b, a}} {
-		for r := range pair[0] {
-			if !pair[1][r] && !rowHasNull(r) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func rowHasNull(r string) bool {
-	return r == "NULL" || strings.HasPrefix(r, "NULL | ") || strings.HasSuffix(r, " | NULL") || strings.Contains(r, " | NULL | ")
 }
 
 // outcome is one server's answer to one query.

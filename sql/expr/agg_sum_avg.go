@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"math/big"
 	"math/bits"
 	"strconv"
@@ -166,9 +167,16 @@ func (a *floatSumAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	return b.NewArray(), nil
 }
 
-// numericSumAcc is sum/avg over numeric.
+// numericSumAcc is sum/avg over numeric. Values arrive as canonical
+// decimal text; the common case — at most 18 significant digits — is parsed
+// without allocation into a scaled int64 and added into a 128-bit sum per
+// group at the group's scale. A group falls back to exact apd arithmetic
+// when a value does not fit (more digits, NaN, a scale above the group's
+// after its first value, or a sum past 128 bits).
 type numericSumAcc struct {
-	sums   []*apd.Decimal
+	fast   []int128
+	scale  []int32 // scale of the fast sum; -1 before the first value
+	slow   []*apd.Decimal
 	counts []int64
 	avg    bool
 }
@@ -176,27 +184,68 @@ type numericSumAcc struct {
 func (a *numericSumAcc) Update(ctx *Ctx, groups []uint32, args []arrow.Array) error {
 	col := args[0].(*array.String)
 	for i, g := range groups {
-		a.sums = growTo(a.sums, g)
-		a.counts = growTo(a.counts, g)
+		if int(g) >= len(a.counts) {
+			a.grow(int(g) + 1)
+		}
 		if col.IsNull(i) {
 			continue
 		}
-		x, err := parseNumeric(col.Value(i))
+		a.counts[g]++
+		v := col.Value(i)
+		if a.slow[g] == nil {
+			if m, sc, ok := parseScaledInt(v); ok {
+				switch {
+				case a.scale[g] < 0:
+					a.scale[g] = sc
+					a.fast[g].add(m)
+					continue
+				case sc == a.scale[g]:
+					if a.fast[g].addChecked(m) {
+						continue
+					}
+				case sc < a.scale[g]:
+					if m2, ok := scaleUp(m, a.scale[g]-sc); ok && a.fast[g].addChecked(m2) {
+						continue
+					}
+				}
+			}
+			// Leave the fast path for good: carry the sum so far into apd.
+			a.slow[g] = a.fastDecimal(int(g))
+		}
+		x, err := parseNumeric(v)
 		if err != nil {
 			return err
 		}
-		if a.sums[g] == nil {
-			a.sums[g] = x
-		} else {
-			r, err := numAdd(a.sums[g], x)
-			if err != nil {
-				return err
-			}
-			a.sums[g] = r
+		r, err := numAdd(a.slow[g], x)
+		if err != nil {
+			return err
 		}
-		a.counts[g]++
+		a.slow[g] = r
 	}
 	return nil
+}
+
+func (a *numericSumAcc) grow(n int) {
+	for len(a.counts) < n {
+		a.fast = append(a.fast, int128{})
+		a.scale = append(a.scale, -1)
+		a.slow = append(a.slow, nil)
+		a.counts = append(a.counts, 0)
+	}
+}
+
+// fastDecimal is group g's fast sum as an apd decimal.
+func (a *numericSumAcc) fastDecimal(g int) *apd.Decimal {
+	sc := a.scale[g]
+	if sc < 0 {
+		sc = 0
+	}
+	d, _, err := apd.NewFromString(a.fast[g].text())
+	if err != nil {
+		return apd.New(0, 0)
+	}
+	d.Exponent -= sc
+	return d
 }
 
 func (a *numericSumAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
@@ -207,7 +256,10 @@ func (a *numericSumAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
-		s := a.sums[g]
+		s := a.slow[g]
+		if s == nil {
+			s = a.fastDecimal(g)
+		}
 		if a.avg {
 			r, err := numDiv(s, apd.New(a.counts[g], 0))
 			if err != nil {
@@ -218,6 +270,85 @@ func (a *numericSumAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 		b.Append(formatNumeric(s))
 	}
 	return b.NewArray(), nil
+}
+
+// parseScaledInt reads canonical numeric text ("-123.45") as 12345 and
+// scale 2 when it has at most 18 digits; ok is false otherwise (NaN,
+// Infinity, longer values).
+func parseScaledInt(s string) (m int64, scale int32, ok bool) {
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	digits := 0
+	seenDot := false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			if seenDot {
+				return 0, 0, false
+			}
+			seenDot = true
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		if digits == 18 {
+			return 0, 0, false
+		}
+		if m != 0 || c != '0' {
+			digits++
+		}
+		m = m*10 + int64(c-'0')
+		if seenDot {
+			scale++
+		}
+	}
+	if neg {
+		m = -m
+	}
+	return m, scale, true
+}
+
+var pow10 = [...]int64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+	10000000000, 100000000000, 1000000000000, 10000000000000, 100000000000000, 1000000000000000,
+	10000000000000000, 100000000000000000, 1000000000000000000}
+
+// scaleUp multiplies m by 10^k, reporting overflow.
+func scaleUp(m int64, k int32) (int64, bool) {
+	if k < 0 || int(k) >= len(pow10) {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(abs64(m)), uint64(pow10[k]))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	if m < 0 {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// addChecked adds v unless the 128-bit sum would overflow.
+func (x *int128) addChecked(v int64) bool {
+	old := *x
+	x.add(v)
+	// Overflow flips the sign against both operands' signs.
+	if (old.hi >= 0) == (v >= 0) && (x.hi >= 0) != (old.hi >= 0) {
+		*x = old
+		return false
+	}
+	return true
 }
 
 // intervalSumAcc is sum/avg over interval.
