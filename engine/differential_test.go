@@ -51,13 +51,6 @@ var knownDifferences = []struct {
 	why    string
 	excuse func(pg, w outcome) bool
 }{
-	{
-		// lag/lead of an untyped string literal: PostgreSQL fails with
-		// 42804 (could not determine polymorphic type), weir returns text.
-		regexp.MustCompile(`\b(lag|lead)\('`),
-		"lag/lead of an unknown-type literal",
-		func(pg, w outcome) bool { return pg.code == "42804" && w.err == "" },
-	},
 }
 
 // knownDifference returns the reason a mismatch is excused, or "".

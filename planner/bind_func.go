@@ -367,6 +367,9 @@ func (b *binder) bindWindowCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, e
 			return nil, sqlerr.At(sqlerr.UndefinedFunction, int(f.Location)+1, "function %s() does not exist", name)
 		}
 		call.T = call.Args[0].Type()
+		if call.T.OID == types.OidUnknown {
+			return nil, sqlerr.At(sqlerr.DatatypeMismatch, int(f.Location)+1, "could not determine polymorphic type because input has type unknown")
+		}
 		for i := 1; i < len(call.Args); i++ {
 			want := types.Int4
 			if i == 2 {

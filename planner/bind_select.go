@@ -448,7 +448,12 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 			cols[i].T = types.Text
 		}
 	}
-	plan = &Project{Input: plan, Exprs: exprs, Cols: cols}
+	if v, ok := plan.(*Values); ok && len(v.Cols) == 0 && len(v.Rows) == 1 {
+		// SELECT without FROM: the select list is the one row.
+		plan = &Values{Rows: [][]expr.Expr{exprs}, Cols: cols}
+	} else {
+		plan = &Project{Input: plan, Exprs: exprs, Cols: cols}
+	}
 	if distinct {
 		plan = &Distinct{Input: plan}
 	}
