@@ -50,8 +50,7 @@ var knownDifferences = []struct {
 	re     *regexp.Regexp
 	why    string
 	excuse func(pg, w outcome) bool
-}{
-}
+}{}
 
 // knownDifference returns the reason a mismatch is excused, or "".
 func knownDifference(sql string, pg, w outcome) string {

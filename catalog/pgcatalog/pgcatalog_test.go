@@ -261,7 +261,7 @@ func TestRolesDatabasesSettings(t *testing.T) {
 	check(t, one(t, rows(t, f, "pg_catalog", "pg_roles"), "rolname", "weir"),
 		"oid", "10", "rolsuper", "true", "rolcanlogin", "true", "rolconnlimit", "-1", "rolpassword", "********")
 	check(t, one(t, rows(t, f, "pg_catalog", "pg_database"), "datname", "weir"),
-		"encoding", "6", "datcollate", "C", "dattablespace", "1663", "datconnlimit", "-1", "datacl", "NULL")
+		"encoding", "6", "datcollate", "C.UTF-8", "dattablespace", "1663", "datconnlimit", "-1", "datacl", "NULL")
 	check(t, one(t, rows(t, f, "pg_catalog", "pg_settings"), "name", "max_index_keys"),
 		"setting", "32", "vartype", "integer", "unit", "NULL")
 	check(t, one(t, rows(t, f, "pg_catalog", "pg_stat_activity")), "datname", "weir", "usename", "weir")
