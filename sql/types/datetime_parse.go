@@ -877,6 +877,15 @@ func ParseTime(s string) (int64, error) {
 }
 
 func parseTimestampText(t T, s []byte, fs *FormatSettings) (int64, error) {
+	if civil, tz, hasTZ, ok := parseISOTimestampFast(s); ok && (t.Typmod < 0 || t.Typmod >= 6) {
+		if t.OID == OidTimestampTZ {
+			if hasTZ {
+				return civil - int64(tz)*MicrosPerSecond, nil
+			}
+			return LocalToUTC(civil, fs.Location), nil
+		}
+		return civil, nil
+	}
 	r, code := decodeDateTime(s, false, fs)
 	if code != dtOK {
 		return 0, dateTimeError(code, t, s, &r)
