@@ -78,6 +78,8 @@ func build(env *Env, plan planner.Node) (Operator, error) {
 		return newSetOpOp(env, p, inputs[0], inputs[1]), nil
 	case *planner.Window:
 		return &windowOp{env: env, plan: p, input: inputs[0], schema: planner.Schema(p.Cols)}, nil
+	case *planner.WindowAssign:
+		return &windowAssignOp{env: env, plan: p, input: inputs[0], schema: planner.Schema(p.Cols)}, nil
 	case *planner.ProjectSet:
 		return &projectSetOp{env: env, plan: p, input: inputs[0], schema: planner.Schema(p.Cols)}, nil
 	}
@@ -157,6 +159,9 @@ func walkPlan(plan planner.Node, fn func(*expr.Subquery)) {
 		for _, c := range p.Calls {
 			es = append(es, c.Args...)
 		}
+	case *planner.WindowAssign:
+		es = append(es, p.Time)
+		es = append(es, p.PartitionBy...)
 	case *planner.Window:
 		for _, c := range p.Calls {
 			es = append(es, c.Args...)

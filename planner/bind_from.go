@@ -172,6 +172,9 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this function form in FROM is not supported")
 	}
 	name := funcName(fc.Funcname)
+	if kind, ok := windowFunctions[name]; ok {
+		return b.bindWindowFunction(rf, fc, kind, parent)
+	}
 	alias := name
 	var colnames []string
 	if rf.Alias != nil {

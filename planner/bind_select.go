@@ -242,7 +242,17 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		input = pushFilter(input, pred)
 	}
 
-	hasAgg := len(s.GroupClause) > 0 || s.HavingClause != nil
+	groupItems := s.GroupClause
+	if i, fc := sparkWindowGroup(groupItems); fc != nil {
+		others := append(append([]*pg_query.Node{}, groupItems[:i]...), groupItems[i+1:]...)
+		var err error
+		if input, sc, err = b.bindSparkWindow(fc, input, sc, others); err != nil {
+			return nil, err
+		}
+		groupItems = append(append(append([]*pg_query.Node{}, groupItems[:i]...),
+			columnRefNode("window_start", fc.Location), columnRefNode("window_end", fc.Location)), groupItems[i+1:]...)
+	}
+	hasAgg := len(groupItems) > 0 || s.HavingClause != nil
 	for _, t := range s.TargetList {
 		if containsAggregate(t) {
 			hasAgg = true
@@ -257,7 +267,7 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 	base := len(sc.cols)
 	if hasAgg {
 		agg = &aggState{input: sc}
-		if err := b.bindGroupBy(s, agg); err != nil {
+		if err := b.bindGroupBy(s, groupItems, agg); err != nil {
 			return nil, err
 		}
 	}
@@ -515,9 +525,14 @@ func shiftRefs(targets []target, from, count, to int) {
 	}
 }
 
-func (b *binder) bindGroupBy(s *pg_query.SelectStmt, agg *aggState) error {
+func columnRefNode(name string, loc int32) *pg_query.Node {
+	return &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{
+		Fields: []*pg_query.Node{pg_query.MakeStrNode(name)}, Location: loc}}}
+}
+
+func (b *binder) bindGroupBy(s *pg_query.SelectStmt, items []*pg_query.Node, agg *aggState) error {
 	in := &exprCtx{sc: agg.input, what: "GROUP BY"}
-	for _, g := range s.GroupClause {
+	for _, g := range items {
 		node := g
 		if i, ok := ordinal(g); ok {
 			if i < 1 || i > len(s.TargetList) {

@@ -281,3 +281,44 @@ type ProjectSet struct {
 
 func (p *ProjectSet) Columns() []Column { return p.Cols }
 func (p *ProjectSet) Children() []Node  { return []Node{p.Input} }
+
+// WindowKind is the kind of event-time window.
+type WindowKind int
+
+const (
+	TumblingWindow WindowKind = iota + 1
+	HoppingWindow
+	SessionWindow
+)
+
+func (k WindowKind) String() string {
+	switch k {
+	case TumblingWindow:
+		return "tumbling"
+	case HoppingWindow:
+		return "hopping"
+	case SessionWindow:
+		return "session"
+	}
+	return "?"
+}
+
+// WindowAssign puts each input row into its event-time windows and appends
+// window_start and window_end (of the event time's type). Tumbling and
+// hopping windows are half-open [start, end) and aligned to the Unix
+// epoch; a hopping window emits a row once per window it falls in. Session
+// windows group rows of equal PartitionBy values whose event times are less
+// than Gap apart; a session ends Gap after its last event.
+type WindowAssign struct {
+	Input       Node
+	Kind        WindowKind
+	Time        expr.Expr // event time over Input (timestamp or timestamptz)
+	Size        int64     // microseconds (tumbling, hopping)
+	Slide       int64     // microseconds (hopping)
+	Gap         int64     // microseconds (session)
+	PartitionBy []expr.Expr
+	Cols        []Column
+}
+
+func (w *WindowAssign) Columns() []Column { return w.Cols }
+func (w *WindowAssign) Children() []Node  { return []Node{w.Input} }

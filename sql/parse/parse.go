@@ -28,6 +28,15 @@ type Statement struct {
 func Parse(sql string) ([]Statement, error) {
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
+		// Spark's window.start / window.end is the one spelling of a
+		// plain query that PostgreSQL's grammar rejects; retry without it.
+		if rewritten, ok := SparkWindowFields(sql); ok {
+			if t2, err2 := pg_query.Parse(rewritten); err2 == nil {
+				tree, sql, err = t2, rewritten, nil
+			}
+		}
+	}
+	if err != nil {
 		return nil, syntaxError(sql, err)
 	}
 	out := make([]Statement, 0, len(tree.Stmts))
