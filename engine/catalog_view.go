@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -39,6 +40,9 @@ func (s *Session) searchPath() []string {
 }
 
 func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, error) {
+	if schema == weirCatalogSchema && name == "streaming_progress" {
+		return progressRelation(), nil
+	}
 	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
 		if t := pgcatalog.Lookup(schema, name); t != nil {
 			return virtualRelation(t), nil
@@ -71,8 +75,16 @@ func virtualRelation(t *pgcatalog.Table) *planner.Relation {
 
 func plannerRelation(rel *catalog.Relation) *planner.Relation {
 	r := &planner.Relation{OID: rel.OID, Schema: rel.Schema, Name: rel.Name, Kind: planner.StoredTable}
-	if rel.Kind == catalog.KindView {
+	switch rel.Kind {
+	case catalog.KindView:
 		r.ViewSQL = rel.ViewSQL
+	case catalog.KindStreamingTable:
+		r.Streaming = true
+		r.AppendOnly = rel.Options["output_mode"] == planner.AppendMode
+	}
+	if c := rel.Options["watermark_column"]; c != "" {
+		r.WatermarkColumn = c
+		r.WatermarkDelay, _ = strconv.ParseInt(rel.Options["watermark_delay_us"], 10, 64)
 	}
 	for _, c := range rel.Columns {
 		r.Cols = append(r.Cols, planner.RelColumn{Name: c.Name, T: c.Type, NotNull: c.NotNull, Default: c.Default})
@@ -82,6 +94,14 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 
 // ScanTable implements exec.TableSource.
 func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arrow.RecordBatch, error) {
+	if scan.Kind == planner.VirtualTable && scan.OID == progressOID {
+		return []arrow.RecordBatch{v.s.eng.progressRows()}, nil
+	}
+	if scan.Kind == planner.StoredTable {
+		if r := v.s.eng.runnerFor(scan.OID); r != nil {
+			return v.s.eng.streamingTableRows(scan.OID)
+		}
+	}
 	if scan.Kind == planner.VirtualTable {
 		t := pgcatalog.Lookup(scan.Schema, scan.Name)
 		if t == nil {

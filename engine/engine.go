@@ -35,7 +35,13 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session
+	runners  map[uint32]*runner // streaming tables by OID
 	nextPID  atomic.Uint32
+
+	// sig is closed (and replaced) at every commit, waking streaming
+	// tables that wait for input.
+	sigMu sync.Mutex
+	sig   chan struct{}
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -51,12 +57,17 @@ func Open(cfg Config) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
-	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}}
+	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{}}
+	e.startStreamingTables()
 	return e, nil
 }
 
-// Close closes the store; sessions must be gone.
-func (e *Engine) Close() error { return e.store.Close() }
+// Close stops the streaming tables and closes the store; sessions must be
+// gone.
+func (e *Engine) Close() error {
+	e.stopAll()
+	return e.store.Close()
+}
 
 // Catalog gives the catalog (tests and subcommands).
 func (e *Engine) Catalog() *catalog.Catalog { return e.cat }

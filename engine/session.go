@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 	"github.com/weir-sql/weir/wire"
 )
@@ -156,7 +158,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 }
 
 func (s *Session) prepareNew(query string, paramTypes []uint32) ([]wire.Statement, error) {
-	stmts, err := parse.Parse(query)
+	stmts, streams, err := parseWithStreaming(query)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +167,8 @@ func (s *Session) prepareNew(query string, paramTypes []uint32) ([]wire.Statemen
 		pts[i] = types.T{OID: o, Typmod: -1}
 	}
 	out := make([]wire.Statement, 0, len(stmts))
-	for _, ps := range stmts {
-		st := &statement{sess: s, parsed: ps, paramTypes: pts}
+	for i, ps := range stmts {
+		st := &statement{sess: s, parsed: ps, paramTypes: pts, stream: streams[i]}
 		out = append(out, st)
 	}
 	// A single statement is bound now, so that Parse reports errors and
@@ -198,4 +200,88 @@ func parseInt(s string) (int, error) {
 		n = -n
 	}
 	return n, nil
+}
+
+// parseWithStreaming parses a query string whose statements may include
+// weir's streaming statements, which PostgreSQL's grammar does not know.
+// The text is split on the scanner's semicolons; each piece is tried as a
+// streaming statement first. streams[i] is non-nil for streaming pieces
+// (their parse.Statement has no Node).
+func parseWithStreaming(query string) ([]parse.Statement, []*parse.StreamingStmt, error) {
+	if !mayBeStreaming(query) {
+		stmts, err := parse.Parse(query)
+		return stmts, make([]*parse.StreamingStmt, len(stmts)), err
+	}
+	var stmts []parse.Statement
+	var streams []*parse.StreamingStmt
+	for _, piece := range splitStatements(query) {
+		st, err := parse.ParseStreaming(piece.text)
+		if err != nil {
+			return nil, nil, shiftError(err, piece.offset)
+		}
+		if st != nil {
+			stmts = append(stmts, parse.Statement{Text: piece.text, Offset: piece.offset})
+			streams = append(streams, st)
+			continue
+		}
+		ps, err := parse.Parse(piece.text)
+		if err != nil {
+			return nil, nil, shiftError(err, piece.offset)
+		}
+		for _, p := range ps {
+			p.Offset += piece.offset
+			stmts = append(stmts, p)
+			streams = append(streams, nil)
+		}
+	}
+	return stmts, streams, nil
+}
+
+// mayBeStreaming is a cheap filter: only texts naming a streaming keyword
+// take the slower path.
+func mayBeStreaming(q string) bool {
+	u := strings.ToUpper(q)
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT"} {
+		if strings.Contains(u, k) {
+			return true
+		}
+	}
+	return false
+}
+
+type textPiece struct {
+	text   string
+	offset int
+}
+
+// splitStatements cuts a query string at top-level semicolons using
+// PostgreSQL's scanner (strings and comments are respected).
+func splitStatements(q string) []textPiece {
+	res, err := pg_query.Scan(q)
+	if err != nil {
+		return []textPiece{{text: q}}
+	}
+	var out []textPiece
+	start := 0
+	for _, t := range res.Tokens {
+		if t.Token == pg_query.Token_ASCII_59 {
+			if strings.TrimSpace(q[start:t.Start]) != "" {
+				out = append(out, textPiece{text: q[start:t.Start], offset: start})
+			}
+			start = int(t.End)
+		}
+	}
+	if strings.TrimSpace(q[start:]) != "" {
+		out = append(out, textPiece{text: q[start:], offset: start})
+	}
+	return out
+}
+
+func shiftError(err error, off int) error {
+	if se, ok := err.(*sqlerr.Error); ok && se.Position > 0 && off > 0 {
+		cp := *se
+		cp.Position += off
+		return &cp
+	}
+	return err
 }

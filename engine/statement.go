@@ -21,6 +21,8 @@ type statement struct {
 	sess       *Session
 	parsed     parse.Statement
 	paramTypes []types.T
+	// stream is set for weir's streaming statements (parsed.Node is nil).
+	stream *parse.StreamingStmt
 
 	prepared   bool
 	catVersion uint64
@@ -36,6 +38,10 @@ func (st *statement) prepare() error {
 	n := st.parsed.Node
 	st.prepared = true
 	st.catVersion = st.sess.eng.cat.Version()
+	if st.stream != nil {
+		st.cols = streamingColumns(st.stream)
+		return nil
+	}
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_SelectStmt:
 		q, err := planner.BindQuery(st.sess.catalogView(), n, st.paramTypes)
@@ -100,7 +106,7 @@ func (st *statement) Columns() []wire.Column { return st.cols }
 // Execute implements wire.Statement.
 func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.ExecIO) (res wire.Result, err error) {
 	s := st.sess
-	if s.tx.failed && !isTxEnd(st.parsed.Node) {
+	if s.tx.failed && (st.stream != nil || !isTxEnd(st.parsed.Node)) {
 		return nil, sqlerr.New(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	defer func() {
@@ -116,6 +122,9 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 	datums, err := st.decodeParams(params)
 	if err != nil {
 		return nil, err
+	}
+	if st.stream != nil {
+		return s.runStreaming(ctx, st, io)
 	}
 	return s.dispatch(ctx, st, datums, io)
 }

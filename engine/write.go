@@ -68,6 +68,7 @@ func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch)
 	if err := tx.Commit(); err != nil {
 		return 0, err
 	}
+	s.eng.notifyCommit()
 	return rows, nil
 }
 
@@ -91,7 +92,11 @@ func (s *Session) commitPending() error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.eng.notifyCommit()
+	return nil
 }
 
 func lowerName(s string) string { return strings.ToLower(s) }

@@ -31,6 +31,10 @@ func BindInsert(cat Catalog, stmt *pg_query.InsertStmt, paramTypes []types.T) (*
 	if err != nil {
 		return nil, withPos(err, rv.Location)
 	}
+	if rel.Streaming {
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into streaming table \"%s\"", rel.Name).
+			WithDetail("A streaming table's rows come from its defining query.")
+	}
 	if rel.Kind != StoredTable || rel.ViewSQL != "" {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into relation \"%s\"", rel.Name).
 			WithDetail("Only input tables accept INSERT.")

@@ -21,6 +21,14 @@ type Relation struct {
 	Kind    RelKind
 	ViewSQL string // non-empty for views: the defining query, bound inline
 	Cols    []RelColumn
+	// Streaming is set for streaming tables; AppendOnly when their rows
+	// never change once written (append mode), so they can feed another
+	// streaming table.
+	Streaming, AppendOnly bool
+	// WatermarkColumn and WatermarkDelay (microseconds) come from the
+	// table's WATERMARK FOR clause.
+	WatermarkColumn string
+	WatermarkDelay  int64
 }
 
 // RelColumn is a column of a Relation.

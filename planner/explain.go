@@ -103,6 +103,18 @@ func explainNode(n Node, depth int, out *[]string) {
 			name += " All"
 		}
 		line(name)
+	case *WindowAssign:
+		switch x.Kind {
+		case TumblingWindow:
+			line(fmt.Sprintf("Window Assign (tumbling %s)", Micros(x.Size)))
+		case HoppingWindow:
+			line(fmt.Sprintf("Window Assign (hopping %s every %s)", Micros(x.Size), Micros(x.Slide)))
+		default:
+			line(fmt.Sprintf("Window Assign (session gap %s)", Micros(x.Gap)))
+		}
+		detail("Event time: " + x.Time.String())
+	case *ProjectSet:
+		line("ProjectSet")
 	case *Window:
 		line("WindowAgg")
 		var calls []string

@@ -1,6 +1,14 @@
 package expr
 
-import "github.com/weir-sql/weir/sql/types"
+import (
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
 
 // Catalog helpers that psql's \d family calls for objects weir does not
 // have (triggers, rules, statistics objects, partitions, publications):
@@ -41,4 +49,23 @@ func init() {
 		Impl: Strict(types.Regclass, func(ctx *Ctx, a []Datum) (Datum, error) { return a[0], nil })})
 	RegisterScalar("pg_opfamily_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool,
 		Impl: NonStrict(types.Bool, func(ctx *Ctx, a []Datum) (Datum, error) { return true, nil })})
+}
+
+// pg_sleep waits, as PostgreSQL's does; scripts use it to let time pass.
+func init() {
+	RegisterScalar("pg_sleep", Overload{Args: []types.T{types.Float8}, Ret: types.Void, Volatile: true,
+		Impl: func(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+			secs := args[0].(*array.Float64)
+			for i := 0; i < n; i++ {
+				if secs.IsNull(i) || secs.Value(i) <= 0 {
+					continue
+				}
+				select {
+				case <-time.After(time.Duration(secs.Value(i) * float64(time.Second))):
+				case <-ctx.Done:
+					return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+				}
+			}
+			return array.MakeArrayOfNull(ctx.Allocator(), types.Void.Arrow(), n), nil
+		}})
 }

@@ -24,6 +24,10 @@ const (
 	ExplainStreamingTable       // EXPLAIN STREAMING TABLE name
 	ExplainCreateStreamingTable // EXPLAIN CREATE STREAMING TABLE ...
 	Subscribe                   // SUBSCRIBE [TO] name, or COPY (SUBSCRIBE TO name) TO STDOUT
+	// StreamingQuery is a bare query (SELECT, WITH, VALUES, TABLE) that
+	// uses weir clauses (STREAM, WATERMARK ... DELAY OF, WINDOW TUMBLING,
+	// window(...), INTERVAL 5 MINUTES); Query holds its canonical text.
+	StreamingQuery
 )
 
 // StreamingStmt is a weir streaming statement.
@@ -61,6 +65,10 @@ type StreamInput struct {
 	Name   string // relation name as written (unquoted; may be schema-qualified)
 	Alias  string // alias if given
 	Stream bool   // marked STREAM
+	// Func is true when the input is a table function call written after
+	// STREAM (STREAM read_files('landing/clicks', format => 'json')); Name
+	// is then the function's name.
+	Func bool
 	// Watermark is set when the FROM item carries a WATERMARK clause.
 	Watermark *WatermarkSpec
 }

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+// weir_catalog holds weir's own virtual relations.
+const weirCatalogSchema = "weir_catalog"
+
+// progressOID is the fixed OID of weir_catalog.streaming_progress.
+const progressOID uint32 = 14000
+
+var progressColumns = []planner.RelColumn{
+	{Name: "name", T: types.Text},
+	{Name: "status", T: types.Text},
+	{Name: "epoch", T: types.Int8},
+	{Name: "input_rows", T: types.Int8},
+	{Name: "late_rows", T: types.Int8},
+	{Name: "watermark", T: types.TimestampTZ},
+	{Name: "state_rows", T: types.Int8},
+	{Name: "state_bytes", T: types.Int8},
+	{Name: "input_rows_per_second", T: types.Float8},
+	{Name: "processed_rows_per_second", T: types.Float8},
+	{Name: "backlog_rows", T: types.Int8},
+	{Name: "last_batch_duration_ms", T: types.Float8},
+	{Name: "last_error", T: types.Text},
+	{Name: "output_rows", T: types.Int8},
+}
+
+func progressRelation() *planner.Relation {
+	return &planner.Relation{OID: progressOID, Schema: weirCatalogSchema, Name: "streaming_progress", Kind: planner.VirtualTable, Cols: progressColumns}
+}
+
+// progressRows builds weir_catalog.streaming_progress: one row per
+// streaming table.
+func (e *Engine) progressRows() arrow.RecordBatch {
+	cols := make([][]any, len(progressColumns))
+	for _, rel := range e.cat.Relations() {
+		if rel.Kind != catalog.KindStreamingTable {
+			continue
+		}
+		r := e.runnerFor(rel.OID)
+		status, lastErr := statusStopped, ""
+		var vals []any
+		if r != nil {
+			status, lastErr = r.state()
+		}
+		if r != nil && r.job != nil {
+			p := r.job.Progress()
+			var wm any
+			if p.HasWatermark && p.Watermark != math.MinInt64 {
+				wm = p.Watermark
+			}
+			vals = []any{rel.Name, status, p.Epoch, p.InputRows, p.LateRows, wm, p.StateRows, p.StateBytes,
+				p.InputRowsPerSecond, p.ProcessedRowsPerSecond, p.BacklogRows,
+				float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows}
+		} else {
+			vals = []any{rel.Name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0)}
+		}
+		for i, v := range vals {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	wc := make([]wire.Column, len(progressColumns))
+	for i, c := range progressColumns {
+		wc[i] = wire.Column{Name: c.Name, Type: c.T}
+	}
+	return anyBatch(wc, cols)
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// anyBatch builds a batch from Go values (int64, float64, string, nil),
+// one slice per column.
+func anyBatch(cols []wire.Column, vals [][]any) arrow.RecordBatch {
+	fields := make([]arrow.Field, len(cols))
+	arrs := make([]arrow.Array, len(cols))
+	n := 0
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.Arrow(), Nullable: true}
+		ds := make([]expr.Datum, len(vals[i]))
+		for k, v := range vals[i] {
+			ds[k] = v
+		}
+		arrs[i] = expr.ArrayFromDatums(nil, c.Type, ds)
+		n = len(ds)
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
+}

@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// Streaming tables: each is a job (exec.StreamJob) run by a runner
+// goroutine according to its trigger. The catalog keeps the CREATE
+// statement; on start every streaming table is planned again and replays
+// its input from the beginning, which recomputes exactly the contents it
+// had (the computation is deterministic over the retained input).
+
+// Job status values shown by SHOW STREAMING TABLES and streaming_progress.
+const (
+	statusRunning = "running"
+	statusIdle    = "idle" // available_now: caught up, waiting for REFRESH
+	statusFailed  = "failed"
+	statusStopped = "stopped"
+)
+
+// runner drives one streaming table's job.
+type runner struct {
+	eng     *Engine
+	oid     uint32
+	name    string
+	plan    *planner.StreamPlan
+	job     *exec.StreamJob
+	trigger trigger
+	cancel  context.CancelFunc
+	done    chan struct{}
+	kick    chan struct{} // REFRESH: run now
+
+	mu        sync.Mutex
+	status    string
+	lastError string
+}
+
+// trigger is when micro-batches run.
+type trigger struct {
+	kind     string // continuous, processing_time, available_now
+	interval time.Duration
+}
+
+func parseTrigger(v string) (trigger, error) {
+	s := strings.ToLower(strings.TrimSpace(v))
+	switch {
+	case s == "" || s == "continuous":
+		return trigger{kind: "continuous"}, nil
+	case s == "available_now" || s == "availablenow" || s == "once":
+		return trigger{kind: "available_now"}, nil
+	case strings.HasPrefix(s, "processing_time"):
+		iv, err := types.ParseInterval(strings.TrimSpace(strings.TrimPrefix(s, "processing_time")))
+		if err != nil {
+			return trigger{}, sqlerr.New(sqlerr.InvalidParameterValue, "invalid trigger \"%s\": expected 'processing_time <interval>'", v)
+		}
+		d := time.Duration(int64(iv.Days)*types.MicrosPerDay+iv.Nanoseconds/1000) * time.Microsecond
+		if d <= 0 || iv.Months != 0 {
+			return trigger{}, sqlerr.New(sqlerr.InvalidParameterValue, "trigger interval must be positive")
+		}
+		return trigger{kind: "processing_time", interval: d}, nil
+	}
+	return trigger{}, sqlerr.New(sqlerr.InvalidParameterValue, "invalid trigger \"%s\"", v).
+		WithHint("Use continuous, 'processing_time <interval>' or available_now.")
+}
+
+func (r *runner) setStatus(s, errText string) {
+	r.mu.Lock()
+	r.status, r.lastError = s, errText
+	r.mu.Unlock()
+}
+
+func (r *runner) state() (string, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status, r.lastError
+}
+
+// run is the runner goroutine: micro-batches as the trigger says, until
+// the context ends. A failing epoch stops the job with status failed;
+// REFRESH STREAMING TABLE starts it again.
+func (r *runner) run(ctx context.Context) {
+	defer close(r.done)
+	var tick <-chan time.Time
+	if r.trigger.kind == "processing_time" {
+		t := time.NewTicker(r.trigger.interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		status, _ := r.state()
+		if status == statusRunning {
+			for {
+				processed, err := r.step(ctx)
+				if err != nil {
+					if ctx.Err() != nil {
+						return
+					}
+					r.setStatus(statusFailed, sqlerr.From(err).Message)
+					break
+				}
+				if !processed {
+					if r.trigger.kind == "available_now" {
+						r.setStatus(statusIdle, "")
+					}
+					break
+				}
+				if r.trigger.kind == "processing_time" {
+					break // one micro-batch per interval
+				}
+			}
+		}
+		wake := r.eng.commitSignal()
+		if r.trigger.kind != "continuous" {
+			wake = nil
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-tick:
+		case <-r.kick:
+			if s, _ := r.state(); s == statusFailed || s == statusIdle {
+				r.setStatus(statusRunning, "")
+			}
+		case <-time.After(time.Second):
+			// A safety net: inputs that do not signal (a streaming table's
+			// output) are polled.
+		}
+	}
+}
+
+// step runs one epoch, turning a panic in user-driven code into the job's
+// error: a failing streaming table fails alone.
+func (r *runner) step(ctx context.Context) (processed bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = sqlerr.New(sqlerr.InternalError, "streaming table %s failed: %v", r.name, p)
+		}
+	}()
+	return r.job.Step(ctx)
+}
+
+// commitSignal returns a channel closed at the next commit of any table.
+func (e *Engine) commitSignal() <-chan struct{} {
+	e.sigMu.Lock()
+	defer e.sigMu.Unlock()
+	if e.sig == nil {
+		e.sig = make(chan struct{})
+	}
+	return e.sig
+}
+
+// notifyCommit wakes streaming tables after rows were committed.
+func (e *Engine) notifyCommit() {
+	e.sigMu.Lock()
+	if e.sig != nil {
+		close(e.sig)
+		e.sig = nil
+	}
+	e.sigMu.Unlock()
+}
+
+// streamingTable plans a streaming table from its CREATE statement.
+func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, trigger, error) {
+	opts := planner.StreamOptions{Emit: st.Emit}
+	trig := trigger{kind: "continuous"}
+	for k, v := range st.Options {
+		switch k {
+		case "output_mode":
+			opts.OutputMode = v
+		case "trigger":
+			t, err := parseTrigger(v)
+			if err != nil {
+				return nil, trig, err
+			}
+			trig = t
+		case "late_rows", "quarantine", "retention":
+			// late_rows: late rows are counted in streaming_progress; writing
+			// them to a table is not implemented yet.
+		default:
+			return nil, trig, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized streaming table option \"%s\"", k).
+				WithHint("Options: output_mode, trigger, late_rows.")
+		}
+	}
+	sp, err := planner.PlanStreaming(s.catalogView(), st, opts)
+	if err != nil {
+		return nil, trig, err
+	}
+	if sp.Input.Streaming && !sp.Input.AppendOnly {
+		return nil, trig, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" is in update mode: its rows change, so it cannot be read as a stream", sp.Input.Name).
+			WithHint("Read it with batch SQL, or define it with EMIT ON WINDOW CLOSE (append mode).")
+	}
+	return sp, trig, nil
+}
+
+func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io noticer) (string, error) {
+	sp, trig, err := s.planStreaming(st)
+	if err != nil {
+		return "", err
+	}
+	schema, name := st.Schema, st.Name
+	if schema == "" {
+		if sp := s.searchPath(); len(sp) > 0 {
+			schema = sp[0]
+		}
+	}
+	if existing, err := s.eng.cat.LookupRelation(nil, schema, name); err == nil {
+		switch {
+		case st.IfNotExists:
+			io.Notice("NOTICE", sqlerr.DuplicateTable, fmt.Sprintf("relation \"%s\" already exists, skipping", name))
+			return "CREATE STREAMING TABLE", nil
+		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
+			s.eng.stopRunner(existing.OID)
+			if err := s.eng.cat.DropRelation(nil, schema, name, catalog.KindStreamingTable, false); err != nil {
+				return "", err
+			}
+		}
+	}
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
+		Options: map[string]string{"definition": text, "output_mode": sp.Mode, "trigger": trig.kind}}
+	for _, c := range sp.Cols {
+		t := c.T
+		if t.OID == types.OidUnknown {
+			t = types.Text
+		}
+		rel.Columns = append(rel.Columns, catalog.Column{Name: c.Name, Type: t})
+	}
+	created, err := s.eng.cat.CreateRelation(rel, false)
+	if err != nil {
+		return "", err
+	}
+	for _, w := range sp.Warnings {
+		io.Notice("WARNING", sqlerr.Warning, w)
+	}
+	s.eng.startRunner(created, sp, trig)
+	return "CREATE STREAMING TABLE", nil
+}
+
+// noticer is the part of wire.ExecIO streaming statements use.
+type noticer interface {
+	Notice(severity, code, message string)
+}
+
+// startRunner starts a streaming table's job.
+func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig trigger) *runner {
+	sys := e.systemSession()
+	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
+	input := sp.Input
+	source := func() ([]arrow.RecordBatch, error) {
+		if input.Streaming {
+			if up := e.runnerFor(input.OID); up != nil {
+				return up.job.OutputLog(), nil
+			}
+			return nil, nil
+		}
+		cols := make([]planner.Column, len(input.Cols))
+		for i, c := range input.Cols {
+			cols[i] = planner.Column{Name: c.Name, T: c.T}
+		}
+		return e.store.ScanTable(input.OID, planner.Schema(cols))
+	}
+	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig,
+		job: exec.NewStreamJob(sp, env, source), done: make(chan struct{}), kick: make(chan struct{}, 1), status: statusRunning}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	e.mu.Lock()
+	e.runners[rel.OID] = r
+	e.mu.Unlock()
+	go r.run(ctx)
+	return r
+}
+
+func (e *Engine) runnerFor(oid uint32) *runner {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runners[oid]
+}
+
+func (e *Engine) stopRunner(oid uint32) {
+	e.mu.Lock()
+	r := e.runners[oid]
+	delete(e.runners, oid)
+	e.mu.Unlock()
+	if r != nil {
+		r.cancel()
+		<-r.done
+	}
+}
+
+// systemSession is the session streaming jobs evaluate in: the bootstrap
+// superuser, default settings, UTC.
+func (e *Engine) systemSession() *Session {
+	return newSession(e, catalog.BootstrapRole, catalog.DefaultDB, 0, true, nil)
+}
+
+// startStreamingTables plans and starts every streaming table at open.
+// One that no longer plans (its input was dropped) is started failed, with
+// the reason, instead of stopping the server.
+func (e *Engine) startStreamingTables() {
+	sys := e.systemSession()
+	for _, rel := range e.cat.Relations() {
+		if rel.Kind != catalog.KindStreamingTable {
+			continue
+		}
+		st, err := parse.ParseStreaming(rel.Options["definition"])
+		var sp *planner.StreamPlan
+		trig := trigger{kind: "continuous"}
+		if err == nil && st != nil {
+			sp, trig, err = sys.planStreaming(st)
+		}
+		if err != nil || sp == nil {
+			msg := "cannot plan the streaming table"
+			if err != nil {
+				msg = sqlerr.From(err).Message
+			}
+			r := &runner{eng: e, oid: rel.OID, name: rel.Name, status: statusFailed, lastError: msg, done: make(chan struct{}), kick: make(chan struct{}, 1)}
+			close(r.done)
+			r.cancel = func() {}
+			e.mu.Lock()
+			e.runners[rel.OID] = r
+			e.mu.Unlock()
+			continue
+		}
+		e.startRunner(rel, sp, trig)
+	}
+}
+
+// stopAll stops every runner (server shutdown).
+func (e *Engine) stopAll() {
+	e.mu.Lock()
+	oids := make([]uint32, 0, len(e.runners))
+	for oid := range e.runners {
+		oids = append(oids, oid)
+	}
+	e.mu.Unlock()
+	for _, oid := range oids {
+		e.stopRunner(oid)
+	}
+}
+
+func fmtWatermark(p exec.Progress) any {
+	if !p.HasWatermark || p.Watermark == math.MinInt64 {
+		return nil
+	}
+	return p.Watermark
+}

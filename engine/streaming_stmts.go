@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+// streamingColumns is the result shape of a streaming statement.
+func streamingColumns(st *parse.StreamingStmt) []wire.Column {
+	switch st.Kind {
+	case parse.ShowStreamingTables:
+		return []wire.Column{{Name: "name", Type: types.Text}, {Name: "status", Type: types.Text},
+			{Name: "output_mode", Type: types.Text}, {Name: "trigger", Type: types.Text},
+			{Name: "input", Type: types.Text}, {Name: "epoch", Type: types.Int8}, {Name: "rows", Type: types.Int8}}
+	case parse.ExplainStreamingTable, parse.ExplainCreateStreamingTable:
+		return []wire.Column{{Name: "QUERY PLAN", Type: types.Text}}
+	}
+	return nil
+}
+
+func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecIO) (wire.Result, error) {
+	ss := st.stream
+	if s.tx.open && ss.Kind != parse.ShowStreamingTables && ss.Kind != parse.ExplainStreamingTable && ss.Kind != parse.ExplainCreateStreamingTable {
+		return nil, sqlerr.New(sqlerr.ActiveTransaction, "streaming table statements cannot run inside a transaction block")
+	}
+	switch ss.Kind {
+	case parse.CreateStreamingTable:
+		tag, err := s.createStreamingTable(ss, st.parsed.Text, io)
+		if err != nil {
+			return nil, err
+		}
+		return commandResult(tag), nil
+	case parse.DropStreamingTable:
+		return s.dropStreamingTable(ss, io)
+	case parse.RefreshStreamingTable:
+		return s.refreshStreamingTable(ss, io)
+	case parse.ShowStreamingTables:
+		return s.showStreamingTables(st)
+	case parse.ExplainCreateStreamingTable:
+		sp, trig, err := s.planStreaming(ss)
+		if err != nil {
+			return nil, err
+		}
+		lines := explainStreaming(ss.Name, sp, trig)
+		return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(lines)}, tag: "EXPLAIN"}, nil
+	case parse.ExplainStreamingTable:
+		r, err := s.streamingRunner(ss)
+		if err != nil {
+			return nil, err
+		}
+		if r.plan == nil {
+			_, e := r.state()
+			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" has no plan: %s", ss.Name, e)
+		}
+		lines := explainStreaming(ss.Name, r.plan, r.trigger)
+		return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(lines)}, tag: "EXPLAIN"}, nil
+	case parse.Subscribe:
+		return s.subscribe(ctx, ss, io)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this streaming statement is not supported")
+}
+
+// streamingRunner finds the runner of a named streaming table.
+func (s *Session) streamingRunner(ss *parse.StreamingStmt) (*runner, error) {
+	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
+	if err != nil {
+		return nil, err
+	}
+	if rel.Kind != catalog.KindStreamingTable {
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
+	}
+	r := s.eng.runnerFor(rel.OID)
+	if r == nil {
+		return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is not running", ss.Name)
+	}
+	return r, nil
+}
+
+func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
+	if err != nil {
+		if ss.IfExists && sqlerr.Code(err) == sqlerr.UndefinedTable {
+			io.Notice("NOTICE", sqlerr.UndefinedTable, fmt.Sprintf("streaming table \"%s\" does not exist, skipping", ss.Name))
+			return commandResult("DROP STREAMING TABLE"), nil
+		}
+		return nil, err
+	}
+	if rel.Kind != catalog.KindStreamingTable {
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
+	}
+	for _, other := range s.eng.cat.Relations() {
+		if r := s.eng.runnerFor(other.OID); r != nil && r.plan != nil && r.plan.Input.OID == rel.OID {
+			return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, other.Name).
+				WithHint("Drop the streaming tables that read it first.")
+		}
+	}
+	s.eng.stopRunner(rel.OID)
+	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
+		return nil, err
+	}
+	return commandResult("DROP STREAMING TABLE"), nil
+}
+
+// refreshStreamingTable runs a streaming table now (available_now, or
+// after a failure); FULL recomputes it from the retained input.
+func (s *Session) refreshStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
+	if err != nil {
+		return nil, err
+	}
+	if rel.Kind != catalog.KindStreamingTable {
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
+	}
+	r := s.eng.runnerFor(rel.OID)
+	if ss.Full || r == nil || r.plan == nil {
+		st, err := parse.ParseStreaming(rel.Options["definition"])
+		if err != nil || st == nil {
+			return nil, sqlerr.New(sqlerr.InternalError, "streaming table \"%s\" has an unreadable definition", rel.Name)
+		}
+		sp, trig, err := s.planStreaming(st)
+		if err != nil {
+			return nil, err
+		}
+		s.eng.stopRunner(rel.OID)
+		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("recomputing streaming table %s from its retained input", rel.Name))
+		s.eng.startRunner(rel, sp, trig)
+		return commandResult("REFRESH STREAMING TABLE"), nil
+	}
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+	return commandResult("REFRESH STREAMING TABLE"), nil
+}
+
+func (s *Session) showStreamingTables(st *statement) (wire.Result, error) {
+	var cols [7][]any
+	for _, rel := range s.eng.cat.Relations() {
+		if rel.Kind != catalog.KindStreamingTable {
+			continue
+		}
+		r := s.eng.runnerFor(rel.OID)
+		status, input := statusStopped, ""
+		var epoch, rows int64
+		if r != nil {
+			status, _ = r.state()
+			if r.plan != nil {
+				input = r.plan.Input.Name
+				p := r.job.Progress()
+				epoch, rows = p.Epoch, p.OutputRows
+			}
+		}
+		vals := []any{rel.Name, status, rel.Options["output_mode"], rel.Options["trigger"], input, epoch, rows}
+		for i, v := range vals {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{anyBatch(st.cols, cols[:])}, tag: "SHOW"}, nil
+}
+
+// explainStreaming prints the operator tree, each stateful operator's
+// state and what frees it, and the seven answers a streaming design owes.
+func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []string {
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	add("Streaming Table %s (output mode: %s)", name, sp.Mode)
+	ind := "  "
+	if sp.Agg != nil {
+		kind := "Aggregate"
+		if sp.WindowKey >= 0 {
+			kind = "Windowed Aggregate"
+		}
+		add("%s->  %s", ind, kind)
+		var keys, aggs []string
+		for _, g := range sp.Agg.GroupBy {
+			keys = append(keys, g.String())
+		}
+		for _, a := range sp.Agg.Aggs {
+			aggs = append(aggs, a.Name)
+		}
+		add("%s      State key: (%s)", ind, strings.Join(keys, ", "))
+		add("%s      Aggregates: %s", ind, strings.Join(aggs, ", "))
+		switch {
+		case sp.WindowKey >= 0 && sp.EventTime != nil:
+			add("%s      State bound: a window's state is freed when the watermark on %s passes its end", ind, sp.WatermarkColumn)
+		case sp.WindowKey >= 0:
+			add("%s      State bound: none (no watermark closes windows)", ind)
+		default:
+			add("%s      State bound: none (one entry per group, kept forever)", ind)
+		}
+		add("%s      Emits: %s", ind, emitText(sp))
+		ind += "      "
+	}
+	for _, l := range planner.Explain(sp.Pre) {
+		add("%s%s", ind, l)
+	}
+	add("Input: %s (read from its committed offset; append-only)", sp.Input.Name)
+	if sp.EventTime != nil {
+		add("Watermark: max(%s) - %s, advanced at the end of each micro-batch, never backwards", sp.WatermarkColumn, planner.Micros(sp.Delay))
+	} else {
+		add("Watermark: none")
+	}
+	if sp.Window != nil {
+		switch sp.Window.Kind {
+		case planner.TumblingWindow:
+			add("Window: tumbling %s on %s", planner.Micros(sp.Window.Size), sp.Window.Time)
+		case planner.HoppingWindow:
+			add("Window: hopping %s every %s on %s", planner.Micros(sp.Window.Size), planner.Micros(sp.Window.Slide), sp.Window.Time)
+		case planner.SessionWindow:
+			add("Window: session gap %s on %s", planner.Micros(sp.Window.Gap), sp.Window.Time)
+		}
+	}
+	add("Where progress is stored: the input offset and watermark live with the running job; on restart weir replays the retained input from the start (checkpoints: issue 4)")
+	add("What a crash does: nothing committed to the input is lost; the table is recomputed from the input on restart, so it ends as a run without the crash would")
+	switch {
+	case sp.Agg == nil:
+		add("How much state: none (stateless)")
+	case sp.WindowKey >= 0 && sp.EventTime != nil:
+		add("How much state: the groups of open windows (window size + watermark delay worth of keys)")
+	default:
+		add("How much state: unbounded: one entry per distinct group")
+	}
+	if sp.EventTime != nil && sp.Agg != nil {
+		add("Late data: rows for windows already closed by the watermark are dropped and counted in weir_catalog.streaming_progress.late_rows")
+	} else {
+		add("Late data: no watermark, so no row is late")
+	}
+	add("Delivery guarantee: exactly once into the table (deterministic recomputation from the retained input)")
+	switch trig.kind {
+	case "processing_time":
+		add("Latency target: one micro-batch every %s (trigger processing_time)", trig.interval)
+	case "available_now":
+		add("Latency target: none; runs on REFRESH STREAMING TABLE (trigger available_now)")
+	default:
+		add("Latency target: continuous, a micro-batch as soon as input commits (tens of milliseconds)")
+	}
+	add("Cost: one goroutine; CPU proportional to input rows; memory proportional to state")
+	return out
+}
+
+func emitText(sp *planner.StreamPlan) string {
+	switch sp.Mode {
+	case planner.AppendMode:
+		return "a window's rows once, when the watermark closes it"
+	case planner.UpdateMode:
+		return "changed groups after every micro-batch"
+	}
+	return "the whole result after every micro-batch"
+}
+
+// streamingTableRows is a streaming table's committed contents.
+func (e *Engine) streamingTableRows(oid uint32) ([]arrow.RecordBatch, error) {
+	r := e.runnerFor(oid)
+	if r == nil || r.job == nil {
+		return nil, nil
+	}
+	return r.job.Snapshot(), nil
+}
+
+func watermarkDatum(wm int64, has bool) any {
+	if !has || wm == math.MinInt64 {
+		return nil
+	}
+	return wm
+}

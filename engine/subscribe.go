@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+// SUBSCRIBE TO name pushes a streaming table's contents, then every change
+// as its epochs commit, until the client cancels. Each row carries the
+// epoch it committed in (weir_epoch) and whether it was inserted (+1) or
+// deleted (-1: an update-mode row replaced by its new value) (weir_diff).
+
+func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	r, err := s.streamingRunner(ss)
+	if err != nil {
+		return nil, err
+	}
+	if r.job == nil {
+		return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is not running", ss.Name)
+	}
+	cols := []wire.Column{{Name: "weir_epoch", Type: types.Int8}, {Name: "weir_diff", Type: types.Int4}}
+	for _, c := range r.plan.Cols {
+		t := c.T
+		if t.OID == types.OidUnknown {
+			t = types.Text
+		}
+		cols = append(cols, wire.Column{Name: c.Name, Type: t})
+	}
+	res := &subscription{r: r, cols: cols, held: map[string]*heldRow{}, fs: s.FormatSettings()}
+	if ss.CopyOut {
+		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
+		if err != nil {
+			return nil, err
+		}
+		return commandResult("COPY " + strconv.FormatInt(n, 10)), nil
+	}
+	return res, nil
+}
+
+// subscription is a never-ending result: Next waits for the table's next
+// epoch and returns the rows that changed.
+type subscription struct {
+	r       *runner
+	cols    []wire.Column
+	held    map[string]*heldRow // what the client holds, by row text
+	epoch   int64
+	started bool
+	fs      types.FormatSettings
+}
+
+// heldRow is one distinct row the client holds, and how many copies.
+type heldRow struct {
+	vals  []expr.Datum
+	count int
+}
+
+var _ wire.StreamingResult = (*subscription)(nil)
+
+func (s *subscription) Columns() []wire.Column { return s.cols }
+func (s *subscription) Tag() string            { return "SUBSCRIBE" }
+func (s *subscription) Close()                 {}
+func (s *subscription) Streaming() bool        { return true }
+
+// Next returns the next change; it polls the job's epoch counter, which is
+// cheap, and diffs only when an epoch committed.
+func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if e := s.r.job.Progress().Epoch; !s.started || e != s.epoch {
+			s.started, s.epoch = true, e
+			if b := s.diff(); b != nil {
+				return b, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// diff compares the table's snapshot with what the client holds and
+// returns deletions then insertions.
+func (s *subscription) diff() arrow.RecordBatch {
+	now := map[string]*heldRow{}
+	var buf []byte
+	for _, b := range s.r.job.Snapshot() {
+		for i := 0; i < int(b.NumRows()); i++ {
+			buf = buf[:0]
+			for c := 0; c < int(b.NumCols()); c++ {
+				if b.Column(c).IsNull(i) {
+					buf = append(buf, 0xff)
+				} else {
+					buf = types.AppendText(buf, s.cols[c+2].Type, b.Column(c), i, &s.fs)
+				}
+				buf = append(buf, 0)
+			}
+			h := now[string(buf)]
+			if h == nil {
+				vals := make([]expr.Datum, b.NumCols())
+				for c := range vals {
+					vals[c] = expr.DatumAt(b.Column(c), i)
+				}
+				h = &heldRow{vals: vals}
+				now[string(buf)] = h
+			}
+			h.count++
+		}
+	}
+	bs := make([]array.Builder, len(s.cols))
+	for i, c := range s.cols {
+		bs[i] = expr.NewBuilder(nil, c.Type)
+		defer bs[i].Release()
+	}
+	n := 0
+	emit := func(h *heldRow, diff int64, times int) {
+		for t := 0; t < times; t++ {
+			expr.AppendDatum(bs[0], s.epoch)
+			expr.AppendDatum(bs[1], diff)
+			for c, v := range h.vals {
+				expr.AppendDatum(bs[c+2], v)
+			}
+			n++
+		}
+	}
+	for k, had := range s.held {
+		have := 0
+		if h := now[k]; h != nil {
+			have = h.count
+		}
+		if have < had.count {
+			emit(had, -1, had.count-have)
+		}
+	}
+	for k, h := range now {
+		had := 0
+		if old := s.held[k]; old != nil {
+			had = old.count
+		}
+		if h.count > had {
+			emit(h, 1, h.count-had)
+		}
+	}
+	s.held = now
+	if n == 0 {
+		return nil
+	}
+	arrs := make([]arrow.Array, len(bs))
+	fields := make([]arrow.Field, len(bs))
+	for i, b := range bs {
+		arrs[i] = b.NewArray()
+		fields[i] = arrow.Field{Name: s.cols[i].Name, Type: s.cols[i].Type.Arrow(), Nullable: true}
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
+}

@@ -1,0 +1,577 @@
+package exec
+
+import (
+	"context"
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// StreamJob runs one streaming table in micro-batch epochs: it reads what
+// its input offers past its offset, pushes it through the stateless part of
+// the plan, folds it into the aggregation state, advances the watermark,
+// emits what the output mode says is ready, and publishes the table's new
+// contents. One goroutine calls Step; Snapshot and Progress may be called
+// from any goroutine.
+type StreamJob struct {
+	plan *planner.StreamPlan
+	// Source returns every batch the input holds so far, in order; the job
+	// reads from its offset on. It is the input table's chunk log, or the
+	// output log of an append-only streaming table.
+	Source func() ([]arrow.RecordBatch, error)
+	// Env gives the expression context (session-independent settings) and
+	// the tables other than the input.
+	Env *Env
+	// MaxBatchesPerEpoch bounds one epoch's input (backpressure).
+	MaxBatchesPerEpoch int
+
+	offset    int
+	watermark int64 // microseconds; math.MinInt64 before any event
+	windows   map[int64]*windowState
+	closed    int64 // every window with close time <= closed is gone
+
+	// Output: append mode keeps a log of batches; update and complete
+	// modes keep the current row of every group.
+	outSchema *arrow.Schema
+	log       []arrow.RecordBatch
+	rows      map[rowKey][]expr.Datum
+
+	snapshot atomic.Pointer[[]arrow.RecordBatch]
+	mu       sync.Mutex
+	progress Progress
+}
+
+// rowKey identifies a group's row in update and complete modes.
+type rowKey struct {
+	window int64
+	group  int
+}
+
+// windowState is the aggregation state of one window (or of the whole
+// stream when the aggregation has no window): the groups seen and one
+// accumulator per aggregate.
+type windowState struct {
+	start   int64
+	closeAt int64
+	table   *groupTable
+	inputs  []*aggInput
+	keys    [][]expr.Datum // group id → key values
+	dirty   []bool
+	ngroups int
+}
+
+// Progress is what weir_catalog.streaming_progress shows of a job.
+type Progress struct {
+	Epoch                  int64
+	InputRows              int64
+	LateRows               int64
+	Watermark              int64 // microseconds, math.MinInt64 when none
+	HasWatermark           bool
+	StateRows              int64
+	StateBytes             int64
+	InputRowsPerSecond     float64
+	ProcessedRowsPerSecond float64
+	BacklogRows            int64
+	LastBatchDuration      time.Duration
+	OutputRows             int64
+}
+
+const noWindow = math.MinInt64
+
+// NewStreamJob prepares a job for a plan.
+func NewStreamJob(plan *planner.StreamPlan, env *Env, source func() ([]arrow.RecordBatch, error)) *StreamJob {
+	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
+		watermark: math.MinInt64, closed: math.MinInt64, windows: map[int64]*windowState{},
+		outSchema: planner.Schema(plan.Cols), rows: map[rowKey][]expr.Datum{}}
+	empty := []arrow.RecordBatch{}
+	j.snapshot.Store(&empty)
+	j.progress.Watermark = math.MinInt64
+	return j
+}
+
+// Snapshot is the table's committed contents: never half an epoch.
+func (j *StreamJob) Snapshot() []arrow.RecordBatch { return *j.snapshot.Load() }
+
+// Progress returns the latest figures.
+func (j *StreamJob) Progress() Progress {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.progress
+}
+
+// OutputLog is the append-only log of emitted batches (append mode), for a
+// streaming table that reads this one.
+func (j *StreamJob) OutputLog() []arrow.RecordBatch { return j.Snapshot() }
+
+// Step runs one epoch. It reports whether there was input to process.
+func (j *StreamJob) Step(ctx context.Context) (bool, error) {
+	started := time.Now()
+	all, err := j.Source()
+	if err != nil {
+		return false, err
+	}
+	if j.offset > len(all) {
+		j.offset = len(all) // the input was truncated; start over from what is there
+	}
+	end := len(all)
+	if j.MaxBatchesPerEpoch > 0 && end-j.offset > j.MaxBatchesPerEpoch {
+		end = j.offset + j.MaxBatchesPerEpoch
+	}
+	batches := all[j.offset:end]
+	var backlog int64
+	for _, b := range all[end:] {
+		backlog += b.NumRows()
+	}
+	if len(batches) == 0 {
+		j.mu.Lock()
+		j.progress.BacklogRows = backlog
+		j.mu.Unlock()
+		return false, nil
+	}
+	var inRows int64
+	for _, b := range batches {
+		inRows += b.NumRows()
+	}
+	ectx := j.Env.exprCtx()
+	// The watermark candidate: the largest event time delivered, minus the
+	// delay. It takes effect at the end of the epoch.
+	candidate := j.watermark
+	if j.plan.EventTime != nil {
+		for _, b := range batches {
+			arr, err := j.plan.EventTime.Eval(ectx, b)
+			if err != nil {
+				return false, err
+			}
+			ts := arr.(*array.Timestamp)
+			for i := 0; i < ts.Len(); i++ {
+				if !ts.IsNull(i) {
+					if v := int64(ts.Value(i)) - j.plan.Delay; v > candidate {
+						candidate = v
+					}
+				}
+			}
+		}
+	}
+	pre, err := j.runPre(ctx, batches)
+	if err != nil {
+		return false, err
+	}
+	var late int64
+	if j.plan.Agg == nil {
+		if err := j.appendStateless(ectx, pre); err != nil {
+			return false, err
+		}
+	} else {
+		for _, b := range pre {
+			n, err := j.fold(ectx, b)
+			if err != nil {
+				return false, err
+			}
+			late += n
+		}
+	}
+	if candidate > j.watermark {
+		j.watermark = candidate
+	}
+	if j.plan.Agg != nil {
+		if err := j.emit(ectx); err != nil {
+			return false, err
+		}
+	}
+	j.offset = end
+	j.publish()
+	d := time.Since(started)
+	j.mu.Lock()
+	p := &j.progress
+	p.Epoch++
+	p.InputRows += inRows
+	p.LateRows += late
+	p.BacklogRows = backlog
+	p.LastBatchDuration = d
+	p.HasWatermark = j.plan.EventTime != nil && j.watermark != math.MinInt64
+	p.Watermark = j.watermark
+	p.StateRows, p.StateBytes = j.stateSize()
+	if secs := d.Seconds(); secs > 0 {
+		p.ProcessedRowsPerSecond = float64(inRows) / secs
+		p.InputRowsPerSecond = p.ProcessedRowsPerSecond
+	}
+	j.mu.Unlock()
+	return true, nil
+}
+
+// streamSource substitutes the epoch's batches for the input's rows.
+type streamSource struct {
+	input   uint32
+	batches []arrow.RecordBatch
+	other   TableSource
+}
+
+func (s *streamSource) ScanTable(ctx context.Context, scan *planner.Scan) ([]arrow.RecordBatch, error) {
+	if scan.OID == s.input && scan.Kind == planner.StoredTable {
+		return s.batches, nil
+	}
+	if s.other == nil {
+		return nil, sqlerr.New(sqlerr.InternalError, "no table source for %s", scan.Name)
+	}
+	return s.other.ScanTable(ctx, scan)
+}
+
+func (j *StreamJob) runPre(ctx context.Context, batches []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
+	env := &Env{Tables: &streamSource{input: j.plan.Input.OID, batches: batches, other: j.Env.Tables}, Ctx: j.Env.Ctx}
+	return Run(ctx, env, j.plan.Pre)
+}
+
+// appendStateless computes the output rows of a query without aggregation.
+func (j *StreamJob) appendStateless(ectx *expr.Ctx, pre []arrow.RecordBatch) error {
+	for _, b := range pre {
+		if b.NumRows() == 0 {
+			continue
+		}
+		out, err := j.project(ectx, b, nil)
+		if err != nil {
+			return err
+		}
+		if out != nil && out.NumRows() > 0 {
+			j.log = append(j.log, out)
+		}
+	}
+	return nil
+}
+
+// project evaluates HAVING and the output expressions over rows; keep, if
+// not nil, receives for each output row the index of its input row.
+func (j *StreamJob) project(ectx *expr.Ctx, b arrow.RecordBatch, keep *[]int) (arrow.RecordBatch, error) {
+	if j.plan.Having != nil {
+		arr, err := j.plan.Having.Eval(ectx, b)
+		if err != nil {
+			return nil, err
+		}
+		pred := arr.(*array.Boolean)
+		var idx []int
+		for i := 0; i < pred.Len(); i++ {
+			if !pred.IsNull(i) && pred.Value(i) {
+				idx = append(idx, i)
+			}
+		}
+		if keep != nil {
+			*keep = idx
+		}
+		if len(idx) != int(b.NumRows()) {
+			b = expr.TakeRows(b, idx)
+		}
+	} else if keep != nil {
+		*keep = nil
+		for i := 0; i < int(b.NumRows()); i++ {
+			*keep = append(*keep, i)
+		}
+	}
+	cols, err := evalAll(ectx, j.plan.Output, b)
+	if err != nil {
+		return nil, err
+	}
+	return array.NewRecordBatch(j.outSchema, cols, b.NumRows()), nil
+}
+
+// fold adds one pre-output batch to the aggregation state and returns the
+// number of late rows it dropped.
+func (j *StreamJob) fold(ectx *expr.Ctx, b arrow.RecordBatch) (int64, error) {
+	n := int(b.NumRows())
+	if n == 0 {
+		return 0, nil
+	}
+	keys, err := evalAll(ectx, j.plan.Agg.GroupBy, b)
+	if err != nil {
+		return 0, err
+	}
+	// Rows per window; a row whose window already closed is late.
+	rowsOf := map[int64][]int{}
+	var order []int64
+	var late int64
+	if j.plan.WindowKey < 0 {
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		rowsOf[noWindow], order = all, []int64{noWindow}
+	} else {
+		starts := keys[j.plan.WindowKey].(*array.Timestamp)
+		for i := 0; i < n; i++ {
+			if starts.IsNull(i) {
+				continue
+			}
+			s := int64(starts.Value(i))
+			if j.closeTime(s) <= j.watermark {
+				late++
+				continue
+			}
+			if _, ok := rowsOf[s]; !ok {
+				order = append(order, s)
+			}
+			rowsOf[s] = append(rowsOf[s], i)
+		}
+	}
+	for _, s := range order {
+		rows := rowsOf[s]
+		w, err := j.window(ectx, s)
+		if err != nil {
+			return 0, err
+		}
+		sub, subKeys := b, keys
+		if len(rows) != n {
+			sub = expr.TakeRows(b, rows)
+			subKeys = make([]arrow.Array, len(keys))
+			for k := range keys {
+				subKeys[k] = expr.TakeArray(keys[k], rows)
+			}
+		}
+		groups := make([]uint32, len(rows))
+		if len(subKeys) > 0 {
+			w.table.prepare(subKeys)
+		}
+		for i := range rows {
+			g := 0
+			if len(subKeys) > 0 {
+				var isNew bool
+				g, isNew = w.table.insert(i)
+				if isNew {
+					key := make([]expr.Datum, len(subKeys))
+					for k, arr := range subKeys {
+						key[k] = expr.DatumAt(arr, i)
+					}
+					w.keys = append(w.keys, key)
+					w.dirty = append(w.dirty, false)
+					w.ngroups++
+				}
+			} else if w.ngroups == 0 {
+				w.keys = append(w.keys, nil)
+				w.dirty = append(w.dirty, false)
+				w.ngroups = 1
+			}
+			groups[i] = uint32(g)
+			w.dirty[g] = true
+		}
+		for _, in := range w.inputs {
+			if err := in.add(ectx, sub, groups); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return late, nil
+}
+
+// closeTime is when the window starting at s closes: its end.
+func (j *StreamJob) closeTime(s int64) int64 {
+	if s == noWindow || j.plan.Window == nil {
+		return math.MaxInt64
+	}
+	size := j.plan.Window.Size
+	if j.plan.Window.Kind == planner.SessionWindow {
+		size = j.plan.Window.Gap
+	}
+	return s + size
+}
+
+func (j *StreamJob) window(ectx *expr.Ctx, s int64) (*windowState, error) {
+	if w, ok := j.windows[s]; ok {
+		return w, nil
+	}
+	w := &windowState{start: s, closeAt: j.closeTime(s)}
+	if len(j.plan.Agg.GroupBy) > 0 {
+		ts := make([]types.T, len(j.plan.Agg.GroupBy))
+		for i, e := range j.plan.Agg.GroupBy {
+			ts[i] = e.Type()
+		}
+		w.table = newGroupTable(ectx.Allocator(), ts, false)
+	}
+	for i := range j.plan.Agg.Aggs {
+		in, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
+		if err != nil {
+			return nil, err
+		}
+		w.inputs = append(w.inputs, in)
+	}
+	j.windows[s] = w
+	return w, nil
+}
+
+// result computes the aggregation output rows of the given groups of w.
+func (j *StreamJob) result(ectx *expr.Ctx, w *windowState, groups []int) (arrow.RecordBatch, error) {
+	ncols := len(j.plan.Agg.GroupBy) + len(j.plan.Agg.Aggs)
+	cols := make([]arrow.Array, 0, ncols)
+	for k, e := range j.plan.Agg.GroupBy {
+		vals := make([]expr.Datum, len(groups))
+		for i, g := range groups {
+			vals[i] = w.keys[g][k]
+		}
+		cols = append(cols, expr.ArrayFromDatums(ectx.Allocator(), e.Type(), vals))
+	}
+	for _, in := range w.inputs {
+		arr, err := in.finish(ectx, w.ngroups)
+		if err != nil {
+			return nil, err
+		}
+		if len(groups) != w.ngroups {
+			arr = expr.TakeArray(arr, groups)
+		}
+		cols = append(cols, arr)
+	}
+	return array.NewRecordBatch(planner.Schema(j.plan.Agg.Cols), cols, int64(len(groups))), nil
+}
+
+// emit produces output after the watermark advanced.
+func (j *StreamJob) emit(ectx *expr.Ctx) error {
+	starts := make([]int64, 0, len(j.windows))
+	for s := range j.windows {
+		starts = append(starts, s)
+	}
+	sort.Slice(starts, func(a, b int) bool { return starts[a] < starts[b] })
+	for _, s := range starts {
+		w := j.windows[s]
+		closing := w.closeAt <= j.watermark
+		var groups []int
+		switch j.plan.Mode {
+		case planner.AppendMode:
+			if !closing {
+				continue
+			}
+			groups = allGroups(w.ngroups)
+		case planner.UpdateMode:
+			for g, d := range w.dirty {
+				if d {
+					groups = append(groups, g)
+				}
+			}
+		case planner.CompleteMode:
+			groups = allGroups(w.ngroups)
+		}
+		if len(groups) > 0 {
+			agg, err := j.result(ectx, w, groups)
+			if err != nil {
+				return err
+			}
+			var keep []int
+			out, err := j.project(ectx, agg, &keep)
+			if err != nil {
+				return err
+			}
+			if j.plan.Mode == planner.AppendMode {
+				if out.NumRows() > 0 {
+					j.log = append(j.log, out)
+				}
+			} else {
+				kept := map[int]int{}
+				for r, i := range keep {
+					kept[groups[i]] = r
+				}
+				for _, g := range groups {
+					key := rowKey{window: s, group: g}
+					if r, ok := kept[g]; ok {
+						row := make([]expr.Datum, out.NumCols())
+						for c := range row {
+							row[c] = expr.DatumAt(out.Column(c), r)
+						}
+						j.rows[key] = row
+					} else {
+						delete(j.rows, key)
+					}
+				}
+			}
+			for _, g := range groups {
+				w.dirty[g] = false
+			}
+		}
+		if closing && j.plan.Mode != planner.CompleteMode {
+			delete(j.windows, s) // the window is final: free its state
+		}
+	}
+	return nil
+}
+
+func allGroups(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// publish makes the epoch's output visible to readers in one step.
+func (j *StreamJob) publish() {
+	var snap []arrow.RecordBatch
+	if j.plan.Mode == planner.AppendMode {
+		snap = append([]arrow.RecordBatch(nil), j.log...)
+	} else {
+		keys := make([]rowKey, 0, len(j.rows))
+		for k := range j.rows {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(a, b int) bool {
+			if keys[a].window != keys[b].window {
+				return keys[a].window < keys[b].window
+			}
+			return keys[a].group < keys[b].group
+		})
+		if len(keys) > 0 {
+			cols := make([]arrow.Array, len(j.plan.Cols))
+			for c, col := range j.plan.Cols {
+				vals := make([]expr.Datum, len(keys))
+				for i, k := range keys {
+					vals[i] = j.rows[k][c]
+				}
+				cols[c] = expr.ArrayFromDatums(nil, col.T, vals)
+			}
+			snap = []arrow.RecordBatch{array.NewRecordBatch(j.outSchema, cols, int64(len(keys)))}
+		}
+	}
+	var n int64
+	for _, b := range snap {
+		n += b.NumRows()
+	}
+	j.snapshot.Store(&snap)
+	j.mu.Lock()
+	j.progress.OutputRows = n
+	j.mu.Unlock()
+}
+
+// stateSize counts groups held and estimates their bytes.
+func (j *StreamJob) stateSize() (rows, bytes int64) {
+	for _, w := range j.windows {
+		rows += int64(w.ngroups)
+		for _, k := range w.keys {
+			bytes += 16
+			for _, d := range k {
+				bytes += datumBytes(d)
+			}
+		}
+		bytes += int64(w.ngroups) * int64(len(w.inputs)) * 16
+	}
+	return rows, bytes
+}
+
+func datumBytes(d expr.Datum) int64 {
+	switch v := d.(type) {
+	case string:
+		return int64(len(v)) + 16
+	case []byte:
+		return int64(len(v)) + 24
+	case nil:
+		return 1
+	}
+	return 8
+}
+
+// Watermark is the current watermark (microseconds) and whether there is one.
+func (j *StreamJob) Watermark() (int64, bool) {
+	p := j.Progress()
+	return p.Watermark, p.HasWatermark
+}

@@ -1,0 +1,338 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// Output modes of a streaming table (Spark's three).
+const (
+	AppendMode   = "append"
+	UpdateMode   = "update"
+	CompleteMode = "complete"
+)
+
+// StreamPlan is a streaming table's query split for incremental execution:
+// a stateless part run over each micro-batch of the input (Pre), an
+// optional aggregation whose state is kept between micro-batches (Agg),
+// and a stateless part over the aggregation's output (Having, Output).
+type StreamPlan struct {
+	// Input is the streamed relation.
+	Input *Relation
+	// Pre reads the micro-batch through a Scan of Input (the executor
+	// substitutes the batch for the table's rows): filters, projections,
+	// tumbling and hopping window assignment.
+	Pre Node
+	// Agg is nil for stateless queries; its GroupBy and Aggs are over Pre's
+	// output.
+	Agg *Aggregate
+	// Having filters aggregation output rows; Output computes the table's
+	// columns from them (from Pre's output when Agg is nil).
+	Having expr.Expr
+	Output []expr.Expr
+	Cols   []Column
+	// Window describes event-time windows; for sessions, Pre stops below
+	// the session assignment, which the executor does with state.
+	Window *WindowAssign
+	// WindowKey is the index in Agg.GroupBy of the window start (-1 when the
+	// aggregation is not windowed); WindowEndKey of the window end (-1 when
+	// not grouped by it).
+	WindowKey, WindowEndKey int
+	// EventTime is the watermarked event time over Input's columns and
+	// Delay the watermark delay (microseconds); nil without a watermark.
+	EventTime expr.Expr
+	Delay     int64
+	// WatermarkColumn names the watermarked column, for EXPLAIN.
+	WatermarkColumn string
+	Mode            string
+	// Warnings name unbounded state (sent as WARNING notices).
+	Warnings []string
+}
+
+// StreamOptions are the parts of CREATE STREAMING TABLE the planner needs.
+type StreamOptions struct {
+	OutputMode string // "", append, update, complete
+	Emit       string // "", window_close, update
+}
+
+// PlanStreaming binds a streaming table's defining query and plans it for
+// incremental execution, refusing what cannot run with a clear reason.
+func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*StreamPlan, error) {
+	stmts, err := parse.Parse(st.Query)
+	if err != nil {
+		return nil, shiftPos(err, st.QueryOffset)
+	}
+	if len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "a streaming table is defined by one SELECT")
+	}
+	q, err := BindQuery(cat, stmts[0].Node, nil)
+	if err != nil {
+		return nil, shiftPos(err, st.QueryOffset)
+	}
+	if len(q.ParamTypes) > 0 {
+		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
+	}
+	sp := &StreamPlan{WindowKey: -1, WindowEndKey: -1, Cols: q.Plan.Columns()}
+	if err := sp.split(q.Plan); err != nil {
+		return nil, err
+	}
+	if err := sp.findInput(cat, sp.Pre); err != nil {
+		return nil, err
+	}
+	if err := sp.bindWatermark(cat, st); err != nil {
+		return nil, err
+	}
+	if err := sp.chooseMode(opts); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
+func shiftPos(err error, off int) error {
+	if se, ok := err.(*sqlerr.Error); ok && se.Position > 0 {
+		cp := *se
+		cp.Position += off
+		return &cp
+	}
+	return err
+}
+
+func refuse(format string, args ...any) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, format, args...)
+}
+
+// split takes the bound plan apart: Project? ← Filter? ← Aggregate ← pre.
+func (sp *StreamPlan) split(plan Node) error {
+	n := plan
+	if p, ok := n.(*Project); ok {
+		sp.Output = p.Exprs
+		n = p.Input
+	}
+	if f, ok := n.(*Filter); ok {
+		if _, isAgg := f.Input.(*Aggregate); isAgg {
+			sp.Having = f.Pred
+			n = f.Input
+		}
+	}
+	switch x := n.(type) {
+	case *Aggregate:
+		sp.Agg = x
+		sp.Pre = x.Input
+		for _, a := range x.Aggs {
+			if len(a.OrderBy) > 0 {
+				return refuse("ORDER BY inside %s is not supported in a streaming table", a.Name)
+			}
+		}
+	case *Sort, *Limit:
+		return refuse("ORDER BY and LIMIT are not supported in a streaming table: a stream has no order; order when you query the table")
+	case *Distinct:
+		return refuse("DISTINCT is not supported in a streaming table yet")
+	default:
+		if sp.Output == nil {
+			return refuse("this query shape is not supported in a streaming table")
+		}
+		sp.Pre = n
+		// A stateless query: Output is over Pre's rows.
+	}
+	if sp.Output == nil {
+		cols := n.Columns()
+		for i, c := range cols {
+			sp.Output = append(sp.Output, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
+		}
+	}
+	return sp.checkPre(sp.Pre)
+}
+
+// checkPre accepts only stateless nodes below the aggregation and finds
+// the window assignment.
+func (sp *StreamPlan) checkPre(n Node) error {
+	switch x := n.(type) {
+	case *Scan:
+		return nil
+	case *Filter:
+		return sp.checkPre(x.Input)
+	case *Project:
+		return sp.checkPre(x.Input)
+	case *WindowAssign:
+		if x.Kind == SessionWindow {
+			return refuse("session windows are not supported in streaming tables yet (they work in batch queries)")
+		}
+		if sp.Window != nil {
+			return refuse("only one window per streaming table is supported")
+		}
+		sp.Window = x
+		return sp.checkPre(x.Input)
+	case *Join:
+		return refuse("streaming joins are not supported yet")
+	case *Window:
+		return refuse("window functions (OVER) are not supported in a streaming table; use event-time windows (TUMBLE, HOP, SESSION)")
+	case *Aggregate:
+		return refuse("nested aggregation is not supported in a streaming table")
+	case *SetOp:
+		return refuse("UNION, INTERSECT and EXCEPT are not supported in a streaming table yet")
+	}
+	return refuse("%s is not supported in a streaming table", strings.TrimPrefix(fmt.Sprintf("%T", n), "*planner."))
+}
+
+// findInput locates the single streamed relation.
+func (sp *StreamPlan) findInput(cat Catalog, n Node) error {
+	var scans []*Scan
+	var walk func(Node)
+	walk = func(n Node) {
+		if s, ok := n.(*Scan); ok {
+			scans = append(scans, s)
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	if len(scans) != 1 {
+		return refuse("a streaming table reads exactly one input")
+	}
+	if scans[0].Kind != StoredTable {
+		return refuse("catalog relations cannot be read as a stream")
+	}
+	rel, err := cat.LookupRelation(scans[0].Schema, scans[0].Name)
+	if err != nil {
+		return err
+	}
+	sp.Input = rel
+	return nil
+}
+
+// bindWatermark finds the input's watermark: the query's WATERMARK clause
+// or the input table's WATERMARK FOR.
+func (sp *StreamPlan) bindWatermark(cat Catalog, st *parse.StreamingStmt) error {
+	var col, exprText string
+	var delay int64
+	for _, in := range st.Inputs {
+		if in.Watermark != nil {
+			col, exprText, delay = in.Watermark.Column, in.Watermark.Expr, in.Watermark.Delay.Microseconds()
+		}
+	}
+	if col == "" && sp.Input.WatermarkColumn != "" {
+		col, exprText, delay = sp.Input.WatermarkColumn, quoteIdent(sp.Input.WatermarkColumn), sp.Input.WatermarkDelay
+	}
+	if col == "" {
+		return nil
+	}
+	// The watermark column may be derived (WATERMARK f(x) AS col): bind the
+	// expression over the input's own columns.
+	stmts, err := parse.Parse("SELECT " + exprText + " FROM " + quoteIdent(sp.Input.Schema) + "." + quoteIdent(sp.Input.Name))
+	if err != nil {
+		return err
+	}
+	q, err := BindQuery(cat, stmts[0].Node, nil)
+	if err != nil {
+		return err
+	}
+	p, ok := q.Plan.(*Project)
+	if !ok || len(p.Exprs) != 1 {
+		return sqlerr.New(sqlerr.InternalError, "unexpected watermark plan")
+	}
+	switch p.Exprs[0].Type().OID {
+	case types.OidTimestamp, types.OidTimestampTZ:
+	default:
+		return sqlerr.New(sqlerr.DatatypeMismatch, "the watermark column \"%s\" must be a timestamp or timestamptz, not %s", col, p.Exprs[0].Type())
+	}
+	sp.EventTime, sp.Delay, sp.WatermarkColumn = p.Exprs[0], delay, col
+	return nil
+}
+
+// chooseMode settles the output mode and checks the query can run in it.
+func (sp *StreamPlan) chooseMode(opts StreamOptions) error {
+	mode := strings.ToLower(opts.OutputMode)
+	switch opts.Emit {
+	case "window_close":
+		if mode != "" && mode != AppendMode {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "EMIT ON WINDOW CLOSE is append mode, but output_mode = %s was given", mode)
+		}
+		mode = AppendMode
+	case "update":
+		if mode != "" && mode != UpdateMode {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "EMIT ON UPDATE is update mode, but output_mode = %s was given", mode)
+		}
+		mode = UpdateMode
+	}
+	if sp.Agg != nil {
+		sp.findWindowKeys()
+	}
+	windowed := sp.Agg != nil && sp.WindowKey >= 0
+	if mode == "" {
+		switch {
+		case sp.Agg == nil:
+			mode = AppendMode
+		case windowed && sp.EventTime != nil:
+			mode = AppendMode
+		default:
+			mode = UpdateMode
+		}
+	}
+	switch mode {
+	case AppendMode:
+		if sp.Agg != nil && !windowed {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "append mode is not possible for an aggregation without an event-time window: its rows never become final").
+				WithHint("Group by a window (TUMBLE, HOP, SESSION, window()) with a watermark, or use EMIT ON UPDATE / output_mode = 'update'.")
+		}
+		if windowed && sp.EventTime == nil {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "append mode needs a watermark to close windows").
+				WithHint("Add WATERMARK <column> DELAY OF INTERVAL ... to the input, or use EMIT ON UPDATE.")
+		}
+	case UpdateMode:
+	case CompleteMode:
+		if sp.Agg == nil {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "complete mode is allowed only for aggregations")
+		}
+	default:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "invalid output_mode \"%s\"", mode).
+			WithHint("Use append, update or complete.")
+	}
+	sp.Mode = mode
+	if sp.Agg != nil && (!windowed || sp.EventTime == nil) {
+		what := "the aggregation state (one entry per group)"
+		if windowed {
+			what = "the state of open windows (no watermark closes them)"
+		}
+		sp.Warnings = append(sp.Warnings, "streaming table state is unbounded: "+what+" grows with the number of distinct keys")
+	}
+	if sp.Mode == CompleteMode && sp.Agg != nil && windowed && sp.EventTime != nil {
+		// Complete mode keeps every window's result: no state is freed.
+		sp.Warnings = append(sp.Warnings, "complete mode keeps every window's state: it grows without bound")
+	}
+	return nil
+}
+
+// findWindowKeys finds window_start / window_end among the GROUP BY keys.
+func (sp *StreamPlan) findWindowKeys() {
+	cols := sp.Pre.Columns()
+	for i, g := range sp.Agg.GroupBy {
+		cr, ok := g.(*expr.ColumnRef)
+		if !ok || cr.Index >= len(cols) {
+			continue
+		}
+		switch cols[cr.Index].Name {
+		case "window_start":
+			if sp.WindowKey < 0 && sp.Window != nil {
+				sp.WindowKey = i
+			}
+		case "window_end":
+			if sp.WindowEndKey < 0 && sp.Window != nil {
+				sp.WindowEndKey = i
+			}
+		}
+	}
+}
+
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// Micros renders microseconds as an interval for EXPLAIN.
+func Micros(us int64) string { return (time.Duration(us) * time.Microsecond).String() }

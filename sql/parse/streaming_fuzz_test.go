@@ -1,0 +1,48 @@
+package parse
+
+import (
+	"testing"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+// FuzzParseStreaming: any text gives nil, a statement whose canonical
+// query parses, or an error with a SQLSTATE and a position inside the
+// text — never a panic (which the front end would report as XX000).
+func FuzzParseStreaming(f *testing.F) {
+	for _, s := range []string{
+		"CREATE OR REFRESH STREAMING TABLE t WITH (output_mode = update) AS SELECT window_start, count(*) FROM STREAM orders WATERMARK event_time DELAY OF INTERVAL 10 MINUTES WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY 1 EMIT ON WINDOW CLOSE",
+		"CREATE STREAMING TABLE t AS SELECT * FROM STREAM(raw) r WATERMARK to_timestamp(ts) AS et DELAY OF INTERVAL '1' MINUTE WINDOW HOPPING (SIZE INTERVAL 10 MINUTES, ADVANCE BY INTERVAL 5 MINUTES)",
+		"SELECT window.start FROM STREAM o GROUP BY window(t, '10 minutes', '5 minutes')",
+		"SELECT * FROM HOP(orders, event_time, INTERVAL '5 minutes', INTERVAL '10 minutes')",
+		"CREATE STREAMING TABLE t (CONSTRAINT c EXPECT (a > 0) ON VIOLATION FAIL UPDATE) AS SELECT 1",
+		"COPY (SUBSCRIBE TO x) TO STDOUT", "REFRESH STREAMING TABLE x FULL", "SHOW STREAMING TABLES",
+		"SELECT 1 FROM STREAM", "WINDOW SESSION (", "STREAM(", "SELECT 'x", "CREATE TABLE t (WATERMARK FOR a AS a - INTERVAL '1 s')",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		check := func(err error) {
+			e := sqlerr.From(err)
+			if e.Code == "" || e.Code == sqlerr.InternalError || e.Message == "" {
+				t.Fatalf("bad error for %q: %#v", s, e)
+			}
+			if e.Position < 0 || e.Position > len([]rune(s))+1 {
+				t.Fatalf("position %d outside %q", e.Position, s)
+			}
+		}
+		st, err := ParseStreaming(s)
+		if err != nil {
+			check(err)
+		} else if st != nil && st.Query != "" {
+			if _, perr := pg_query.Parse(st.Query); perr != nil {
+				t.Fatalf("canonical query of %q does not parse: %q: %v", s, st.Query, perr)
+			}
+		}
+		if _, _, err := ParseCreateTableWatermark(s); err != nil {
+			check(err)
+		}
+	})
+}
