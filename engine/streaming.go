@@ -228,6 +228,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			if err := s.eng.cat.DropRelation(nil, schema, name, catalog.KindStreamingTable, false); err != nil {
 				return "", err
 			}
+			if err := s.eng.dropEpochs(existing.OID); err != nil {
+				return "", err
+			}
 		}
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
@@ -273,8 +276,17 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		}
 		return e.store.ScanTable(input.OID, planner.Schema(cols))
 	}
+	job := exec.NewStreamJob(sp, env, source)
+	oid := rel.OID
+	job.CommitEpoch = func(epoch int64, end int) error { return e.commitEpoch(oid, epoch, end) }
+	status, lastErr := statusRunning, ""
+	if replay, err := e.loadEpochs(oid); err != nil {
+		status, lastErr = statusFailed, sqlerr.From(err).Message
+	} else {
+		job.Replay = replay
+	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig,
-		job: exec.NewStreamJob(sp, env, source), done: make(chan struct{}), kick: make(chan struct{}, 1), status: statusRunning}
+		job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	e.mu.Lock()

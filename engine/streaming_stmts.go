@@ -109,6 +109,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
 		return nil, err
 	}
+	if err := s.eng.dropEpochs(rel.OID); err != nil {
+		return nil, err
+	}
 	return commandResult("DROP STREAMING TABLE"), nil
 }
 
@@ -123,7 +126,12 @@ func (s *Session) refreshStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO)
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
 	}
 	r := s.eng.runnerFor(rel.OID)
-	if ss.Full || r == nil || r.plan == nil {
+	failed := false
+	if r != nil {
+		status, _ := r.state()
+		failed = status == statusFailed
+	}
+	if ss.Full || failed || r == nil || r.plan == nil {
 		st, err := parse.ParseStreaming(rel.Options["definition"])
 		if err != nil || st == nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "streaming table \"%s\" has an unreadable definition", rel.Name)
@@ -133,7 +141,14 @@ func (s *Session) refreshStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO)
 			return nil, err
 		}
 		s.eng.stopRunner(rel.OID)
-		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("recomputing streaming table %s from its retained input", rel.Name))
+		if ss.Full {
+			// FULL forgets the epochs: the table is recomputed from the
+			// retained input as one fresh run.
+			if err := s.eng.dropEpochs(rel.OID); err != nil {
+				return nil, err
+			}
+			io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("recomputing streaming table %s from its retained input", rel.Name))
+		}
 		s.eng.startRunner(rel, sp, trig)
 		return commandResult("REFRESH STREAMING TABLE"), nil
 	}

@@ -34,6 +34,13 @@ type StreamJob struct {
 	Env *Env
 	// MaxBatchesPerEpoch bounds one epoch's input (backpressure).
 	MaxBatchesPerEpoch int
+	// CommitEpoch makes an epoch's input boundary durable before its output
+	// is published; Replay holds the boundaries of epochs committed before a
+	// restart, which are re-run with exactly the same input so that the
+	// table ends as it was (late rows stay late, windows close at the same
+	// epochs).
+	CommitEpoch func(epoch int64, end int) error
+	Replay      []int
 
 	offset    int
 	watermark int64 // microseconds; math.MinInt64 before any event
@@ -124,7 +131,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		j.offset = len(all) // the input was truncated; start over from what is there
 	}
 	end := len(all)
-	if j.MaxBatchesPerEpoch > 0 && end-j.offset > j.MaxBatchesPerEpoch {
+	replaying := len(j.Replay) > 0
+	if replaying {
+		end = min(j.Replay[0], len(all))
+		j.Replay = j.Replay[1:]
+	} else if j.MaxBatchesPerEpoch > 0 && end-j.offset > j.MaxBatchesPerEpoch {
 		end = j.offset + j.MaxBatchesPerEpoch
 	}
 	batches := all[j.offset:end]
@@ -189,6 +200,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		}
 	}
 	j.offset = end
+	if j.CommitEpoch != nil && !replaying {
+		if err := j.CommitEpoch(j.progress.Epoch+1, end); err != nil {
+			return false, err
+		}
+	}
 	j.publish()
 	d := time.Since(started)
 	j.mu.Lock()

@@ -225,6 +225,10 @@ func (b *binder) bindColumnRef(c *pg_query.ColumnRef, ec *exprCtx) (expr.Expr, e
 		fields = append(fields, f.GetString_().Sval)
 	}
 	qual, name := splitColumnRef(fields)
+	if qual == "window" && (name == "start" || name == "end") {
+		// Spark's window.start / window.end: the bounds of window().
+		qual, name = "", "window_"+name
+	}
 	if ec.sc == nil {
 		return nil, sqlerr.At(sqlerr.UndefinedColumn, int(c.Location)+1, "column \"%s\" does not exist", name)
 	}

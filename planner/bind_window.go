@@ -203,19 +203,7 @@ func (b *binder) bindSparkWindow(fc *pg_query.FuncCall, input Node, sc *scope, o
 	}
 	tt := t.Type()
 	w.Cols = append(append([]Column{}, input.Columns()...), Column{Name: "window_start", T: tt}, Column{Name: "window_end", T: tt})
-	// The bounds are visible as window_start / window_end and as
-	// window.start / window.end (the struct Spark's window() returns): a
-	// projection repeats the two columns under the second spelling.
-	n := len(w.Cols)
-	exprs := make([]expr.Expr, 0, n+2)
-	for i, c := range w.Cols {
-		exprs = append(exprs, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
-	}
-	exprs = append(exprs, &expr.ColumnRef{Index: n - 2, T: tt, Name: "start"}, &expr.ColumnRef{Index: n - 1, T: tt, Name: "end"})
-	cols := append(append([]Column{}, w.Cols...), Column{Name: "start", T: tt}, Column{Name: "end", T: tt})
 	out := &scope{parent: sc.parent, cols: append([]scopeCol{}, sc.cols...), usingCols: sc.usingCols}
-	out.cols = append(out.cols,
-		scopeCol{Name: "window_start", T: tt}, scopeCol{Name: "window_end", T: tt},
-		scopeCol{Table: "window", Name: "start", T: tt, System: true}, scopeCol{Table: "window", Name: "end", T: tt, System: true})
-	return &Project{Input: w, Exprs: exprs, Cols: cols}, out, nil
+	out.cols = append(out.cols, scopeCol{Name: "window_start", T: tt}, scopeCol{Name: "window_end", T: tt})
+	return w, out, nil
 }

@@ -16,6 +16,9 @@
 //	----
 //	1	x                                        (tab-separated text values;
 //	NULL	(empty)                              NULL and (empty) for '')
+//
+//	query IT rowsort retry                      (retry: re-run until the result
+//	SELECT ...                                   matches, for streaming tables)
 package slt
 
 import (
@@ -38,6 +41,9 @@ type Record struct {
 	Error    string // expected error text for "statement error"
 	Types    string
 	RowSort  bool
+	// Retry re-runs the query until its result matches or a deadline
+	// passes: streaming tables reach their result asynchronously.
+	Retry    bool
 	Expected []string // result lines
 	// Raw holds the record's directive line, kept for rewriting.
 	Directive string
@@ -93,8 +99,11 @@ func Parse(text string) ([]Record, error) {
 					r.Types = f[1]
 				}
 				for _, o := range f[2:] {
-					if o == "rowsort" {
+					switch o {
+					case "rowsort":
 						r.RowSort = true
+					case "retry":
+						r.Retry = true
 					}
 				}
 			case "restart":

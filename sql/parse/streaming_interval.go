@@ -227,7 +227,7 @@ func (ts *tokenStream) interval(i int) (lit intervalLit, ok bool) {
 	return lit, false
 }
 
-// stringValue unquotes a plain or E'' string constant.
+// stringValue unquotes a plain or E” string constant.
 func stringValue(text string) (string, bool) {
 	if len(text) >= 3 && (text[0] == 'e' || text[0] == 'E') && text[1] == '\'' {
 		body := text[2 : len(text)-1]

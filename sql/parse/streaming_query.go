@@ -308,6 +308,20 @@ func (q *queryRewriter) watermark(it *fromItem, i, to int) (int, error) {
 	if bare {
 		colTok = exprEnd - 1
 	}
+	if !q.is(j, pg_query.Token_AS) && !q.isWord(j, "delay") {
+		// Point at what broke the clause: after "WATERMARK col" that is
+		// the first token that cannot continue a column reference.
+		at := j
+		for k := exprFirst; k < exprEnd; k++ {
+			if (k-exprFirst)%2 == 0 && !q.labelLike(k) || (k-exprFirst)%2 == 1 && !q.is(k, tokDot) {
+				if k > exprFirst && (q.nameLike(k) || q.is(k, pg_query.Token_INTERVAL)) {
+					at = k
+				}
+				break
+			}
+		}
+		return i, q.errAt(sqlerr.SyntaxError, at, watermarkWant, q.describe(at))
+	}
 	if q.is(j, pg_query.Token_AS) {
 		if !q.labelLike(j+1) || j+1 >= to {
 			return i, q.errAt(sqlerr.SyntaxError, j+1, watermarkWant, q.describe(j+1))

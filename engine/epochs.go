@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"encoding/binary"
+
+	"github.com/weir-sql/weir/state"
+)
+
+// A streaming table's epoch log: for each committed epoch, the input
+// offset (batches consumed) at its end, under e/<table OID>/<epoch>. It is
+// written before the epoch's output is published, so every output a
+// client could have seen is reproducible: on restart the job re-runs the
+// same epochs over the same input and reaches the same state and table.
+
+func epochPrefix(oid uint32) []byte {
+	k := make([]byte, 0, len(state.PrefixEpoch)+5)
+	k = append(k, state.PrefixEpoch...)
+	k = binary.BigEndian.AppendUint32(k, oid)
+	return append(k, '/')
+}
+
+func epochKey(oid uint32, epoch int64) []byte {
+	return binary.BigEndian.AppendUint64(epochPrefix(oid), uint64(epoch))
+}
+
+// commitEpoch records an epoch's end offset durably.
+func (e *Engine) commitEpoch(oid uint32, epoch int64, end int) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	if err := tx.Set(epochKey(oid, epoch), binary.BigEndian.AppendUint64(nil, uint64(end))); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// loadEpochs returns a table's committed epoch boundaries in order.
+func (e *Engine) loadEpochs(oid uint32) ([]int, error) {
+	tx := e.store.Begin(false)
+	defer tx.Discard()
+	var out []int
+	err := tx.IteratePrefix(epochPrefix(oid), func(_, val []byte) error {
+		if len(val) == 8 {
+			out = append(out, int(binary.BigEndian.Uint64(val)))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// dropEpochs forgets a table's epochs (DROP, REFRESH ... FULL).
+func (e *Engine) dropEpochs(oid uint32) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	var keys [][]byte
+	if err := tx.IteratePrefix(epochPrefix(oid), func(k, _ []byte) error {
+		keys = append(keys, append([]byte(nil), k...))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(k); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
