@@ -35,12 +35,12 @@ import (
 
 // Record is one statement or query of a file.
 type Record struct {
-	Line     int // 1-based line of the directive
-	Kind     string
-	SQL      string
-	Error    string // expected error text for "statement error"
-	Types    string
-	RowSort  bool
+	Line    int // 1-based line of the directive
+	Kind    string
+	SQL     string
+	Error   string // expected error text for "statement error"
+	Types   string
+	RowSort bool
 	// Retry re-runs the query until its result matches or a deadline
 	// passes: streaming tables reach their result asynchronously.
 	Retry    bool

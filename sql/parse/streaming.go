@@ -37,9 +37,9 @@ type StreamingStmt struct {
 	Schema      string
 	OrReplace   bool // CREATE OR REFRESH
 	IfNotExists bool
-	IfExists    bool // DROP ... IF EXISTS
-	Full        bool // REFRESH ... FULL
-	CopyOut     bool // COPY (SUBSCRIBE TO x) TO STDOUT
+	IfExists    bool              // DROP ... IF EXISTS
+	Full        bool              // REFRESH ... FULL
+	CopyOut     bool              // COPY (SUBSCRIBE TO x) TO STDOUT
 	Options     map[string]string // WITH (k = v, ...): keys lower-case, values unquoted text
 	// Emit is "" (not given), "window_close" or "update".
 	Emit string
