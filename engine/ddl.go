@@ -2,12 +2,14 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 	"github.com/weir-sql/weir/wire"
@@ -27,7 +29,7 @@ func noticeOr(err error, io wire.ExecIO, tag string) (wire.Result, error) {
 	return nil, err
 }
 
-func (s *Session) createTable(c *pg_query.CreateStmt, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, io wire.ExecIO) (wire.Result, error) {
 	if len(c.InhRelations) > 0 || c.Partspec != nil || c.OfTypename != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "table inheritance, partitioning and typed tables are not supported")
 	}
@@ -84,6 +86,19 @@ func (s *Session) createTable(c *pg_query.CreateStmt, io wire.ExecIO) (wire.Resu
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized parameter \"%s\"", d.Defname).
 				WithHint("Tables accept WITH (retention = '<interval>').")
 		}
+	}
+	if wm != nil {
+		i := rel.Column(wm.Column)
+		if i < 0 {
+			return nil, sqlerr.At(sqlerr.UndefinedColumn, wm.Pos, "column \"%s\" named in WATERMARK FOR does not exist", wm.Column)
+		}
+		switch rel.Columns[i].Type.OID {
+		case types.OidTimestamp, types.OidTimestampTZ:
+		default:
+			return nil, sqlerr.At(sqlerr.DatatypeMismatch, wm.Pos, "WATERMARK FOR column \"%s\" must be a timestamp or timestamptz, not %s", wm.Column, rel.Columns[i].Type)
+		}
+		rel.Options["watermark_column"] = wm.Column
+		rel.Options["watermark_delay_us"] = strconv.FormatInt(wm.Delay.Microseconds(), 10)
 	}
 	if rel.Schema == "" {
 		sp := s.searchPath()

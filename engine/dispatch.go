@@ -24,7 +24,7 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_CopyStmt:
 		return s.runCopy(ctx, x.CopyStmt, io)
 	case *pg_query.Node_CreateStmt:
-		return s.createTable(x.CreateStmt, io)
+		return s.createTable(x.CreateStmt, st.watermark, io)
 	case *pg_query.Node_ViewStmt:
 		return s.createView(x.ViewStmt, st.parsed.Text)
 	case *pg_query.Node_CreateSchemaStmt:

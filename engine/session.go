@@ -168,7 +168,7 @@ func (s *Session) prepareNew(query string, paramTypes []uint32) ([]wire.Statemen
 	}
 	out := make([]wire.Statement, 0, len(stmts))
 	for i, ps := range stmts {
-		st := &statement{sess: s, parsed: ps, paramTypes: pts, stream: streams[i]}
+		st := &statement{sess: s, parsed: ps, paramTypes: pts, stream: streams[i].stream, watermark: streams[i].watermark}
 		out = append(out, st)
 	}
 	// A single statement is bound now, so that Parse reports errors and
@@ -202,18 +202,24 @@ func parseInt(s string) (int, error) {
 	return n, nil
 }
 
+// weirClauses are what a statement carries beyond PostgreSQL's grammar.
+type weirClauses struct {
+	stream    *parse.StreamingStmt // a streaming statement (parsed.Node is nil)
+	watermark *parse.WatermarkSpec // CREATE TABLE ... WATERMARK FOR
+}
+
 // parseWithStreaming parses a query string whose statements may include
-// weir's streaming statements, which PostgreSQL's grammar does not know.
-// The text is split on the scanner's semicolons; each piece is tried as a
-// streaming statement first. streams[i] is non-nil for streaming pieces
-// (their parse.Statement has no Node).
-func parseWithStreaming(query string) ([]parse.Statement, []*parse.StreamingStmt, error) {
+// weir's streaming statements and clauses, which PostgreSQL's grammar does
+// not know. The text is split on the scanner's semicolons; each piece is
+// tried as a streaming statement first, then as CREATE TABLE with a
+// WATERMARK FOR element, then as plain SQL.
+func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) {
 	if !mayBeStreaming(query) {
 		stmts, err := parse.Parse(query)
-		return stmts, make([]*parse.StreamingStmt, len(stmts)), err
+		return stmts, make([]weirClauses, len(stmts)), err
 	}
 	var stmts []parse.Statement
-	var streams []*parse.StreamingStmt
+	var extra []weirClauses
 	for _, piece := range splitStatements(query) {
 		st, err := parse.ParseStreaming(piece.text)
 		if err != nil {
@@ -221,20 +227,28 @@ func parseWithStreaming(query string) ([]parse.Statement, []*parse.StreamingStmt
 		}
 		if st != nil {
 			stmts = append(stmts, parse.Statement{Text: piece.text, Offset: piece.offset})
-			streams = append(streams, st)
+			extra = append(extra, weirClauses{stream: st})
 			continue
 		}
-		ps, err := parse.Parse(piece.text)
+		text := piece.text
+		rest, wm, err := parse.ParseCreateTableWatermark(text)
+		if err != nil {
+			return nil, nil, shiftError(err, piece.offset)
+		}
+		if wm != nil {
+			text = rest
+		}
+		ps, err := parse.Parse(text)
 		if err != nil {
 			return nil, nil, shiftError(err, piece.offset)
 		}
 		for _, p := range ps {
 			p.Offset += piece.offset
 			stmts = append(stmts, p)
-			streams = append(streams, nil)
+			extra = append(extra, weirClauses{watermark: wm})
 		}
 	}
-	return stmts, streams, nil
+	return stmts, extra, nil
 }
 
 // mayBeStreaming is a cheap filter: only texts naming a streaming keyword

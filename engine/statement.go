@@ -23,6 +23,8 @@ type statement struct {
 	paramTypes []types.T
 	// stream is set for weir's streaming statements (parsed.Node is nil).
 	stream *parse.StreamingStmt
+	// watermark is CREATE TABLE's WATERMARK FOR element, cut out of the text.
+	watermark *parse.WatermarkSpec
 
 	prepared   bool
 	catVersion uint64
