@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/binary"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/weir-sql/weir/state"
 )
 
@@ -23,14 +25,26 @@ func epochKey(oid uint32, epoch int64) []byte {
 	return binary.BigEndian.AppendUint64(epochPrefix(oid), uint64(epoch))
 }
 
-// commitEpoch records an epoch's end offset durably.
-func (e *Engine) commitEpoch(oid uint32, epoch int64, end int) error {
+// commitEpoch records an epoch's end offset durably, together with the
+// late rows it wrote to the table's late_rows table (lateOID 0: none).
+func (e *Engine) commitEpoch(oid uint32, epoch int64, end int, lateOID uint32, late []arrow.RecordBatch) error {
 	tx := e.store.Begin(true)
 	defer tx.Discard()
 	if err := tx.Set(epochKey(oid, epoch), binary.BigEndian.AppendUint64(nil, uint64(end))); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if lateOID != 0 && len(late) > 0 {
+		if err := tx.AppendChunks(lateOID, late); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if lateOID != 0 && len(late) > 0 {
+		e.notifyCommit()
+	}
+	return nil
 }
 
 // loadEpochs returns a table's committed epoch boundaries in order.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/exec"
@@ -188,9 +189,11 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 				return nil, trig, err
 			}
 			trig = t
-		case "late_rows", "quarantine", "retention":
-			// late_rows: late rows are counted in streaming_progress; writing
-			// them to a table is not implemented yet.
+		case "late_rows":
+			// Late rows go to this table (created if needed) as well as
+			// being counted in streaming_progress.
+		case "quarantine":
+			return nil, trig, sqlerr.New(sqlerr.FeatureNotSupported, "quarantine needs expectations, which are not supported yet")
 		default:
 			return nil, trig, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized streaming table option \"%s\"", k).
 				WithHint("Options: output_mode, trigger, late_rows.")
@@ -235,6 +238,12 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
 		Options: map[string]string{"definition": text, "output_mode": sp.Mode, "trigger": trig.kind}}
+	if lateName := st.Options["late_rows"]; lateName != "" {
+		if err := s.ensureLateRowsTable(schema, lateName, sp, io); err != nil {
+			return "", err
+		}
+		rel.Options["late_rows"] = lateName
+	}
 	for _, c := range sp.Cols {
 		t := c.T
 		if t.OID == types.OidUnknown {
@@ -278,7 +287,25 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	}
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID
-	job.CommitEpoch = func(epoch int64, end int) error { return e.commitEpoch(oid, epoch, end) }
+	var lateOID uint32
+	var lateSchema *arrow.Schema
+	if name := rel.Options["late_rows"]; name != "" {
+		if lr, err := e.cat.LookupRelation(sys.searchPath(), "", name); err == nil {
+			lateOID = lr.OID
+			cols := make([]planner.Column, len(lr.Columns))
+			for i, c := range lr.Columns {
+				cols[i] = planner.Column{Name: c.Name, T: c.Type}
+			}
+			lateSchema = planner.Schema(cols)
+			job.KeepLate = true
+		}
+	}
+	job.CommitEpoch = func(epoch int64, end int, late []arrow.RecordBatch) error {
+		for i, b := range late {
+			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
+		}
+		return e.commitEpoch(oid, epoch, end, lateOID, late)
+	}
 	status, lastErr := statusRunning, ""
 	if replay, err := e.loadEpochs(oid); err != nil {
 		status, lastErr = statusFailed, sqlerr.From(err).Message
@@ -369,4 +396,46 @@ func fmtWatermark(p exec.Progress) any {
 		return nil
 	}
 	return p.Watermark
+}
+
+// ensureLateRowsTable creates the late_rows table of a streaming table
+// (the rows that reach the aggregation too late, with their window), or
+// checks that an existing one has that shape.
+func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPlan, io noticer) error {
+	if sp.Agg == nil || sp.WindowKey < 0 {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "late_rows needs a windowed aggregation: only rows of closed windows are late")
+	}
+	cols := sp.Pre.Columns()
+	if existing, err := s.eng.cat.LookupRelation(s.searchPath(), "", name); err == nil {
+		ok := existing.Kind == catalog.KindTable && len(existing.Columns) == len(cols)
+		for i := 0; ok && i < len(cols); i++ {
+			ok = existing.Columns[i].Type.OID == cols[i].T.OID
+		}
+		if !ok {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "late_rows table \"%s\" exists with another shape", name).
+				WithDetail("It must have the columns of the rows being aggregated: " + columnList(cols) + ".")
+		}
+		return nil
+	}
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindTable, Options: map[string]string{}}
+	for _, c := range cols {
+		t := c.T
+		if t.OID == types.OidUnknown {
+			t = types.Text
+		}
+		rel.Columns = append(rel.Columns, catalog.Column{Name: c.Name, Type: t})
+	}
+	if _, err := s.eng.cat.CreateRelation(rel, false); err != nil {
+		return err
+	}
+	io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("created table %s for late rows (%s)", name, columnList(cols)))
+	return nil
+}
+
+func columnList(cols []planner.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.T.String()
+	}
+	return strings.Join(parts, ", ")
 }

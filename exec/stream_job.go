@@ -39,8 +39,12 @@ type StreamJob struct {
 	// restart, which are re-run with exactly the same input so that the
 	// table ends as it was (late rows stay late, windows close at the same
 	// epochs).
-	CommitEpoch func(epoch int64, end int) error
+	CommitEpoch func(epoch int64, end int, late []arrow.RecordBatch) error
 	Replay      []int
+	// KeepLate collects late rows (the rows below the aggregation, with
+	// their window) for CommitEpoch, to be written to a late_rows table.
+	KeepLate bool
+	late     []arrow.RecordBatch
 
 	offset    int
 	watermark int64 // microseconds; math.MinInt64 before any event
@@ -201,10 +205,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	}
 	j.offset = end
 	if j.CommitEpoch != nil && !replaying {
-		if err := j.CommitEpoch(j.progress.Epoch+1, end); err != nil {
+		if err := j.CommitEpoch(j.progress.Epoch+1, end, j.late); err != nil {
 			return false, err
 		}
 	}
+	j.late = nil
 	j.publish()
 	d := time.Since(started)
 	j.mu.Lock()
@@ -313,6 +318,12 @@ func (j *StreamJob) fold(ectx *expr.Ctx, b arrow.RecordBatch) (int64, error) {
 	rowsOf := map[int64][]int{}
 	var order []int64
 	var late int64
+	var lateIdx []int
+	defer func() {
+		if j.KeepLate && len(lateIdx) > 0 {
+			j.late = append(j.late, expr.TakeRows(b, lateIdx))
+		}
+	}()
 	if j.plan.WindowKey < 0 {
 		all := make([]int, n)
 		for i := range all {
@@ -328,6 +339,7 @@ func (j *StreamJob) fold(ectx *expr.Ctx, b arrow.RecordBatch) (int64, error) {
 			s := int64(starts.Value(i))
 			if j.closeTime(s) <= j.watermark {
 				late++
+				lateIdx = append(lateIdx, i)
 				continue
 			}
 			if _, ok := rowsOf[s]; !ok {
