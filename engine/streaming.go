@@ -405,7 +405,7 @@ func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPla
 	if sp.Agg == nil || sp.WindowKey < 0 {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "late_rows needs a windowed aggregation: only rows of closed windows are late")
 	}
-	cols := sp.Pre.Columns()
+	cols := sp.Agg.Input.Columns()
 	if existing, err := s.eng.cat.LookupRelation(s.searchPath(), "", name); err == nil {
 		ok := existing.Kind == catalog.KindTable && len(existing.Columns) == len(cols)
 		for i := 0; ok && i < len(cols); i++ {

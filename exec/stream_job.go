@@ -57,6 +57,8 @@ type StreamJob struct {
 	log       []arrow.RecordBatch
 	rows      map[rowKey][]expr.Datum
 
+	sessions *sessionState
+
 	snapshot atomic.Pointer[[]arrow.RecordBatch]
 	mu       sync.Mutex
 	progress Progress
@@ -188,7 +190,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		}
 	} else {
 		for _, b := range pre {
-			n, err := j.fold(ectx, b)
+			fold := j.fold
+			if j.isSession() {
+				fold = j.foldSessions
+			}
+			n, err := fold(ectx, b)
 			if err != nil {
 				return false, err
 			}
@@ -199,7 +205,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		j.watermark = candidate
 	}
 	if j.plan.Agg != nil {
-		if err := j.emit(ectx); err != nil {
+		emit := j.emit
+		if j.isSession() {
+			emit = j.emitSessions
+		}
+		if err := emit(ectx); err != nil {
 			return false, err
 		}
 	}
@@ -571,8 +581,15 @@ func (j *StreamJob) publish() {
 	j.mu.Unlock()
 }
 
+func (j *StreamJob) isSession() bool {
+	return j.plan.Window != nil && j.plan.Window.Kind == planner.SessionWindow
+}
+
 // stateSize counts groups held and estimates their bytes.
 func (j *StreamJob) stateSize() (rows, bytes int64) {
+	if j.isSession() {
+		return j.sessionStateSize()
+	}
 	for _, w := range j.windows {
 		rows += int64(w.ngroups)
 		for _, k := range w.keys {

@@ -418,6 +418,7 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		for _, a := range agg.aggs {
 			cols = append(cols, Column{Name: a.Name, T: a.Agg.Ret})
 		}
+		keySessions(plan, agg.groups)
 		plan = &Aggregate{Input: plan, GroupBy: agg.groups, Aggs: agg.aggs, Cols: cols}
 		base = len(cols)
 	}
@@ -705,4 +706,32 @@ var sqlValueName = map[pg_query.SQLValueFunctionOp]string{
 	pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:        "session_user",
 	pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:     "current_catalog",
 	pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:      "current_schema",
+}
+
+// keySessions gives a session window from SESSION() in FROM (or the WINDOW
+// SESSION clause) the aggregation's other GROUP BY keys as its partition:
+// sessions are per key, as in ksqlDB and Spark's session_window.
+func keySessions(input Node, groups []expr.Expr) {
+	var w *WindowAssign
+	switch x := input.(type) {
+	case *WindowAssign:
+		w = x
+	case *Filter:
+		w, _ = x.Input.(*WindowAssign)
+	}
+	if w == nil || w.Kind != SessionWindow || len(w.PartitionBy) > 0 {
+		return
+	}
+	n := len(w.Input.Columns())
+	for _, g := range groups {
+		readsBounds := false
+		walkExpr(g, func(e expr.Expr) {
+			if c, ok := e.(*expr.ColumnRef); ok && c.Index >= n {
+				readsBounds = true
+			}
+		})
+		if !readsBounds {
+			w.PartitionBy = append(w.PartitionBy, g)
+		}
+	}
 }

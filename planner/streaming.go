@@ -124,6 +124,13 @@ func (sp *StreamPlan) split(plan Node) error {
 	case *Aggregate:
 		sp.Agg = x
 		sp.Pre = x.Input
+		if w := sessionBelow(x); w != nil {
+			// Sessions merge as events arrive, so the executor assigns them
+			// with state; Pre stops below the assignment. The aggregation
+			// still sees its output: Pre's columns, window_start, window_end.
+			sp.Window = w
+			sp.Pre = w.Input
+		}
 		for _, a := range x.Aggs {
 			if len(a.OrderBy) > 0 {
 				return refuse("ORDER BY inside %s is not supported in a streaming table", a.Name)
@@ -161,7 +168,7 @@ func (sp *StreamPlan) checkPre(n Node) error {
 		return sp.checkPre(x.Input)
 	case *WindowAssign:
 		if x.Kind == SessionWindow {
-			return refuse("session windows are not supported in streaming tables yet (they work in batch queries)")
+			return refuse("a session window must be computed right below the aggregation in a streaming table")
 		}
 		if sp.Window != nil {
 			return refuse("only one window per streaming table is supported")
@@ -311,7 +318,7 @@ func (sp *StreamPlan) chooseMode(opts StreamOptions) error {
 
 // findWindowKeys finds window_start / window_end among the GROUP BY keys.
 func (sp *StreamPlan) findWindowKeys() {
-	cols := sp.Pre.Columns()
+	cols := sp.Agg.Input.Columns()
 	for i, g := range sp.Agg.GroupBy {
 		cr, ok := g.(*expr.ColumnRef)
 		if !ok || cr.Index >= len(cols) {
@@ -336,3 +343,34 @@ func quoteIdent(s string) string {
 
 // Micros renders microseconds as an interval for EXPLAIN.
 func Micros(us int64) string { return (time.Duration(us) * time.Microsecond).String() }
+
+// sessionBelow finds a session WindowAssign feeding an aggregation,
+// pushing filters that do not read the window bounds below it first.
+func sessionBelow(a *Aggregate) *WindowAssign {
+	switch in := a.Input.(type) {
+	case *WindowAssign:
+		if in.Kind == SessionWindow {
+			return in
+		}
+	case *Filter:
+		w, ok := in.Input.(*WindowAssign)
+		if !ok || w.Kind != SessionWindow {
+			return nil
+		}
+		n := len(w.Input.Columns())
+		readsBounds := false
+		walkExpr(in.Pred, func(e expr.Expr) {
+			if c, ok := e.(*expr.ColumnRef); ok && c.Index >= n {
+				readsBounds = true
+			}
+		})
+		if readsBounds {
+			return nil
+		}
+		moved := *w
+		moved.Input = &Filter{Input: w.Input, Pred: in.Pred}
+		a.Input = &moved
+		return &moved
+	}
+	return nil
+}

@@ -4,7 +4,10 @@
 // with fsync on, interleaving runs, and prints medians, minimums and
 // weir/PostgreSQL ratios.
 //
-//	go run ./cmd/weirbench [-rows 1000000] [-repeat 5] [-quick]
+//	go run ./cmd/weirbench [-rows 1000000] [-repeat 5] [-quick] [-streaming]
+//
+// The full run includes the streaming benchmarks (stream.go); -streaming
+// runs only those.
 //
 // With -profile DIR it instead runs the same workloads against weir started
 // in-process (engine.Open + wire.NewServer on a loopback listener) and writes
@@ -39,6 +42,7 @@ type config struct {
 	doc        string
 	profile    string
 	keep       bool
+	streaming  bool // only the streaming benchmarks
 }
 
 func main() {
@@ -50,6 +54,7 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "small run (~30 s): 200k rows, 3 repeats, 5k round trips")
 	flag.StringVar(&c.doc, "doc", "", "write the results as Markdown to this file (default docs/benchmarks.md in the module, not with -quick; \"-\" for none)")
 	flag.StringVar(&c.profile, "profile", "", "profile weir in-process instead: write copy.prof, groupby.prof, select1.prof into this directory")
+	flag.BoolVar(&c.streaming, "streaming", false, "run only the streaming benchmarks (windowed aggregation, freshness, state size); they are also part of the default full run")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data dirs, CSV, logs)")
 	flag.Parse()
 	set := map[string]bool{}
@@ -398,12 +403,14 @@ func run(c config) error {
 		return err
 	}
 	csvPath := filepath.Join(tmp, "orders.csv")
-	logf("generating %d CSV rows", c.rows)
-	size, err := writeCSV(csvPath, c.rows)
-	if err != nil {
-		return err
+	var size int64
+	if !c.streaming {
+		logf("generating %d CSV rows", c.rows)
+		if size, err = writeCSV(csvPath, c.rows); err != nil {
+			return err
+		}
+		logf("CSV file %.1f MB", float64(size)/1e6)
 	}
-	logf("CSV file %.1f MB", float64(size)/1e6)
 
 	logf("starting weir")
 	w, err := startWeir(bin, tmp)
@@ -433,6 +440,39 @@ func run(c config) error {
 		return fmt.Errorf("PostgreSQL fsync is %q, want on", fsync)
 	}
 
+	cmdline := "go run ./cmd/weirbench " + strings.Join(os.Args[1:], " ")
+	cmdline = strings.TrimSpace(cmdline)
+	md := ""
+	if !c.streaming {
+		if md, err = batchBenches(ctx, c, csvPath, targets, cmdline, pgVersion, size, t0); err != nil {
+			return err
+		}
+		fmt.Println()
+		fmt.Println(md)
+	}
+	logf("streaming benchmarks")
+	smd, err := runStreaming(ctx, c, tmp, targets, w.cmd.Process.Pid, pgVersion, cmdline)
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	fmt.Println(smd)
+
+	doc := c.doc
+	if doc == "" && !c.quick {
+		doc = filepath.Join(root, "docs", "benchmarks.md")
+	}
+	if doc != "" && doc != "-" {
+		if err := writeDoc(doc, md, smd); err != nil {
+			return err
+		}
+		logf("wrote %s", doc)
+	}
+	return nil
+}
+
+// batchBenches runs COPY, GROUP BY and SELECT 1 and returns their report.
+func batchBenches(ctx context.Context, c config, csvPath string, targets [2]*target, cmdline, pgVersion string, size int64, t0 time.Time) (string, error) {
 	lower := func(goalFrac float64) func(w, p float64) bool {
 		return func(w, p float64) bool { return w <= p*goalFrac }
 	}
@@ -440,7 +480,7 @@ func run(c config) error {
 	if err := interleave(copyS, c.repeat, targets, func(t *target) (float64, error) {
 		return copyOnce(ctx, t.conn, csvPath, c.rows)
 	}); err != nil {
-		return err
+		return "", err
 	}
 
 	// Results must agree before anything is timed.
@@ -448,20 +488,20 @@ func run(c config) error {
 	for i, t := range targets {
 		got, err := groupByText(ctx, t.conn)
 		if err != nil {
-			return fmt.Errorf("GROUP BY on %s: %w", t.name, err)
+			return "", fmt.Errorf("GROUP BY on %s: %w", t.name, err)
 		}
 		if i == 0 {
 			want = got
 			continue
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			return fmt.Errorf("GROUP BY results differ!\nweir:\n  %s\npostgres:\n  %s",
+			return "", fmt.Errorf("GROUP BY results differ!\nweir:\n  %s\npostgres:\n  %s",
 				strings.Join(want, "\n  "), strings.Join(got, "\n  "))
 		}
 	}
 	logf("GROUP BY results identical on both (%d rows)", len(want))
 	if _, err := targets[1].conn.Exec(ctx, "VACUUM ANALYZE t"); err != nil {
-		return err
+		return "", err
 	}
 	pgPlan := ""
 	if rs, err := targets[1].conn.PgConn().Exec(ctx, "EXPLAIN "+groupByQ).ReadAll(); err == nil && len(rs) == 1 {
@@ -478,29 +518,29 @@ func run(c config) error {
 	}
 	for _, t := range targets { // warm up
 		if _, err := groupByOnce(ctx, t.conn, 1); err != nil {
-			return fmt.Errorf("GROUP BY on %s: %w", t.name, err)
+			return "", fmt.Errorf("GROUP BY on %s: %w", t.name, err)
 		}
 	}
 	gbS := &sample{name: fmt.Sprintf("GROUP BY over %d rows", c.rows), unit: "s", goal: "weir ≤ pg", goalOK: lower(1)}
 	if err := interleave(gbS, c.repeat, targets, func(t *target) (float64, error) {
 		return groupByOnce(ctx, t.conn, c.gbRuns)
 	}); err != nil {
-		return err
+		return "", err
 	}
 
 	// The same against PostgreSQL restricted to one process, for reference.
 	if _, err := targets[1].conn.Exec(ctx, "SET max_parallel_workers_per_gather = 0"); err != nil {
-		return err
+		return "", err
 	}
 	gb1S := &sample{name: fmt.Sprintf("GROUP BY over %d rows, pg without parallel workers", c.rows), unit: "s",
 		goal: "none (reference)", goalOK: lower(1), info: true, infoLabel: "weir ≤ pg"}
 	if err := interleave(gb1S, c.repeat, targets, func(t *target) (float64, error) {
 		return groupByOnce(ctx, t.conn, c.gbRuns)
 	}); err != nil {
-		return err
+		return "", err
 	}
 	if _, err := targets[1].conn.Exec(ctx, "RESET max_parallel_workers_per_gather"); err != nil {
-		return err
+		return "", err
 	}
 
 	higher := func(frac float64) func(w, p float64) bool {
@@ -508,44 +548,28 @@ func run(c config) error {
 	}
 	for _, t := range targets { // warm up (and prepare)
 		if _, err := select1Once(ctx, t.conn, 500, false); err != nil {
-			return fmt.Errorf("SELECT 1 on %s: %w", t.name, err)
+			return "", fmt.Errorf("SELECT 1 on %s: %w", t.name, err)
 		}
 		if _, err := select1Once(ctx, t.conn, 500, true); err != nil {
-			return fmt.Errorf("SELECT 1 simple on %s: %w", t.name, err)
+			return "", fmt.Errorf("SELECT 1 simple on %s: %w", t.name, err)
 		}
 	}
 	s1 := &sample{name: "SELECT 1 round trips (extended, prepared)", unit: "/s", goal: "weir ≥ 80% of pg", goalOK: higher(0.8)}
 	if err := interleave(s1, c.repeat, targets, func(t *target) (float64, error) {
 		return select1Once(ctx, t.conn, c.roundTrips, false)
 	}); err != nil {
-		return err
+		return "", err
 	}
 	s1s := &sample{name: "SELECT 1 round trips (simple protocol)", unit: "/s", goal: "none (reported)", goalOK: higher(0.8), info: true, infoLabel: "≥80%"}
 	if err := interleave(s1s, c.repeat, targets, func(t *target) (float64, error) {
 		return select1Once(ctx, t.conn, c.roundTrips, true)
 	}); err != nil {
-		return err
+		return "", err
 	}
 	elapsed := time.Since(t0)
 
 	samples := []*sample{copyS, gbS, gb1S, s1, s1s}
-	cmdline := "go run ./cmd/weirbench " + strings.Join(os.Args[1:], " ")
-	cmdline = strings.TrimSpace(cmdline)
-	md := report(c, samples, cmdline, pgVersion, size, elapsed, pgPlan)
-	fmt.Println()
-	fmt.Println(md)
-
-	doc := c.doc
-	if doc == "" && !c.quick {
-		doc = filepath.Join(root, "docs", "benchmarks.md")
-	}
-	if doc != "" && doc != "-" {
-		if err := writeDoc(doc, md); err != nil {
-			return err
-		}
-		logf("wrote %s", doc)
-	}
-	return nil
+	return report(c, samples, cmdline, pgVersion, size, elapsed, pgPlan), nil
 }
 
 func goVersion() string { return runtime.Version() }
@@ -647,19 +671,54 @@ End-to-end benchmarks of weir against PostgreSQL 15, produced by ` + "`go run ./
 
 `
 
-// writeDoc writes the header plus md, keeping any hand-written notes that
-// follow a "<!-- notes -->" marker in the existing file.
-func writeDoc(path, md string) error {
+// The streaming section sits between these markers, after the batch run
+// and before the notes.
+const (
+	streamBegin = "<!-- streaming -->"
+	streamEnd   = "<!-- /streaming -->"
+)
+
+// writeDoc writes the header, the batch run md and the streaming section
+// smd, keeping any hand-written notes that follow a "<!-- notes -->" marker
+// in the existing file. An empty md or smd keeps that part of the existing
+// file (a -streaming run rewrites only the streaming section).
+func writeDoc(path, md, smd string) error {
 	notes := ""
-	if old, err := os.ReadFile(path); err == nil {
-		if i := strings.Index(string(old), "<!-- notes -->"); i >= 0 {
-			notes = "\n" + string(old[i:])
-		}
+	old := ""
+	if b, err := os.ReadFile(path); err == nil {
+		old = string(b)
 	}
+	body := old
+	if i := strings.Index(old, "<!-- notes -->"); i >= 0 {
+		notes = "\n" + old[i:]
+		body = old[:i]
+	}
+	oldMain, oldStream := "", ""
+	if i := strings.Index(body, streamBegin); i >= 0 {
+		rest := body[i+len(streamBegin):]
+		if j := strings.Index(rest, streamEnd); j >= 0 {
+			oldStream = strings.TrimPrefix(rest[:j], "\n")
+		}
+		body = body[:i]
+	}
+	if i := strings.Index(body, "## Run of"); i >= 0 {
+		oldMain = strings.TrimRight(body[i:], "\n") + "\n"
+	}
+	if md == "" {
+		md = oldMain
+	}
+	if smd == "" {
+		smd = oldStream
+	}
+	out := docHeader + md
+	if smd != "" {
+		out += "\n" + streamBegin + "\n" + strings.TrimRight(smd, "\n") + "\n" + streamEnd + "\n"
+	}
+	out += notes
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(docHeader+md+notes), 0o644)
+	return os.WriteFile(path, []byte(out), 0o644)
 }
 
 // ---------- CSV ----------

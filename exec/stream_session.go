@@ -1,0 +1,255 @@
+package exec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// Session windows in a streaming table. A session is a run of events of
+// one partition (the other GROUP BY keys) whose event times are less than
+// the gap apart; it ends gap after its last event. Sessions merge when an
+// event bridges two of them, so the job keeps the rows of open sessions
+// and computes a session's aggregates from its rows when it is emitted: at
+// close (append mode) or after each micro-batch that touched it (update
+// mode, where a merge also deletes the merged sessions' rows).
+
+// session is one open session of a partition.
+type session struct {
+	id          int64
+	start, last int64
+	rows        [][]expr.Datum // rows below the aggregation
+	touched     bool
+}
+
+// sessionState is the open sessions of every partition.
+type sessionState struct {
+	parts  map[string][]*session
+	nextID int64
+	// gone lists sessions merged away since the last emission (update mode
+	// deletes their rows).
+	gone []int64
+}
+
+func (j *StreamJob) sessionKey(parts []arrow.Array, i int) string {
+	var sb strings.Builder
+	for _, p := range parts {
+		fmt.Fprintf(&sb, "%#v\x00", expr.DatumAt(p, i))
+	}
+	return sb.String()
+}
+
+// foldSessions adds a batch of rows to the sessions; rows whose session
+// would already be closed are late.
+func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, error) {
+	w := j.plan.Window
+	if j.sessions == nil {
+		j.sessions = &sessionState{parts: map[string][]*session{}}
+	}
+	tarr, err := w.Time.Eval(ectx, b)
+	if err != nil {
+		return 0, err
+	}
+	parts, err := evalAll(ectx, w.PartitionBy, b)
+	if err != nil {
+		return 0, err
+	}
+	ts := tarr.(*array.Timestamp)
+	var late int64
+	var lateIdx []int
+	for i := 0; i < int(b.NumRows()); i++ {
+		if ts.IsNull(i) {
+			continue
+		}
+		t := int64(ts.Value(i))
+		if t+w.Gap <= j.watermark {
+			late++
+			lateIdx = append(lateIdx, i)
+			continue
+		}
+		row := make([]expr.Datum, b.NumCols())
+		for c := range row {
+			row[c] = expr.DatumAt(b.Column(c), i)
+		}
+		key := j.sessionKey(parts, i)
+		open := j.sessions.parts[key]
+		merged := &session{start: t, last: t, rows: [][]expr.Datum{row}, touched: true}
+		var keep []*session
+		for _, s := range open {
+			if t > s.start-w.Gap && t < s.last+w.Gap {
+				merged.start = min(merged.start, s.start)
+				merged.last = max(merged.last, s.last)
+				merged.rows = append(merged.rows, s.rows...)
+				j.sessions.gone = append(j.sessions.gone, s.id)
+				continue
+			}
+			keep = append(keep, s)
+		}
+		j.sessions.nextID++
+		merged.id = j.sessions.nextID
+		j.sessions.parts[key] = append(keep, merged)
+	}
+	if j.KeepLate && len(lateIdx) > 0 {
+		late := expr.TakeRows(b, lateIdx)
+		j.late = append(j.late, withWindowColumns(late, w.Time.Type(), nil, nil))
+	}
+	return late, nil
+}
+
+// withWindowColumns appends window_start / window_end columns (NULL when
+// starts is nil) so late rows have the late_rows table's shape.
+func withWindowColumns(b arrow.RecordBatch, tt types.T, starts, ends []int64) arrow.RecordBatch {
+	n := int(b.NumRows())
+	cols := append([]arrow.Array{}, b.Columns()...)
+	for k := 0; k < 2; k++ {
+		bld := expr.NewBuilder(nil, tt).(*array.TimestampBuilder)
+		for i := 0; i < n; i++ {
+			switch {
+			case starts == nil:
+				bld.AppendNull()
+			case k == 0:
+				bld.Append(arrow.Timestamp(starts[i]))
+			default:
+				bld.Append(arrow.Timestamp(ends[i]))
+			}
+		}
+		cols = append(cols, bld.NewArray())
+		bld.Release()
+	}
+	fields := append([]arrow.Field{}, b.Schema().Fields()...)
+	fields = append(fields, arrow.Field{Name: "window_start", Type: tt.Arrow(), Nullable: true}, arrow.Field{Name: "window_end", Type: tt.Arrow(), Nullable: true})
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
+}
+
+// emitSessions produces output for closed (append) or touched (update)
+// sessions and frees closed ones.
+func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
+	if j.sessions == nil {
+		return nil
+	}
+	w := j.plan.Window
+	if j.plan.Mode != planner.AppendMode {
+		for _, id := range j.sessions.gone {
+			delete(j.rows, rowKey{window: id})
+		}
+	}
+	j.sessions.gone = nil
+	keys := make([]string, 0, len(j.sessions.parts))
+	for k := range j.sessions.parts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	preCols := j.plan.Window.Input.Columns()
+	aggInCols := append(append([]planner.Column{}, preCols...),
+		planner.Column{Name: "window_start", T: w.Time.Type()}, planner.Column{Name: "window_end", T: w.Time.Type()})
+	schema := planner.Schema(aggInCols)
+	for _, k := range keys {
+		var keep []*session
+		for _, s := range j.sessions.parts[k] {
+			closing := s.last+w.Gap <= j.watermark
+			emit := (j.plan.Mode == planner.AppendMode && closing) || (j.plan.Mode != planner.AppendMode && (s.touched || j.plan.Mode == planner.CompleteMode))
+			if emit {
+				out, err := j.sessionResult(ectx, s, schema, aggInCols)
+				if err != nil {
+					return err
+				}
+				if j.plan.Mode == planner.AppendMode {
+					if out.NumRows() > 0 {
+						j.log = append(j.log, out)
+					}
+				} else if out.NumRows() > 0 {
+					row := make([]expr.Datum, out.NumCols())
+					for c := range row {
+						row[c] = expr.DatumAt(out.Column(c), 0)
+					}
+					j.rows[rowKey{window: s.id}] = row
+				} else {
+					delete(j.rows, rowKey{window: s.id})
+				}
+				s.touched = false
+			}
+			if !closing || j.plan.Mode == planner.CompleteMode {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) == 0 {
+			delete(j.sessions.parts, k)
+		} else {
+			j.sessions.parts[k] = keep
+		}
+	}
+	return nil
+}
+
+// sessionResult computes one session's output row: its rows with the
+// session's bounds, aggregated as one group, then HAVING and the output
+// expressions.
+func (j *StreamJob) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Schema, cols []planner.Column) (arrow.RecordBatch, error) {
+	n := len(s.rows)
+	arrs := make([]arrow.Array, len(cols))
+	for c := range cols {
+		vals := make([]expr.Datum, n)
+		for i, r := range s.rows {
+			switch {
+			case c < len(r):
+				vals[i] = r[c]
+			case c == len(r):
+				vals[i] = s.start
+			default:
+				vals[i] = s.last + j.plan.Window.Gap
+			}
+		}
+		arrs[c] = expr.ArrayFromDatums(ectx.Allocator(), cols[c].T, vals)
+	}
+	in := array.NewRecordBatch(schema, arrs, int64(n))
+	keys, err := evalAll(ectx, j.plan.Agg.GroupBy, in)
+	if err != nil {
+		return nil, err
+	}
+	groups := make([]uint32, n)
+	outCols := make([]arrow.Array, 0, len(keys)+len(j.plan.Agg.Aggs))
+	for _, k := range keys {
+		outCols = append(outCols, expr.TakeArray(k, []int{0}))
+	}
+	for i := range j.plan.Agg.Aggs {
+		ai, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
+		if err != nil {
+			return nil, err
+		}
+		if err := ai.add(ectx, in, groups); err != nil {
+			return nil, err
+		}
+		arr, err := ai.finish(ectx, 1)
+		if err != nil {
+			return nil, err
+		}
+		outCols = append(outCols, arr)
+	}
+	agg := array.NewRecordBatch(planner.Schema(j.plan.Agg.Cols), outCols, 1)
+	return j.project(ectx, agg, nil)
+}
+
+// sessionStateSize counts buffered session rows.
+func (j *StreamJob) sessionStateSize() (rows, bytes int64) {
+	if j.sessions == nil {
+		return 0, 0
+	}
+	for _, ss := range j.sessions.parts {
+		for _, s := range ss {
+			rows += int64(len(s.rows))
+			for _, r := range s.rows {
+				for _, d := range r {
+					bytes += datumBytes(d)
+				}
+			}
+		}
+	}
+	return rows, bytes
+}
