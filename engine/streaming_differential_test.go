@@ -115,6 +115,11 @@ func genEvents(r *rand.Rand, n int) []sdEvent {
 		if r.Intn(4) == 0 {
 			e.ts = e.ts / 1_000_000 * 1_000_000 // whole seconds, so some land on window boundaries
 		}
+		if r.Intn(6) == 0 {
+			// whole minutes: the watermark (ts - 2 min) then often equals a
+			// window end exactly, which must close that window
+			e.ts = floorDiv(e.ts, sdMinute) * sdMinute
+		}
 		if r.Intn(50) == 0 {
 			e.ts = floorDiv(e.ts, sdTumble) * sdTumble // exactly on a boundary
 		}
@@ -148,6 +153,7 @@ type sdOracle struct {
 	lateHop    int64 // rows whose every hopping window had closed
 	finalWM    int64
 	hasWM      bool
+	wms        []int64 // the watermark after each micro-batch
 }
 
 func simulate(events []sdEvent, sizes []int) *sdOracle {
@@ -181,6 +187,7 @@ func simulate(events []sdEvent, sizes []int) *sdOracle {
 				wm, has = c, true
 			}
 		}
+		o.wms = append(o.wms, wm)
 	}
 	o.finalWM, o.hasWM = wm, has
 	return o
@@ -402,7 +409,8 @@ func TestStreamingDifferential(t *testing.T) {
 	// Feed weir one micro-batch per INSERT.
 	started := time.Now()
 	off := 0
-	for _, size := range sizes {
+	var prevAppend []string
+	for k, size := range sizes {
 		vals := make([]string, size)
 		for i, e := range events[off : off+size] {
 			vals[i] = e.sqlValues()
@@ -410,6 +418,17 @@ func TestStreamingDifferential(t *testing.T) {
 		sdExec(t, w, "weir", "INSERT INTO ev VALUES "+strings.Join(vals, ", "))
 		off += size
 		waitConsumed(t, w, names, int64(off), 10*time.Second)
+		// Append mode, between micro-batches: only closed windows, and a
+		// row once shown never changes or disappears.
+		cur := sdRows(t, w, "weir", "SELECT * FROM sd_append")
+		if _, n := diffSorted(prevAppend, cur, 0); n != len(cur)-len(prevAppend) {
+			d, _ := diffSorted(prevAppend, cur, *sdiffMaxRep)
+			t.Fatalf("seed %d: after micro-batch %d sd_append changed rows it had shown (- before, + after):%s", seed, k+1, d)
+		}
+		prevAppend = cur
+		if open := sdRows(t, w, "weir", "SELECT count(*) FROM sd_append WHERE window_end > '"+sdTS(o.wms[k])+"'"); len(open) != 1 || open[0] != `"0"` {
+			t.Fatalf("seed %d: after micro-batch %d (watermark %s) sd_append shows %v windows that have not closed", seed, k+1, sdTS(o.wms[k]), open)
+		}
 	}
 	t.Logf("%d events in %d micro-batches fed in %v; oracle: %d late (tumbling), %d late (hopping), final watermark %s",
 		len(events), len(sizes), time.Since(started).Round(time.Millisecond), o.lateTumble, o.lateHop, sdTS(o.finalWM))

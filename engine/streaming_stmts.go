@@ -236,8 +236,11 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 			add("Window: session gap %s on %s", planner.Micros(sp.Window.Gap), sp.Window.Time)
 		}
 	}
-	add("Where progress is stored: the input offset and watermark live with the running job; on restart weir replays the retained input from the start (checkpoints: issue 4)")
-	add("What a crash does: nothing committed to the input is lost; the table is recomputed from the input on restart, so it ends as a run without the crash would")
+	for _, w := range sp.Warnings {
+		add("WARNING: %s", w)
+	}
+	add("Where progress is stored: an epoch log in weir's store (the input offset at the end of every committed epoch, fsynced before the epoch's rows are visible)")
+	add("What a crash does: on restart the job re-runs the logged epochs over the same retained input, reaching the same state and the same table; nothing is lost or counted twice")
 	switch {
 	case sp.Agg == nil:
 		add("How much state: none (stateless)")
@@ -247,11 +250,11 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 		add("How much state: unbounded: one entry per distinct group")
 	}
 	if sp.EventTime != nil && sp.Agg != nil {
-		add("Late data: rows for windows already closed by the watermark are dropped and counted in weir_catalog.streaming_progress.late_rows")
+		add("Late data: rows for windows already closed by the watermark are dropped, counted in weir_catalog.streaming_progress.late_rows, and written to the late_rows table when that option is set")
 	} else {
 		add("Late data: no watermark, so no row is late")
 	}
-	add("Delivery guarantee: exactly once into the table (deterministic recomputation from the retained input)")
+	add("Delivery guarantee: exactly once into the table (deterministic re-execution of the logged epochs)")
 	switch trig.kind {
 	case "processing_time":
 		add("Latency target: one micro-batch every %s (trigger processing_time)", trig.interval)

@@ -342,14 +342,27 @@ func (j *StreamJob) fold(ectx *expr.Ctx, b arrow.RecordBatch) (int64, error) {
 		rowsOf[noWindow], order = all, []int64{noWindow}
 	} else {
 		starts := keys[j.plan.WindowKey].(*array.Timestamp)
+		// A hopping window puts a row in several windows; the row is late
+		// only when all of them closed, i.e. when its latest one did (the
+		// one whose start is within a slide of the event time).
+		var times *array.Timestamp
+		if j.plan.Window != nil && j.plan.Window.Kind == planner.HoppingWindow {
+			arr, err := j.plan.Window.Time.Eval(ectx, b)
+			if err != nil {
+				return 0, err
+			}
+			times = arr.(*array.Timestamp)
+		}
 		for i := 0; i < n; i++ {
 			if starts.IsNull(i) {
 				continue
 			}
 			s := int64(starts.Value(i))
 			if j.closeTime(s) <= j.watermark {
-				late++
-				lateIdx = append(lateIdx, i)
+				if times == nil || times.IsNull(i) || s+j.plan.Window.Slide > int64(times.Value(i)) {
+					late++
+					lateIdx = append(lateIdx, i)
+				}
 				continue
 			}
 			if _, ok := rowsOf[s]; !ok {

@@ -341,8 +341,30 @@ func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-// Micros renders microseconds as an interval for EXPLAIN.
-func Micros(us int64) string { return (time.Duration(us) * time.Microsecond).String() }
+// Micros renders microseconds as an SQL interval for EXPLAIN
+// ('5 minutes', '90 seconds', '1.5 seconds').
+func Micros(us int64) string {
+	d := time.Duration(us) * time.Microsecond
+	unit := func(n int64, name string) string {
+		if n == 1 {
+			return fmt.Sprintf("'1 %s'", name)
+		}
+		return fmt.Sprintf("'%d %ss'", n, name)
+	}
+	switch {
+	case d == 0:
+		return "'0 seconds'"
+	case d%(24*time.Hour) == 0:
+		return unit(int64(d/(24*time.Hour)), "day")
+	case d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return fmt.Sprintf("'%g seconds'", d.Seconds())
+}
 
 // sessionBelow finds a session WindowAssign feeding an aggregation,
 // pushing filters that do not read the window bounds below it first.

@@ -16,7 +16,8 @@ import (
 
 // runProfile runs the benchmark workloads against weir in-process (only so
 // that a CPU profile can be taken; the benchmark numbers come from the real
-// binary) and writes copy.prof, groupby.prof and select1.prof.
+// binary) and writes stream.prof, fresh.prof (see profileStreaming),
+// copy.prof, groupby.prof and select1.prof (not with -streaming).
 func runProfile(c config) error {
 	ctx := context.Background()
 	if err := os.MkdirAll(c.profile, 0o755); err != nil {
@@ -28,8 +29,10 @@ func runProfile(c config) error {
 	}
 	defer os.RemoveAll(tmp)
 	csvPath := filepath.Join(tmp, "orders.csv")
-	if _, err := writeCSV(csvPath, c.rows); err != nil {
-		return err
+	if !c.streaming {
+		if _, err := writeCSV(csvPath, c.rows); err != nil {
+			return err
+		}
 	}
 	eng, err := engine.Open(engine.Config{DataDir: filepath.Join(tmp, "data")})
 	if err != nil {
@@ -63,6 +66,12 @@ func runProfile(c config) error {
 		pprof.StopCPUProfile()
 		logf("wrote %s", pf.Name())
 		return err
+	}
+	if err := profileStreaming(ctx, c, tmp, conn, url, prof); err != nil {
+		return err
+	}
+	if c.streaming {
+		return nil
 	}
 	if err := prof("copy.prof", func() error {
 		for i := 0; i < c.repeat; i++ {

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -287,13 +288,20 @@ func insertSQL(table string, rows int) string {
 // freshOnce runs the writer at rate rows/s (one INSERT of rate/100 rows every
 // 10 ms, each with its own region value as the marker) for dur, with a
 // SUBSCRIBE TO reader on another connection.
-func freshOnce(ctx context.Context, url string, rate int, dur time.Duration) (*freshResult, error) {
+// With sub false (PostgreSQL, for reference) it only writes, into a table
+// without a streaming table.
+func freshOnce(ctx context.Context, url string, rate int, dur time.Duration, sub ...bool) (*freshResult, error) {
+	subscribe := len(sub) == 0 || sub[0]
 	ctl, err := connect(url)
 	if err != nil {
 		return nil, err
 	}
 	defer ctl.Close(ctx)
-	for _, q := range []string{"DROP STREAMING TABLE IF EXISTS fu", "DROP TABLE IF EXISTS fe", createFe, createFu} {
+	qs := []string{"DROP STREAMING TABLE IF EXISTS fu", "DROP TABLE IF EXISTS fe", createFe, createFu}
+	if !subscribe {
+		qs = []string{"DROP TABLE IF EXISTS fe", createFe}
+	}
+	for _, q := range qs {
 		if _, err := ctl.Exec(ctx, q); err != nil {
 			return nil, fmt.Errorf("%s: %w", q, err)
 		}
@@ -308,9 +316,15 @@ func freshOnce(ctx context.Context, url string, rate int, dur time.Duration) (*f
 	var warm atomic.Int64
 	var bad atomic.Int64
 
+	if !subscribe {
+		warm.Store(1)
+	}
 	sconn, err := connect(url)
 	if err != nil {
 		return nil, err
+	}
+	if !subscribe {
+		sconn.Close(ctx)
 	}
 	sctx, scancel := context.WithCancel(ctx)
 	var swg sync.WaitGroup
@@ -318,6 +332,9 @@ func freshOnce(ctx context.Context, url string, rate int, dur time.Duration) (*f
 	var subErr error
 	go func() {
 		defer swg.Done()
+		if !subscribe {
+			return
+		}
 		defer sconn.Close(context.Background())
 		rows, err := sconn.Query(sctx, "SUBSCRIBE TO fu", pgx.QueryExecModeSimpleProtocol)
 		if err != nil {
@@ -402,6 +419,13 @@ func freshOnce(ctx context.Context, url string, rate int, dur time.Duration) (*f
 	}
 	el := time.Since(start)
 	res := &freshResult{target: rate, batch: batch, batches: n, achieved: float64(n*batch) / el.Seconds()}
+	if !subscribe {
+		for k := 0; k < n; k++ {
+			res.ack = append(res.ack, float64(ack[k]-sent[k])/1e9)
+		}
+		ctl.Exec(ctx, "DROP TABLE IF EXISTS fe")
+		return res, nil
+	}
 	// Wait for the last changes.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if vis[n-1].Load() != 0 {
@@ -535,6 +559,7 @@ type streamReport struct {
 	freshRuns int
 	plainWeir []float64
 	plainPG   []float64
+	pgWriter  []*freshResult // the same writer against PostgreSQL, no subscriber
 	state     []*stateResult
 	elapsed   time.Duration
 }
@@ -667,6 +692,23 @@ func runStreaming(ctx context.Context, c config, tmp string, targets [2]*target,
 		}
 		agg.achieved = median(achieved)
 		rep.fresh = append(rep.fresh, agg)
+		// The same writer against PostgreSQL (no streaming, no subscriber),
+		// for reference: is the INSERT itself the limit?
+		pw := &freshResult{target: rate}
+		var pach []float64
+		for i := 0; i < c.repeat; i++ {
+			r, err := freshOnce(ctx, targets[1].url, rate, rep.freshDur, false)
+			if err != nil {
+				return "", fmt.Errorf("writer on postgres at %d/s: %w", rate, err)
+			}
+			logf("writer alone on postgres %d/s run %d: achieved %.0f rows/s, INSERT p50 %.1f ms p99 %.1f ms",
+				rate, i+1, r.achieved, quantile(r.ack, .5)*1e3, quantile(r.ack, .99)*1e3)
+			pw.batch, pw.batches = r.batch, pw.batches+r.batches
+			pw.ack = append(pw.ack, r.ack...)
+			pach = append(pach, r.achieved)
+		}
+		pw.achieved = median(pach)
+		rep.pgWriter = append(rep.pgWriter, pw)
 	}
 	for _, q := range []string{"DROP STREAMING TABLE IF EXISTS fu", "DROP TABLE IF EXISTS fe", "DROP TABLE IF EXISTS plain"} {
 		targets[0].conn.Exec(ctx, q)
@@ -702,7 +744,8 @@ group-commit fsync; PostgreSQL 15 with fsync on).
   then the table's columns); another writes one multi-row ` + "`INSERT INTO fe VALUES ($1,$2,$3,$4), …`" + `
   (prepared, extended protocol) every 10 ms on a fixed schedule (rate/100 rows per INSERT: 100
   rows for 10k events/s, 1000 for 100k events/s; a late INSERT is sent at once, so the achieved
-  rate is measured). Every row of batch k has region ` + "`b<k>`" + ` and ts = now, so batch k creates
+  rate is measured; the median over runs is shown, and the same writer also runs against
+  PostgreSQL without a subscriber, for reference). Every row of batch k has region ` + "`b<k>`" + ` and ts = now, so batch k creates
   exactly one new group; its visibility time is when the subscriber receives the ` + "`weir_diff = +1`" + `
   row for ` + "`b<k>`" + ` (its n is checked to equal the batch size). Latency = visibility time − the
   time the INSERT's CommandComplete arrived; p50/p99 over all batches of all runs.
@@ -715,7 +758,9 @@ group-commit fsync; PostgreSQL 15 with fsync on).
   raw bytes of the key and aggregate values (text bytes of region; 8 bytes each for bigint,
   timestamptz, count, and the numeric sum as a scaled int64). weir's state_bytes is its own
   estimate (16 bytes per key + value sizes + 16 per aggregate), so the growth of the weir
-  process's RSS while the table was built is shown next to it as a check.
+  process's RSS while the table was built is shown next to it as a check (for ≥100k keys only;
+  a lower bound, since the Go heap reuses memory freed earlier; ` + "`-profile`" + ` logs the exact Go
+  heap growth per key after a GC, in-process).
 - Goals: windowed aggregation weir time ≤ PostgreSQL time; freshness p99 < 100 ms.
 - ` + "`go run ./cmd/weirbench -streaming`" + ` runs only these (and rewrites only this section);
   ` + "`-quick`" + ` scales down (200k events, 3 runs, 2 s per freshness run). With ` + "`-profile DIR`" + `,
@@ -761,17 +806,21 @@ func (r *streamReport) markdown(c config, pgVersion, cmdline string) string {
 			f.target, f.batch, f.achieved, f.batches, miss, ms(quantile(f.vis, .5)), ms(quantile(f.vis, .99)),
 			ms(quantile(f.ack, .5)), ms(quantile(f.ack, .99)), met)
 	}
+	for _, f := range r.pgWriter {
+		fmt.Fprintf(&b, "| reference: the same writer against PostgreSQL (no streaming table, no subscriber), target %d events/s | %.0f events/s | %d | — | — | %s | %s | none | — |\n",
+			f.target, f.achieved, f.batches, ms(quantile(f.ack, .5)), ms(quantile(f.ack, .99)))
+	}
 	fmt.Fprintf(&b, "| baseline: plain single-row INSERT round trip, weir | — | %d | — | — | %s | %s | none (physical limit) | — |\n",
 		len(r.plainWeir), ms(quantile(r.plainWeir, .5)), ms(quantile(r.plainWeir, .99)))
 	fmt.Fprintf(&b, "| reference: plain single-row INSERT round trip, PostgreSQL | — | %d | — | — | %s | %s | none | — |\n\n",
 		len(r.plainPG), ms(quantile(r.plainPG, .5)), ms(quantile(r.plainPG, .99)))
 
-	b.WriteString("| state, all windows open | keys (state_rows) | state_bytes | state bytes/key | raw bytes/key (baseline) | ratio | RSS growth/key | build time |\n")
+	b.WriteString("| state, all windows open | keys (state_rows) | state_bytes | state bytes/key | raw bytes/key (baseline) | ratio | RSS growth/key (lower bound) | build time |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, s := range r.state {
 		per := float64(s.stateBytes) / float64(s.stateRows)
 		rss := "n/a"
-		if s.rssDelta >= 0 {
+		if s.rssDelta >= 0 && s.stateRows >= 100_000 { // below that, noise
 			rss = fmt.Sprintf("%.0f B", float64(s.rssDelta)/float64(s.stateRows))
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.1f MB | %.1f B | %.1f B | %.2f | %s | %.2f s |\n",
@@ -789,4 +838,67 @@ func fmtList(xs []float64) string {
 		p[i] = fmt.Sprintf("%.2f", x)
 	}
 	return strings.Join(p, ", ")
+}
+
+// profileStreaming runs the streaming workloads against weir in-process:
+// stream.prof covers the windowed aggregation (COPY until r5 is complete),
+// fresh.prof the 100k events/s freshness run; it also measures the Go heap
+// growth per open window key (after a GC), which the subprocess cannot show.
+func profileStreaming(ctx context.Context, c config, tmp string, conn *pgx.Conn, url string, prof func(string, func() error) error) error {
+	csvPath := filepath.Join(tmp, "events.csv")
+	st, _, err := writeEventsCSV(csvPath, c.rows)
+	if err != nil {
+		return err
+	}
+	if err := prof("stream.prof", func() error {
+		for i := 0; i < c.repeat; i++ {
+			el, _, err := weirWindowOnce(ctx, conn, csvPath, st)
+			if err != nil {
+				return err
+			}
+			logf("windowed aggregation in-process: %s", fmtVal(el, "s"))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	for _, s := range []struct{ name, create string }{
+		{"open_region", createOpenRegion},
+		{"open_key", fmt.Sprintf(createOpenKey, st.keyMod, st.keyMod)},
+	} {
+		h0 := heap()
+		r, err := stateOnce(ctx, conn, 0, s.name, s.create, c.rows)
+		if err != nil {
+			return err
+		}
+		h1 := heap()
+		logf("state %s: %d keys, state_bytes %.1f/key, Go heap growth %.1f/key (after GC)", s.name, r.stateRows,
+			float64(r.stateBytes)/float64(r.stateRows), (float64(h1)-float64(h0))/float64(r.stateRows))
+		hp, err := os.Create(filepath.Join(c.profile, "heap_"+s.name+".prof"))
+		if err == nil {
+			pprof.WriteHeapProfile(hp)
+			hp.Close()
+		}
+		if _, err := conn.Exec(ctx, "DROP STREAMING TABLE "+s.name); err != nil {
+			return err
+		}
+	}
+	return prof("fresh.prof", func() error {
+		for i := 0; i < c.repeat; i++ {
+			r, err := freshOnce(ctx, url, 100_000, freshDuration(c))
+			if err != nil {
+				return err
+			}
+			logf("freshness 100k/s in-process: achieved %.0f rows/s, visible p50 %.1f ms p99 %.1f ms, INSERT p50 %.1f ms p99 %.1f ms, missing %d",
+				r.achieved, quantile(r.vis, .5)*1e3, quantile(r.vis, .99)*1e3, quantile(r.ack, .5)*1e3, quantile(r.ack, .99)*1e3, r.missing)
+		}
+		return nil
+	})
 }

@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/weir-sql/weir/internal/pgtest"
+)
+
+var (
+	crashKills = flag.Int("crash.kills", 20, "TestCrashRecovery: how many times to SIGKILL the server")
+	crashSeed  = flag.Uint64("crash.seed", 0, "TestCrashRecovery: seed (0: from the clock)")
+)
+
+// crashServer is a weir process that the test kills with SIGKILL.
+type crashServer struct {
+	port   int
+	cmd    *exec.Cmd
+	log    *bytes.Buffer
+	exited chan error
+}
+
+func startCrashServer(t *testing.T, dir string, port int) (*crashServer, time.Duration) {
+	t.Helper()
+	began := time.Now()
+	s := &crashServer{port: port, log: &bytes.Buffer{}, exited: make(chan error, 1)}
+	s.cmd = exec.Command(weirBinary, "serve", "--data", dir, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start weir: %v", err)
+	}
+	go func() { s.exited <- s.cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c, err := pgx.Connect(ctx, s.url())
+		cancel()
+		if err == nil {
+			c.Close(context.Background())
+			return s, time.Since(began)
+		}
+		select {
+		case err := <-s.exited:
+			t.Fatalf("weir exited during start (%v):\n%s", err, s.log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("weir did not accept connections within 30s:\n%s", s.log)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+func (s *crashServer) url() string {
+	return fmt.Sprintf("postgres://weir@127.0.0.1:%d/weir?sslmode=disable", s.port)
+}
+
+func (s *crashServer) kill() {
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.exited
+}
+
+// The streaming tables the crash test checks: append and update mode,
+// tumbling and session windows. Event times are out of order by less
+// than the watermark delay, so no row is ever late whatever the
+// micro-batch boundaries, and the expected contents are batch SQL.
+var crashTables = []struct{ name, ddl, oracle string }{
+	{"tumble_append", `CREATE STREAMING TABLE tumble_append AS SELECT region, window_start, window_end, count(*) AS n, sum(amount) AS total
+		FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY region, window_start, window_end`,
+		`SELECT region, ws, ws + interval '5 minutes', count(*), sum(amount) FROM (SELECT *, to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS ws FROM ev) e
+		 GROUP BY region, ws HAVING ws + interval '5 minutes' <= (SELECT max(ts) - interval '2 minutes' FROM ev)`},
+	{"tumble_update", `CREATE STREAMING TABLE tumble_update AS SELECT region, window_start, window_end, count(*) AS n, sum(amount) AS total
+		FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY region, window_start, window_end EMIT ON UPDATE`,
+		`SELECT region, ws, ws + interval '5 minutes', count(*), sum(amount) FROM (SELECT *, to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS ws FROM ev) e GROUP BY region, ws`},
+	{"session_append", `CREATE STREAMING TABLE session_append AS SELECT region, window_start, window_end, count(*) AS n, sum(amount) AS total
+		FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES GROUP BY session_window(ts, '3 minutes'), region`,
+		sessionOracle + ` WHERE window_end <= (SELECT max(ts) - interval '2 minutes' FROM ev)`},
+	{"session_update", `CREATE STREAMING TABLE session_update AS SELECT region, window_start, window_end, count(*) AS n, sum(amount) AS total
+		FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES WINDOW SESSION (GAP INTERVAL 3 MINUTES) GROUP BY region, window_start, window_end EMIT ON UPDATE`,
+		sessionOracle},
+}
+
+// sessionOracle sessionizes with window functions: a new session starts
+// where an event is at least the gap after the previous one of its region.
+const sessionOracle = `SELECT * FROM (SELECT region, min(ts) AS window_start, max(ts) + interval '3 minutes' AS window_end, count(*), sum(amount) FROM (
+	SELECT region, ts, amount, sum(brk) OVER (PARTITION BY region ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid FROM (
+		SELECT region, ts, amount, CASE WHEN ts - lag(ts) OVER (PARTITION BY region ORDER BY ts) < interval '3 minutes' THEN 0 ELSE 1 END AS brk FROM ev) b) s
+	GROUP BY region, sid) r`
+
+// TestCrashRecovery COPYs chunks of out-of-order and duplicated events
+// into the real binary while killing it with SIGKILL at random moments,
+// restarts it, and checks every streaming table against the same
+// aggregate computed by PostgreSQL over the input weir acknowledged (plus
+// an in-flight chunk that committed just before the kill): 0 rows
+// missing, 0 extra.
+func TestCrashRecovery(t *testing.T) {
+	seed := *crashSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (reproduce: go test ./cmd/weir -run TestCrashRecovery -crash.seed=%d -crash.kills=%d)", seed, seed, *crashKills)
+	r := rand.New(rand.NewPCG(seed, 7))
+	dir := filepath.Join(t.TempDir(), "data")
+	port := freePort(t)
+	srv, _ := startCrashServer(t, dir, port)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE ev (chunk int, id bigint, region text, amount numeric(12,2), ts timestamptz)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range crashTables {
+		if _, err := conn.Exec(ctx, ct.ddl); err != nil {
+			t.Fatalf("%s: %v", ct.name, err)
+		}
+	}
+	conn.Close(ctx)
+	pg := pgtest.Shared(t)
+	pgConn, err := pgx.Connect(ctx, pg.FreshDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pgConn.Close(ctx)
+	if _, err := pgConn.Exec(ctx, "SET TimeZone = 'UTC'; CREATE TABLE ev (chunk int, id bigint, region text, amount numeric(12,2), ts timestamptz)"); err != nil {
+		t.Fatal(err)
+	}
+
+	clock := time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC)
+	nextChunk, nextID := 0, int64(0)
+	acked := map[int]bool{}
+	var slowest time.Duration
+	for kill := 0; kill <= *crashKills; kill++ {
+		conn, err := pgx.Connect(ctx, srv.url())
+		if err != nil {
+			t.Fatalf("connect after restart %d: %v", kill, err)
+		}
+		if kill == *crashKills {
+			conn.Close(ctx)
+			break
+		}
+		// Write chunks until the server dies; the kill comes from another
+		// goroutine after a random delay, at any point of a COPY or of the
+		// streaming tables' epochs.
+		killed := make(chan struct{})
+		go func(d time.Duration) {
+			time.Sleep(d) // the random moment of the kill: timing, not synchronisation
+			srv.kill()
+			close(killed)
+		}(time.Duration(20+r.IntN(300)) * time.Millisecond)
+		for {
+			rows := make([][]any, 50+r.IntN(400))
+			for i := range rows {
+				if i > 0 && r.IntN(10) == 0 {
+					rows[i] = rows[r.IntN(i)] // a duplicated event
+					continue
+				}
+				clock = clock.Add(time.Duration(r.IntN(3000)) * time.Millisecond)
+				// Out of order by up to 90 s, less than the 2-minute delay.
+				ts := clock.Add(-time.Duration(r.IntN(90_000)) * time.Millisecond)
+				nextID++
+				rows[i] = []any{int32(nextChunk), nextID, fmt.Sprintf("r%d", r.IntN(4)), fmt.Sprintf("%d.%02d", r.IntN(500), r.IntN(100)), ts}
+			}
+			for i := range rows {
+				rows[i][0] = int32(nextChunk)
+			}
+			_, err := conn.CopyFrom(ctx, pgx.Identifier{"ev"}, []string{"chunk", "id", "region", "amount", "ts"}, pgx.CopyFromRows(rows))
+			if err != nil {
+				break
+			}
+			acked[nextChunk] = true
+			nextChunk++
+		}
+		<-killed
+		conn.Close(ctx)
+		nextChunk++ // the in-flight chunk, committed or not, is never reused
+		var took time.Duration
+		srv, took = startCrashServer(t, dir, port)
+		if took > slowest {
+			slowest = took
+		}
+		checkCrashTables(t, ctx, srv, pgConn, acked, kill+1)
+	}
+	t.Logf("%d kills survived; slowest restart to accepting connections: %s; %d chunks acknowledged", *crashKills, slowest, len(acked))
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	<-srv.exited
+}
+
+// checkCrashTables compares every streaming table with PostgreSQL's batch
+// result over the input weir holds, after checking that this input has
+// every acknowledged chunk.
+func checkCrashTables(t *testing.T, ctx context.Context, srv *crashServer, pgConn *pgx.Conn, acked map[int]bool, round int) {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, srv.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT chunk, id, region, amount::text, ts FROM ev")
+	if err != nil {
+		t.Fatalf("round %d: read input: %v", round, err)
+	}
+	var input [][]any
+	present := map[int]bool{}
+	for rows.Next() {
+		var chunk int32
+		var id int64
+		var region, amount string
+		var ts time.Time
+		if err := rows.Scan(&chunk, &id, &region, &amount, &ts); err != nil {
+			t.Fatal(err)
+		}
+		present[int(chunk)] = true
+		input = append(input, []any{chunk, id, region, amount, ts})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for c := range acked {
+		if !present[c] {
+			t.Fatalf("round %d: acknowledged chunk %d is missing after kill -9", round, c)
+		}
+	}
+	// Wait for the streaming tables to catch up with the input.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var behind int
+		err := conn.QueryRow(ctx, "SELECT count(*) FROM weir_catalog.streaming_progress WHERE input_rows <> $1 OR backlog_rows <> 0 OR status <> 'running'", int64(len(input))).Scan(&behind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if behind == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			var report string
+			conn.QueryRow(ctx, "SELECT string_agg(name || ':' || status || ':' || input_rows || ':' || coalesce(last_error, ''), ', ') FROM weir_catalog.streaming_progress").Scan(&report)
+			t.Fatalf("round %d: streaming tables did not catch up with %d rows: %s", round, len(input), report)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval, with a deadline
+	}
+	if _, err := pgConn.Exec(ctx, "TRUNCATE ev"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pgConn.CopyFrom(ctx, pgx.Identifier{"ev"}, []string{"chunk", "id", "region", "amount", "ts"}, pgx.CopyFromRows(input)); err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range crashTables {
+		got := textRows(t, ctx, conn, "SELECT * FROM "+ct.name)
+		want := textRows(t, ctx, pgConn, ct.oracle)
+		missing, extra := diffRows(want, got)
+		if len(missing)+len(extra) > 0 {
+			t.Fatalf("round %d: %s differs from PostgreSQL over the same %d input rows: %d rows missing, %d extra\nmissing: %v\nextra: %v",
+				round, ct.name, len(input), len(missing), len(extra), head(missing), head(extra))
+		}
+	}
+}
+
+func textRows(t *testing.T, ctx context.Context, c *pgx.Conn, sql string) []string {
+	t.Helper()
+	rows, err := c.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var cells []string
+		for _, v := range rows.RawValues() {
+			cells = append(cells, string(v))
+		}
+		out = append(out, strings.Join(cells, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// diffRows compares two sorted multisets.
+func diffRows(want, got []string) (missing, extra []string) {
+	i, j := 0, 0
+	for i < len(want) || j < len(got) {
+		switch {
+		case j == len(got) || (i < len(want) && want[i] < got[j]):
+			missing = append(missing, want[i])
+			i++
+		case i == len(want) || got[j] < want[i]:
+			extra = append(extra, got[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return missing, extra
+}
+
+func head(s []string) []string {
+	if len(s) > 5 {
+		return s[:5]
+	}
+	return s
+}
