@@ -99,7 +99,7 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 	}
 	if scan.Kind == planner.StoredTable {
 		if r := v.s.eng.runnerFor(scan.OID); r != nil {
-			return v.s.eng.streamingTableRows(scan.OID)
+			return v.s.eng.streamingTableRows(ctx, scan.OID)
 		}
 	}
 	if scan.Kind == planner.VirtualTable {

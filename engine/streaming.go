@@ -119,8 +119,8 @@ func (r *runner) run(ctx context.Context) {
 					}
 					break
 				}
-				if r.trigger.kind == "processing_time" {
-					break // one micro-batch per interval
+				if r.trigger.kind == "processing_time" && !r.job.Replaying() {
+					break // one micro-batch per interval (recovery runs at once)
 				}
 			}
 		}

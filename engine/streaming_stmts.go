@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -217,7 +218,10 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 		add("%s      Emits: %s", ind, emitText(sp))
 		ind += "      "
 	}
-	for _, l := range planner.Explain(sp.Pre) {
+	for i, l := range planner.Explain(sp.Pre) {
+		if i == 0 {
+			l = "->  " + l
+		}
 		add("%s%s", ind, l)
 	}
 	add("Input: %s (read from its committed offset; append-only)", sp.Input.Name)
@@ -277,11 +281,21 @@ func emitText(sp *planner.StreamPlan) string {
 	return "the whole result after every micro-batch"
 }
 
-// streamingTableRows is a streaming table's committed contents.
-func (e *Engine) streamingTableRows(oid uint32) ([]arrow.RecordBatch, error) {
+// streamingTableRows is a streaming table's committed contents. After a
+// restart it waits until the job has re-run its logged epochs, so a
+// reader never sees the table go back in time.
+func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.RecordBatch, error) {
 	r := e.runnerFor(oid)
 	if r == nil || r.job == nil {
 		return nil, nil
+	}
+	select {
+	case <-r.job.Recovered():
+	case <-r.done:
+	case <-ctx.Done():
+		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+	case <-time.After(60 * time.Second):
+		return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is still recovering", r.name)
 	}
 	return r.job.Snapshot(), nil
 }

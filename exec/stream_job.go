@@ -59,6 +59,12 @@ type StreamJob struct {
 
 	sessions *sessionState
 
+	// recovered is closed once the replayed epochs are done; until then the
+	// snapshot is not published, so readers never see an older state than
+	// the one before the restart.
+	recovered     chan struct{}
+	recoveredOnce sync.Once
+
 	snapshot atomic.Pointer[[]arrow.RecordBatch]
 	mu       sync.Mutex
 	progress Progress
@@ -108,9 +114,16 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source func() ([]arrow.Rec
 		outSchema: planner.Schema(plan.Cols), rows: map[rowKey][]expr.Datum{}}
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
+	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
 	return j
 }
+
+// Recovered is closed when the job has re-run the epochs committed before
+// a restart (at once for a new job).
+func (j *StreamJob) Recovered() <-chan struct{} { return j.recovered }
+
+func (j *StreamJob) markRecovered() { j.recoveredOnce.Do(func() { close(j.recovered) }) }
 
 // Snapshot is the table's committed contents: never half an epoch.
 func (j *StreamJob) Snapshot() []arrow.RecordBatch { return *j.snapshot.Load() }
@@ -139,7 +152,13 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	end := len(all)
 	replaying := len(j.Replay) > 0
 	if replaying {
-		end = min(j.Replay[0], len(all))
+		if j.Replay[0] > len(all) {
+			// The input (an upstream streaming table still recovering) does
+			// not hold this epoch's batches yet: wait, so that the epoch is
+			// re-run with exactly its original input.
+			return false, nil
+		}
+		end = j.Replay[0]
 		j.Replay = j.Replay[1:]
 	} else if j.MaxBatchesPerEpoch > 0 && end-j.offset > j.MaxBatchesPerEpoch {
 		end = j.offset + j.MaxBatchesPerEpoch
@@ -153,6 +172,9 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		j.mu.Lock()
 		j.progress.BacklogRows = backlog
 		j.mu.Unlock()
+		if len(j.Replay) == 0 {
+			j.markRecovered()
+		}
 		return false, nil
 	}
 	var inRows int64
@@ -220,7 +242,10 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		}
 	}
 	j.late = nil
-	j.publish()
+	if len(j.Replay) == 0 {
+		j.publish()
+		j.markRecovered()
+	}
 	d := time.Since(started)
 	j.mu.Lock()
 	p := &j.progress
@@ -633,3 +658,6 @@ func (j *StreamJob) Watermark() (int64, bool) {
 	p := j.Progress()
 	return p.Watermark, p.HasWatermark
 }
+
+// Replaying reports whether logged epochs remain to be re-run.
+func (j *StreamJob) Replaying() bool { return len(j.Replay) > 0 }
