@@ -29,6 +29,8 @@ var allowedImports = map[string][]string{
 	"internal/pgtest": {},
 	// test support: the sqllogictest runner
 	"internal/slt": {},
+	// crash points for tests, compiled into every binary, armed by env
+	"internal/failpoint": {},
 }
 
 const module = "github.com/weir-sql/weir"

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/state"
 )
 
@@ -38,9 +39,11 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, end int, lateOID uint32, l
 			return err
 		}
 	}
+	failpoint.Hit("epoch-before-commit")
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	failpoint.Hit("epoch-after-commit")
 	if lateOID != 0 && len(late) > 0 {
 		e.notifyCommit()
 	}

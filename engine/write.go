@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -65,9 +66,11 @@ func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch)
 	if err := tx.AppendChunks(rel.OID, out); err != nil {
 		return 0, err
 	}
+	failpoint.Hit("write-before-commit")
 	if err := tx.Commit(); err != nil {
 		return 0, err
 	}
+	failpoint.Hit("write-after-commit")
 	s.eng.notifyCommit()
 	return rows, nil
 }
@@ -92,9 +95,11 @@ func (s *Session) commitPending() error {
 			return err
 		}
 	}
+	failpoint.Hit("write-before-commit")
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	failpoint.Hit("write-after-commit")
 	s.eng.notifyCommit()
 	return nil
 }

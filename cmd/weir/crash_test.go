@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -32,11 +33,12 @@ type crashServer struct {
 	exited chan error
 }
 
-func startCrashServer(t *testing.T, dir string, port int) (*crashServer, time.Duration) {
+func startCrashServer(t *testing.T, dir string, port int, env ...string) (*crashServer, time.Duration) {
 	t.Helper()
 	began := time.Now()
 	s := &crashServer{port: port, log: &bytes.Buffer{}, exited: make(chan error, 1)}
 	s.cmd = exec.Command(weirBinary, "serve", "--data", dir, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start weir: %v", err)
@@ -111,92 +113,139 @@ func TestCrashRecovery(t *testing.T) {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (reproduce: go test ./cmd/weir -run TestCrashRecovery -crash.seed=%d -crash.kills=%d)", seed, seed, *crashKills)
-	r := rand.New(rand.NewPCG(seed, 7))
-	dir := filepath.Join(t.TempDir(), "data")
-	port := freePort(t)
-	srv, _ := startCrashServer(t, dir, port)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.url())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, "CREATE TABLE ev (chunk int, id bigint, region text, amount numeric(12,2), ts timestamptz)"); err != nil {
-		t.Fatal(err)
-	}
-	for _, ct := range crashTables {
-		if _, err := conn.Exec(ctx, ct.ddl); err != nil {
-			t.Fatalf("%s: %v", ct.name, err)
-		}
-	}
-	conn.Close(ctx)
-	pg := pgtest.Shared(t)
-	pgConn, err := pgx.Connect(ctx, pg.FreshDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgConn.Close(ctx)
-	if _, err := pgConn.Exec(ctx, "SET TimeZone = 'UTC'; CREATE TABLE ev (chunk int, id bigint, region text, amount numeric(12,2), ts timestamptz)"); err != nil {
-		t.Fatal(err)
-	}
-
-	clock := time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC)
-	nextChunk, nextID := 0, int64(0)
-	acked := map[int]bool{}
+	c := newCrashRun(t, seed)
 	var slowest time.Duration
-	for kill := 0; kill <= *crashKills; kill++ {
-		conn, err := pgx.Connect(ctx, srv.url())
-		if err != nil {
-			t.Fatalf("connect after restart %d: %v", kill, err)
-		}
-		if kill == *crashKills {
-			conn.Close(ctx)
-			break
-		}
-		// Write chunks until the server dies; the kill comes from another
-		// goroutine after a random delay, at any point of a COPY or of the
-		// streaming tables' epochs.
+	for kill := 0; kill < *crashKills; kill++ {
+		// Kill from another goroutine after a random delay: at any point of
+		// a COPY or of the streaming tables' epochs.
 		killed := make(chan struct{})
 		go func(d time.Duration) {
 			time.Sleep(d) // the random moment of the kill: timing, not synchronisation
-			srv.kill()
+			c.srv.kill()
 			close(killed)
-		}(time.Duration(20+r.IntN(300)) * time.Millisecond)
-		for {
-			rows := make([][]any, 50+r.IntN(400))
-			for i := range rows {
-				if i > 0 && r.IntN(10) == 0 {
-					rows[i] = rows[r.IntN(i)] // a duplicated event
-					continue
-				}
-				clock = clock.Add(time.Duration(r.IntN(3000)) * time.Millisecond)
-				// Out of order by up to 90 s, less than the 2-minute delay.
-				ts := clock.Add(-time.Duration(r.IntN(90_000)) * time.Millisecond)
-				nextID++
-				rows[i] = []any{int32(nextChunk), nextID, fmt.Sprintf("r%d", r.IntN(4)), fmt.Sprintf("%d.%02d", r.IntN(500), r.IntN(100)), ts}
-			}
-			for i := range rows {
-				rows[i][0] = int32(nextChunk)
-			}
-			_, err := conn.CopyFrom(ctx, pgx.Identifier{"ev"}, []string{"chunk", "id", "region", "amount", "ts"}, pgx.CopyFromRows(rows))
-			if err != nil {
-				break
-			}
-			acked[nextChunk] = true
-			nextChunk++
-		}
+		}(time.Duration(20+c.r.IntN(300)) * time.Millisecond)
+		c.writeUntilDown()
 		<-killed
-		conn.Close(ctx)
-		nextChunk++ // the in-flight chunk, committed or not, is never reused
-		var took time.Duration
-		srv, took = startCrashServer(t, dir, port)
-		if took > slowest {
+		if took := c.restart(); took > slowest {
 			slowest = took
 		}
-		checkCrashTables(t, ctx, srv, pgConn, acked, kill+1)
+		checkCrashTables(t, c.ctx, c.srv, c.pg, c.acked, kill+1)
 	}
-	t.Logf("%d kills survived; slowest restart to accepting connections: %s; %d chunks acknowledged", *crashKills, slowest, len(acked))
-	srv.cmd.Process.Signal(syscall.SIGTERM)
-	<-srv.exited
+	t.Logf("%d kills survived; slowest restart to accepting connections: %s; %d chunks acknowledged", *crashKills, slowest, len(c.acked))
+	c.stop()
+}
+
+// TestCrashAtFailpoints crashes the server between the writes of a commit,
+// at every failpoint, and checks recovery the same way.
+func TestCrashAtFailpoints(t *testing.T) {
+	c := newCrashRun(t, 42)
+	round := 0
+	for _, point := range []string{"write-before-commit", "write-after-commit", "epoch-before-commit", "epoch-after-commit"} {
+		for _, n := range []int{1, 3, 7} {
+			c.srv.kill()
+			c.restart(fmt.Sprintf("WEIR_FAILPOINT=%s:%d", point, n))
+			c.writeUntilDown() // the server kills itself at the point
+			<-c.srv.exited
+			c.srv.exited <- nil
+			c.restart()
+			round++
+			checkCrashTables(t, c.ctx, c.srv, c.pg, c.acked, round)
+		}
+	}
+	c.stop()
+}
+
+// crashRun is the state of a crash test: the server, its data directory,
+// the PostgreSQL oracle and what weir acknowledged.
+type crashRun struct {
+	t         *testing.T
+	ctx       context.Context
+	r         *rand.Rand
+	dir       string
+	port      int
+	srv       *crashServer
+	pg        *pgx.Conn
+	clock     time.Time
+	nextChunk int
+	nextID    int64
+	acked     map[int]bool
+}
+
+func newCrashRun(t *testing.T, seed uint64) *crashRun {
+	c := &crashRun{t: t, ctx: context.Background(), r: rand.New(rand.NewPCG(seed, 7)),
+		dir: filepath.Join(t.TempDir(), "data"), port: freePort(t),
+		clock: time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC), acked: map[int]bool{}}
+	c.srv, _ = startCrashServer(t, c.dir, c.port)
+	conn, err := pgx.Connect(c.ctx, c.srv.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(c.ctx)
+	if _, err := conn.Exec(c.ctx, "CREATE TABLE ev (chunk int, id bigint, region text, amount numeric(12,2), ts timestamptz)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range crashTables {
+		if _, err := conn.Exec(c.ctx, ct.ddl); err != nil {
+			t.Fatalf("%s: %v", ct.name, err)
+		}
+	}
+	pg := pgtest.Shared(t)
+	c.pg, err = pgx.Connect(c.ctx, pg.FreshDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.pg.Close(context.Background()) })
+	if _, err := c.pg.Exec(c.ctx, "SET TimeZone = 'UTC'; CREATE TABLE ev (chunk int, id bigint, region text, amount numeric(12,2), ts timestamptz)"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// writeUntilDown COPYs chunks of out-of-order and duplicated events until
+// the server goes away, recording the chunks it acknowledged.
+func (c *crashRun) writeUntilDown() {
+	conn, err := pgx.Connect(c.ctx, c.srv.url())
+	if err != nil {
+		return // already down
+	}
+	defer conn.Close(c.ctx)
+	r := c.r
+	for {
+		rows := make([][]any, 50+r.IntN(400))
+		for i := range rows {
+			if i > 0 && r.IntN(10) == 0 {
+				rows[i] = rows[r.IntN(i)] // a duplicated event
+				continue
+			}
+			c.clock = c.clock.Add(time.Duration(r.IntN(3000)) * time.Millisecond)
+			// Out of order by up to 90 s, less than the 2-minute delay.
+			ts := c.clock.Add(-time.Duration(r.IntN(90_000)) * time.Millisecond)
+			c.nextID++
+			rows[i] = []any{int32(c.nextChunk), c.nextID, fmt.Sprintf("r%d", r.IntN(4)), fmt.Sprintf("%d.%02d", r.IntN(500), r.IntN(100)), ts}
+		}
+		for i := range rows {
+			rows[i][0] = int32(c.nextChunk)
+		}
+		_, err := conn.CopyFrom(c.ctx, pgx.Identifier{"ev"}, []string{"chunk", "id", "region", "amount", "ts"}, pgx.CopyFromRows(rows))
+		chunk := c.nextChunk
+		c.nextChunk++ // an in-flight chunk, committed or not, is never reused
+		if err != nil {
+			return
+		}
+		c.acked[chunk] = true
+	}
+}
+
+// restart starts the server again on the same data directory.
+func (c *crashRun) restart(env ...string) time.Duration {
+	var took time.Duration
+	c.srv, took = startCrashServer(c.t, c.dir, c.port, env...)
+	return took
+}
+
+func (c *crashRun) stop() {
+	c.srv.cmd.Process.Signal(syscall.SIGTERM)
+	<-c.srv.exited
 }
 
 // checkCrashTables compares every streaming table with PostgreSQL's batch

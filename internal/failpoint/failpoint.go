@@ -1,0 +1,54 @@
+// Package failpoint lets a test crash the real weir process between two
+// writes of a commit. WEIR_FAILPOINT=<name>[:<n>] makes the n-th (default
+// first) pass through Hit(<name>) kill the process with SIGKILL, exactly
+// as an external kill -9 would at that instant. Without the variable, Hit
+// is one atomic load.
+//
+// Points: "epoch-before-commit" (an epoch computed, its log record not
+// written), "epoch-after-commit" (the record durable, the epoch's rows not
+// yet visible), "write-before-commit" (an INSERT/COPY/COMMIT's chunks
+// built, not committed), "write-after-commit" (committed, not yet
+// acknowledged to the client).
+package failpoint
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+var (
+	armed   atomic.Bool
+	name    string
+	remains atomic.Int64
+)
+
+func init() {
+	v := os.Getenv("WEIR_FAILPOINT")
+	if v == "" {
+		return
+	}
+	n := int64(1)
+	if i := strings.LastIndexByte(v, ':'); i > 0 {
+		if k, err := strconv.ParseInt(v[i+1:], 10, 64); err == nil && k > 0 {
+			n = k
+		}
+		v = v[:i]
+	}
+	name = v
+	remains.Store(n)
+	armed.Store(true)
+}
+
+// Hit marks a pass through the named point.
+func Hit(point string) {
+	if !armed.Load() || point != name {
+		return
+	}
+	if remains.Add(-1) == 0 {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal is on its way
+	}
+}
