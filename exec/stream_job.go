@@ -522,6 +522,11 @@ func (j *StreamJob) emit(ectx *expr.Ctx) error {
 			}
 			groups = allGroups(w.ngroups)
 		case planner.UpdateMode:
+			if len(j.Replay) > 0 && !closing {
+				// Re-running logged epochs: nothing is published until the
+				// last one, so an open window's rows are computed once, then.
+				continue
+			}
 			for g, d := range w.dirty {
 				if d {
 					groups = append(groups, g)
@@ -587,26 +592,32 @@ func (j *StreamJob) publish() {
 	if j.plan.Mode == planner.AppendMode {
 		snap = append([]arrow.RecordBatch(nil), j.log...)
 	} else {
-		keys := make([]rowKey, 0, len(j.rows))
-		for k := range j.rows {
-			keys = append(keys, k)
+		type keyed struct {
+			k   rowKey
+			row []expr.Datum
 		}
-		sort.Slice(keys, func(a, b int) bool {
-			if keys[a].window != keys[b].window {
-				return keys[a].window < keys[b].window
+		rows := make([]keyed, 0, len(j.rows))
+		for k, r := range j.rows {
+			rows = append(rows, keyed{k, r})
+		}
+		sort.Slice(rows, func(a, b int) bool {
+			if rows[a].k.window != rows[b].k.window {
+				return rows[a].k.window < rows[b].k.window
 			}
-			return keys[a].group < keys[b].group
+			return rows[a].k.group < rows[b].k.group
 		})
-		if len(keys) > 0 {
+		if len(rows) > 0 {
 			cols := make([]arrow.Array, len(j.plan.Cols))
 			for c, col := range j.plan.Cols {
-				vals := make([]expr.Datum, len(keys))
-				for i, k := range keys {
-					vals[i] = j.rows[k][c]
+				b := expr.NewBuilder(nil, col.T)
+				b.Reserve(len(rows))
+				for _, r := range rows {
+					expr.AppendDatum(b, r.row[c])
 				}
-				cols[c] = expr.ArrayFromDatums(nil, col.T, vals)
+				cols[c] = b.NewArray()
+				b.Release()
 			}
-			snap = []arrow.RecordBatch{array.NewRecordBatch(j.outSchema, cols, int64(len(keys)))}
+			snap = []arrow.RecordBatch{array.NewRecordBatch(j.outSchema, cols, int64(len(rows)))}
 		}
 	}
 	var n int64

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -57,6 +58,18 @@ func serve(args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	// WEIR_CPUPROFILE=<file> profiles the server until it stops (for
+	// finding hot spots in end-to-end workloads).
+	if path := os.Getenv("WEIR_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	eng, err := engine.Open(engine.Config{DataDir: *data})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)

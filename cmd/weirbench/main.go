@@ -56,7 +56,14 @@ func main() {
 	flag.StringVar(&c.profile, "profile", "", "profile weir in-process instead: write copy.prof, groupby.prof, select1.prof into this directory")
 	flag.BoolVar(&c.streaming, "streaming", false, "run only the streaming benchmarks (windowed aggregation, freshness, state size); they are also part of the default full run")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data dirs, CSV, logs)")
+	recovery := flag.Int("recovery", 0, "measure restart after kill -9 with this many rows of streaming state (e.g. 1000000) and exit")
 	flag.Parse()
+	if *recovery > 0 {
+		if err := runRecovery(*recovery, 3); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.quick {
