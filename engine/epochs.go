@@ -82,3 +82,28 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	}
 	return tx.Commit()
 }
+
+// moveEpochs gives a replaced streaming table the epoch log of the table it
+// replaces (CREATE OR REFRESH with compatible state).
+func (e *Engine) moveEpochs(from, to uint32) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	type kv struct{ k, v []byte }
+	var moved []kv
+	if err := tx.IteratePrefix(epochPrefix(from), func(k, v []byte) error {
+		moved = append(moved, kv{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, m := range moved {
+		epoch := binary.BigEndian.Uint64(m.k[len(m.k)-8:])
+		if err := tx.Set(epochKey(to, int64(epoch)), m.v); err != nil {
+			return err
+		}
+		if err := tx.Delete(m.k); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

@@ -216,6 +216,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 		return "", err
 	}
 	schema, name := st.Schema, st.Name
+	var keepEpochsOf uint32
 	if schema == "" {
 		if sp := s.searchPath(); len(sp) > 0 {
 			schema = sp[0]
@@ -227,17 +228,23 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			io.Notice("NOTICE", sqlerr.DuplicateTable, fmt.Sprintf("relation \"%s\" already exists, skipping", name))
 			return "CREATE STREAMING TABLE", nil
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
+			// The checkpoint (epoch log) is kept only when the new plan's
+			// state is compatible with it.
+			if existing.Options["state_fingerprint"] != sp.StateFingerprint() {
+				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "the new query of streaming table \"%s\" keeps different state than its checkpoint", name).
+					WithDetail("Only output expressions, HAVING and options may change while keeping the checkpoint.").
+					WithHint(fmt.Sprintf("To recompute it from the retained input, DROP STREAMING TABLE %s and create it again; REFRESH STREAMING TABLE %s FULL recomputes the current query.", name, name))
+			}
 			s.eng.stopRunner(existing.OID)
 			if err := s.eng.cat.DropRelation(nil, schema, name, catalog.KindStreamingTable, false); err != nil {
 				return "", err
 			}
-			if err := s.eng.dropEpochs(existing.OID); err != nil {
-				return "", err
-			}
+			keepEpochsOf = existing.OID
 		}
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
-		Options: map[string]string{"definition": text, "output_mode": sp.Mode, "trigger": trig.kind}}
+		Options: map[string]string{"definition": text, "output_mode": sp.Mode, "trigger": trig.kind,
+			"state_fingerprint": sp.StateFingerprint()}}
 	if lateName := st.Options["late_rows"]; lateName != "" {
 		if err := s.ensureLateRowsTable(schema, lateName, sp, io); err != nil {
 			return "", err
@@ -254,6 +261,11 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	created, err := s.eng.cat.CreateRelation(rel, false)
 	if err != nil {
 		return "", err
+	}
+	if keepEpochsOf != 0 {
+		if err := s.eng.moveEpochs(keepEpochsOf, created.OID); err != nil {
+			return "", err
+		}
 	}
 	for _, w := range sp.Warnings {
 		io.Notice("WARNING", sqlerr.Warning, w)

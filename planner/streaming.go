@@ -396,3 +396,34 @@ func sessionBelow(a *Aggregate) *WindowAssign {
 	}
 	return nil
 }
+
+// StateFingerprint identifies the layout of a plan's state and the meaning
+// of its epoch log: the input, the watermark, the window, the grouping keys
+// and the aggregates. Two plans with the same fingerprint can share a
+// checkpoint (a changed HAVING or output expression re-runs over the same
+// epochs); different fingerprints cannot.
+func (sp *StreamPlan) StateFingerprint() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "input=%d mode=%s delay=%d", sp.Input.OID, sp.Mode, sp.Delay)
+	if sp.EventTime != nil {
+		sb.WriteString(" time=" + exprKey(sp.EventTime))
+	}
+	if w := sp.Window; w != nil {
+		fmt.Fprintf(&sb, " window=%d/%d/%d/%d/%s", w.Kind, w.Size, w.Slide, w.Gap, exprKey(w.Time))
+		for _, p := range w.PartitionBy {
+			sb.WriteString(" part=" + exprKey(p))
+		}
+	}
+	if sp.Agg != nil {
+		// What enters the state: a changed filter or projection below the
+		// aggregation changes what the checkpointed state means.
+		sb.WriteString(" pre=" + strings.Join(Explain(sp.Pre), ";"))
+		for _, g := range sp.Agg.GroupBy {
+			fmt.Fprintf(&sb, " key=%s:%d", exprKey(g), g.Type().OID)
+		}
+		for i := range sp.Agg.Aggs {
+			sb.WriteString(" agg=" + aggCallKey(&sp.Agg.Aggs[i]))
+		}
+	}
+	return sb.String()
+}
