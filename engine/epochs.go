@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/internal/failpoint"
+	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/state"
 )
 
@@ -40,6 +41,9 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, end int, lateOID uint32, l
 		}
 	}
 	failpoint.Hit("epoch-before-commit")
+	if failpoint.Err("epoch-commit") != nil {
+		return sqlerr.New(sqlerr.DiskFull, "could not write the epoch of a streaming table: no space left on device")
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}

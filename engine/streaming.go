@@ -31,7 +31,36 @@ const (
 	statusIdle    = "idle" // available_now: caught up, waiting for REFRESH
 	statusFailed  = "failed"
 	statusStopped = "stopped"
+	statusPaused  = "paused" // the store cannot write; retried every second
 )
+
+// storageTrouble tells errors of the store's disk (53xxx, 58030) from
+// errors of the query: the former pause a streaming table, the latter
+// fail it.
+func storageTrouble(err error) bool {
+	code := sqlerr.Code(err)
+	return strings.HasPrefix(code, "53") || code == sqlerr.IOError
+}
+
+// waitAndReset waits a second, reloads the epoch log and rewinds the job to
+// it. It reports false when the runner is stopping.
+func (r *runner) waitAndReset(ctx context.Context) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Second):
+		}
+		replay, err := r.eng.loadEpochs(r.oid)
+		if err != nil {
+			r.setStatus(statusPaused, sqlerr.From(err).Message)
+			continue
+		}
+		r.job.Reset(replay)
+		r.setStatus(statusRunning, "")
+		return true
+	}
+}
 
 // runner drives one streaming table's job.
 type runner struct {
@@ -109,6 +138,15 @@ func (r *runner) run(ctx context.Context) {
 				if err != nil {
 					if ctx.Err() != nil {
 						return
+					}
+					if storageTrouble(err) {
+						// The store cannot write (disk full, I/O): pause,
+						// then resume from the durable epoch log once it can.
+						r.setStatus(statusPaused, sqlerr.From(err).Message)
+						if !r.waitAndReset(ctx) {
+							return
+						}
+						continue
 					}
 					r.setStatus(statusFailed, sqlerr.From(err).Message)
 					break

@@ -672,3 +672,22 @@ func (j *StreamJob) Watermark() (int64, bool) {
 
 // Replaying reports whether logged epochs remain to be re-run.
 func (j *StreamJob) Replaying() bool { return len(j.Replay) > 0 }
+
+// Reset forgets everything computed since the last publication and
+// prepares to re-run the logged epochs (after a storage failure left the
+// in-memory state ahead of the log). Readers keep the last published
+// table meanwhile.
+func (j *StreamJob) Reset(replay []int) {
+	j.offset = 0
+	j.watermark = math.MinInt64
+	j.windows = map[int64]*windowState{}
+	j.sessions = nil
+	j.log = nil
+	j.rows = map[rowKey][]expr.Datum{}
+	j.late = nil
+	j.Replay = replay
+	j.mu.Lock()
+	published := j.progress.OutputRows
+	j.progress = Progress{Watermark: math.MinInt64, OutputRows: published}
+	j.mu.Unlock()
+}

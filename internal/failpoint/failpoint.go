@@ -4,6 +4,9 @@
 // as an external kill -9 would at that instant. Without the variable, Hit
 // is one atomic load.
 //
+// A name ending in "-error" does not kill: the n-th Err(<name without
+// -error>) returns a storage error once, as a full or failing disk would.
+//
 // Points: "epoch-before-commit" (an epoch computed, its log record not
 // written), "epoch-after-commit" (the record durable, the epoch's rows not
 // yet visible), "write-before-commit" (an INSERT/COPY/COMMIT's chunks
@@ -25,8 +28,12 @@ var (
 	remains atomic.Int64
 )
 
-func init() {
-	v := os.Getenv("WEIR_FAILPOINT")
+func init() { Arm(os.Getenv("WEIR_FAILPOINT")) }
+
+// Arm sets the failpoint as WEIR_FAILPOINT would (tests in one process);
+// "" disarms it.
+func Arm(v string) {
+	armed.Store(false)
 	if v == "" {
 		return
 	}
@@ -52,3 +59,24 @@ func Hit(point string) {
 		select {} // the signal is on its way
 	}
 }
+
+// Err returns an error at the armed "<point>-error" failpoint's n-th pass,
+// once; nil otherwise.
+func Err(point string) error {
+	if !armed.Load() || name != point+"-error" {
+		return nil
+	}
+	if remains.Add(-1) == 0 {
+		return errInjected
+	}
+	return nil
+}
+
+var errInjected = &injectedError{}
+
+type injectedError struct{}
+
+func (*injectedError) Error() string { return "injected failure: no space left on device" }
+
+// Injected reports whether err came from Err.
+func Injected(err error) bool { return err == errInjected }
