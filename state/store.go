@@ -52,6 +52,10 @@ const (
 type Options struct {
 	Sync SyncPolicy
 
+	// MinFreeBytes is the free space a commit must leave on the data
+	// directory's disk (see diskspace.go). Default 64 MiB.
+	MinFreeBytes int64
+
 	// MemTableSize is Badger's memtable size; a Badger transaction may hold
 	// at most 15% of it (in LSM bytes: values larger than the value
 	// threshold count only as pointers). Default 32 MiB.
@@ -97,6 +101,9 @@ type Store struct {
 // Open opens (creating if needed) the store in dir, and discards the parts
 // of multi-part commits that never got their commit record.
 func Open(dir string, opts Options) (*Store, error) {
+	if opts.MinFreeBytes <= 0 {
+		opts.MinFreeBytes = defaultMinFreeBytes
+	}
 	if opts.MemTableSize <= 0 {
 		opts.MemTableSize = defaultMemTableSize
 	}

@@ -177,6 +177,13 @@ func (t *Txn) commit() error {
 	for _, c := range t.chunks {
 		bytes += int64(len(c.data))
 	}
+	for _, w := range t.writes {
+		bytes += int64(len(w.key) + len(w.val))
+	}
+	if err := t.s.checkSpace(bytes); err != nil {
+		t.btx.Discard()
+		return err
+	}
 	if bytes <= t.s.opts.PartBytes && len(t.chunks) <= t.s.opts.PartChunks {
 		err := t.setChunks(t.btx, t.chunks, 0)
 		if err == nil {
