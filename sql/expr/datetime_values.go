@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/sql/types"
 )
 
 // Conversions between weir's date/time representations and calendar
@@ -37,42 +39,10 @@ func floorDiv(a, b int64) int64 {
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 // civil returns year, month, day of a day number (proleptic Gregorian;
-// year 0 is 1 BC).
-func civil(days int64) (y, m, d int64) {
-	z := days + 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	if mp < 10 {
-		m = mp + 3
-	} else {
-		m = mp - 9
-	}
-	if m <= 2 {
-		y++
-	}
-	return
-}
+// year 0 is 1 BC); daysFromCivil is its inverse. Both are sql/types'.
+func civil(days int64) (y, m, d int64) { return types.CivilFromDays(days) }
 
-// daysFromCivil is the inverse of civil.
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := floorDiv(y, 400)
-	yoe := y - era*400
-	mm := m + 9
-	if m > 2 {
-		mm = m - 3
-	}
-	doy := (153*mm+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
+func daysFromCivil(y, m, d int64) int64 { return types.DaysFromCivil(y, m, d) }
 
 func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 

@@ -324,62 +324,23 @@ func TakeRows(in arrow.RecordBatch, idx []int) arrow.RecordBatch {
 	return array.NewRecordBatch(in.Schema(), cols, int64(len(idx)))
 }
 
-// TakeArray gathers elements idx of arr.
+// TakeArray gathers elements idx of arr. The common column types are
+// copied by a typed loop; others through Datums.
 func TakeArray(arr arrow.Array, idx []int) arrow.Array {
 	b := array.NewBuilder(defaultMem(), arr.DataType())
 	defer b.Release()
 	b.Reserve(len(idx))
 	switch a := arr.(type) {
 	case *array.Int64:
-		bb := b.(*array.Int64Builder)
-		for _, i := range idx {
-			if a.IsNull(i) {
-				bb.AppendNull()
-			} else {
-				bb.UnsafeAppend(a.Value(i))
-			}
-		}
-		return b.NewArray()
+		return takeTyped(a, b.(*array.Int64Builder), idx)
 	case *array.Int32:
-		bb := b.(*array.Int32Builder)
-		for _, i := range idx {
-			if a.IsNull(i) {
-				bb.AppendNull()
-			} else {
-				bb.UnsafeAppend(a.Value(i))
-			}
-		}
-		return b.NewArray()
+		return takeTyped(a, b.(*array.Int32Builder), idx)
 	case *array.Float64:
-		bb := b.(*array.Float64Builder)
-		for _, i := range idx {
-			if a.IsNull(i) {
-				bb.AppendNull()
-			} else {
-				bb.UnsafeAppend(a.Value(i))
-			}
-		}
-		return b.NewArray()
+		return takeTyped(a, b.(*array.Float64Builder), idx)
 	case *array.String:
-		bb := b.(*array.StringBuilder)
-		for _, i := range idx {
-			if a.IsNull(i) {
-				bb.AppendNull()
-			} else {
-				bb.Append(a.Value(i))
-			}
-		}
-		return b.NewArray()
+		return takeTyped(a, b.(*array.StringBuilder), idx)
 	case *array.Timestamp:
-		bb := b.(*array.TimestampBuilder)
-		for _, i := range idx {
-			if a.IsNull(i) {
-				bb.AppendNull()
-			} else {
-				bb.UnsafeAppend(a.Value(i))
-			}
-		}
-		return b.NewArray()
+		return takeTyped(a, b.(*array.TimestampBuilder), idx)
 	}
 	for _, i := range idx {
 		AppendDatum(b, DatumAt(arr, i))
@@ -541,4 +502,28 @@ func (s *Subquery) String() string {
 		return s.Left.String() + " " + s.Op + " ALL(subquery)"
 	}
 	return "(subquery)"
+}
+
+// valueArray and valueBuilder are the typed array/builder pairs takeTyped
+// copies between.
+type valueArray[V any] interface {
+	IsNull(i int) bool
+	Value(i int) V
+}
+
+type valueBuilder[V any] interface {
+	AppendNull()
+	Append(v V)
+	NewArray() arrow.Array
+}
+
+func takeTyped[V any](a valueArray[V], b valueBuilder[V], idx []int) arrow.Array {
+	for _, i := range idx {
+		if a.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(a.Value(i))
+		}
+	}
+	return b.NewArray()
 }
