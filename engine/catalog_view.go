@@ -290,6 +290,9 @@ func (v *catalogView) ViewDefinition(oid uint32) (string, bool) {
 	if !ok || r.ViewSQL == "" {
 		return "", false
 	}
+	if def, ok := planner.ViewDefinition(v, r.ViewSQL); ok {
+		return def, true
+	}
 	return " " + r.ViewSQL + ";", true
 }
 

@@ -251,6 +251,8 @@ INSERT INTO orders (id, customer, amount, ts, data) VALUES
   (1, 'alice', 150.50, '2024-01-02 03:04:05+00', '{"a": 1}'),
   (2, 'bob', 20.00, '2024-02-03 04:05:06+00', NULL);
 CREATE TABLE ct (id int, name text, amount numeric(10,2));
+CREATE VIEW v2 AS SELECT customer AS who, amount * 2 + 1 AS more, amount - (id - 1) AS odd
+  FROM orders WHERE customer <> 'x' AND (amount IS NOT NULL OR id > 3) AND id * 2 > 5;
 `
 
 // normaliseDu drops PostgreSQL's bootstrap superuser "postgres" from \du:
@@ -266,17 +268,6 @@ func normaliseDu(out string) string {
 	return strings.Join(keep, "\n")
 }
 
-// cutViewDefinition returns \d+ output up to its "View definition:" line,
-// after checking that a definition follows.
-func cutViewDefinition(t *testing.T, out string) string {
-	t.Helper()
-	before, def, ok := strings.Cut(out, "View definition:\n")
-	if !ok || !strings.Contains(def, "SELECT") || !strings.Contains(def, "FROM orders") {
-		t.Errorf("\\d+ of a view without its definition:\n%s", out)
-	}
-	return before
-}
-
 func TestPsql(t *testing.T) {
 	mustTool(t, "psql")
 	w := startWeir(t)
@@ -290,7 +281,7 @@ func TestPsql(t *testing.T) {
 	}
 
 	// Meta-commands whose whole output must equal PostgreSQL's.
-	for _, cmd := range []string{`\d`, `\dt`, `\dv`, `\dn`, `\du`, `\d orders`, `\d+ orders`, `\d big_orders`, `\d+ big_orders`} {
+	for _, cmd := range []string{`\d`, `\dt`, `\dv`, `\dn`, `\du`, `\d orders`, `\d+ orders`, `\d big_orders`, `\d+ big_orders`, `\d+ v2`} {
 		t.Run(cmd, func(t *testing.T) {
 			got, gerr, err := wt.psql(t, dir, "", "-c", cmd)
 			if err != nil {
@@ -303,14 +294,7 @@ func TestPsql(t *testing.T) {
 			if cmd == `\du` {
 				want = normaliseDu(want)
 			}
-			if cmd == `\d+ big_orders` {
-				// PostgreSQL prints a view's definition with its rule
-				// deparser (qualified columns, implicit casts spelled out,
-				// one select item per line); weir prints the definition as
-				// stored. Compare everything above it exactly, and the
-				// definition for the same query text.
-				got, want = cutViewDefinition(t, got), cutViewDefinition(t, want)
-			}
+
 			if got != want {
 				t.Errorf("psql %s differs from PostgreSQL 15\n--- weir:\n%s%s--- PostgreSQL:\n%s", cmd, got, gerr, want)
 			}
