@@ -54,6 +54,7 @@ type subscription struct {
 	cols    []wire.Column
 	held    map[string]*heldRow // what the client holds, by row text
 	epoch   int64
+	seq     uint64 // the job's publication count the client has seen
 	started bool
 	fs      types.FormatSettings
 }
@@ -71,12 +72,13 @@ func (s *subscription) Tag() string            { return "SUBSCRIBE" }
 func (s *subscription) Close()                 {}
 func (s *subscription) Streaming() bool        { return true }
 
-// Next returns the next change; it polls the job's epoch counter, which is
-// cheap, and diffs only when an epoch committed.
+// Next returns the next change: it waits for the table's next publication
+// and diffs the new contents against what the client holds.
 func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
-		if e := s.r.job.Progress().Epoch; !s.started || e != s.epoch {
-			s.started, s.epoch = true, e
+		seq, epoch, next := s.r.job.Publication() // taken before reading, so no publication is missed
+		if !s.started || seq != s.seq {
+			s.started, s.seq, s.epoch = true, seq, epoch
 			if b := s.diff(); b != nil {
 				return b, nil
 			}
@@ -84,7 +86,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		select {
 		case <-ctx.Done():
 			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-		case <-time.After(5 * time.Millisecond):
+		case <-next:
+		case <-time.After(time.Second):
+			// A job replaced by REFRESH publishes on its new channel.
 		}
 	}
 }

@@ -66,8 +66,14 @@ type StreamJob struct {
 	recoveredOnce sync.Once
 
 	snapshot atomic.Pointer[[]arrow.RecordBatch]
-	mu       sync.Mutex
-	progress Progress
+	// published is closed (and replaced) at every publication, waking
+	// subscribers.
+	pubMu     sync.Mutex
+	published chan struct{}
+	pubSeq    uint64
+	pubEpoch  int64
+	mu        sync.Mutex
+	progress  Progress
 }
 
 // rowKey identifies a group's row in update and complete modes.
@@ -628,6 +634,25 @@ func (j *StreamJob) publish() {
 	j.mu.Lock()
 	j.progress.OutputRows = n
 	j.mu.Unlock()
+	j.pubMu.Lock()
+	j.pubSeq++
+	j.pubEpoch = j.progress.Epoch + 1 // Step counts the epoch right after publishing it
+	if j.published != nil {
+		close(j.published)
+		j.published = nil
+	}
+	j.pubMu.Unlock()
+}
+
+// Publication returns how many times the table was published, the epoch
+// of the latest publication, and a channel closed at the next one.
+func (j *StreamJob) Publication() (uint64, int64, <-chan struct{}) {
+	j.pubMu.Lock()
+	defer j.pubMu.Unlock()
+	if j.published == nil {
+		j.published = make(chan struct{})
+	}
+	return j.pubSeq, j.pubEpoch, j.published
 }
 
 func (j *StreamJob) isSession() bool {
