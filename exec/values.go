@@ -43,6 +43,13 @@ func (v *valuesOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if c >= len(builders) {
 				break
 			}
+			// Constants and parameters of the column's type go straight in:
+			// a VALUES list of thousands of parameters (a batched INSERT)
+			// must not build an array per value.
+			if d, ok := directValue(ectx, e, cols[c].T.OID); ok {
+				expr.AppendDatum(builders[c], d)
+				continue
+			}
 			arr, err := e.Eval(ectx, one)
 			if err != nil {
 				return nil, err
@@ -67,3 +74,22 @@ func (v *valuesOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (v *valuesOp) Close() {}
+
+// directValue is the value of a constant or parameter of type oid without
+// evaluating it over a batch.
+func directValue(ectx *expr.Ctx, e expr.Expr, oid uint32) (expr.Datum, bool) {
+	switch x := e.(type) {
+	case *expr.Const:
+		if x.T.OID == oid {
+			return x.Val, true
+		}
+	case *expr.Param:
+		if x.T.OID == oid {
+			if x.Index < len(ectx.Params) {
+				return ectx.Params[x.Index], true
+			}
+			return nil, true
+		}
+	}
+	return nil, false
+}
