@@ -67,11 +67,15 @@ func pgClass() *Table {
 					am = 0
 				}
 				pk := r.pkAttnums()
+				var opts any
+				if r.Options != nil {
+					opts = r.Options
+				}
 				rb.add(r.OID, r.Name, nsp, uint32(0), uint32(0), r.Owner, am, uint32(0), uint32(0),
 					int32(0), float32(-1), int32(0), uint32(0),
 					pk != nil, false, byte('p'), r.Kind, int16(len(r.Columns)), int16(0),
 					false, false, false, false, false, true, byte('d'), false, uint32(0),
-					uint32(0), uint32(0), nil, nil, nil)
+					uint32(0), uint32(0), nil, opts, nil)
 				if pk != nil {
 					rb.add(IndexOID(r.OID), PKIndexName(r.Name), nsp, uint32(0), uint32(0), r.Owner, amBtree, uint32(0), uint32(0),
 						int32(0), float32(-1), int32(0), uint32(0),

@@ -1,6 +1,8 @@
 package pgcatalog
 
 import (
+	"strings"
+
 	"github.com/weir-sql/weir/catalog"
 )
 
@@ -17,6 +19,9 @@ type relation struct {
 	PrimaryKey []string
 	ViewSQL    string
 	Virtual    bool
+	// Options are pg_class.reloptions: for a streaming table its defining
+	// query and settings, which psql's \d+ prints on its "Options:" line.
+	Options []any
 }
 
 // relations lists the virtual relations, then the user relations by OID.
@@ -38,10 +43,15 @@ func (s *Snapshot) userRelations() []relation {
 	}
 	var out []relation
 	for _, r := range s.Cat.Relations() {
-		out = append(out, relation{
+		rel := relation{
 			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
 			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL,
-		})
+		}
+		if r.Kind == catalog.KindStreamingTable {
+			rel.Options = []any{"query=" + strings.Join(strings.Fields(r.ViewSQL), " "),
+				"output_mode=" + r.Options["output_mode"], "trigger=" + r.Options["trigger"]}
+		}
+		out = append(out, rel)
 	}
 	return out
 }
