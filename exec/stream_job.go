@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -556,13 +558,21 @@ func (j *StreamJob) emit(ectx *expr.Ctx) error {
 					j.log = append(j.log, out)
 				}
 			} else {
-				kept := map[int]int{}
-				for r, i := range keep {
-					kept[groups[i]] = r
+				if need := len(j.rows) + len(groups); need > 2*len(j.rows)+1024 {
+					// Grow the row map once instead of by repeated splits.
+					grown := make(map[rowKey][]expr.Datum, need)
+					for k, v := range j.rows {
+						grown[k] = v
+					}
+					j.rows = grown
 				}
-				for _, g := range groups {
+				kept := make([]int, len(groups)) // group position → output row + 1
+				for r, i := range keep {
+					kept[i] = r + 1
+				}
+				for gi, g := range groups {
 					key := rowKey{window: s, group: g}
-					if r, ok := kept[g]; ok {
+					if r := kept[gi] - 1; r >= 0 {
 						row := make([]expr.Datum, out.NumCols())
 						for c := range row {
 							row[c] = expr.DatumAt(out.Column(c), r)
@@ -606,11 +616,11 @@ func (j *StreamJob) publish() {
 		for k, r := range j.rows {
 			rows = append(rows, keyed{k, r})
 		}
-		sort.Slice(rows, func(a, b int) bool {
-			if rows[a].k.window != rows[b].k.window {
-				return rows[a].k.window < rows[b].k.window
+		slices.SortFunc(rows, func(a, b keyed) int {
+			if c := cmp.Compare(a.k.window, b.k.window); c != 0 {
+				return c
 			}
-			return rows[a].k.group < rows[b].k.group
+			return cmp.Compare(a.k.group, b.k.group)
 		})
 		if len(rows) > 0 {
 			cols := make([]arrow.Array, len(j.plan.Cols))
