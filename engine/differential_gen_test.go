@@ -187,7 +187,6 @@ type gen struct {
 	// noErr suppresses deliberately erroring expressions.
 	noErr   bool
 	errItem bool
-	aliasNo int
 }
 
 func (g *gen) n(k int) int       { return g.r.Intn(k) }

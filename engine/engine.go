@@ -5,7 +5,6 @@ package engine
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
@@ -36,7 +35,6 @@ type Engine struct {
 	mu       sync.Mutex
 	sessions map[uint32]*Session
 	runners  map[uint32]*runner // streaming tables by OID
-	nextPID  atomic.Uint32
 
 	// sig is closed (and replaced) at every commit, waking streaming
 	// tables that wait for input.

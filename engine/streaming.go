@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -439,13 +438,6 @@ func (e *Engine) stopAll() {
 	for _, oid := range oids {
 		e.stopRunner(oid)
 	}
-}
-
-func fmtWatermark(p exec.Progress) any {
-	if !p.HasWatermark || p.Watermark == math.MinInt64 {
-		return nil
-	}
-	return p.Watermark
 }
 
 // ensureLateRowsTable creates the late_rows table of a streaming table

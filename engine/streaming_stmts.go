@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -298,11 +297,4 @@ func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.Re
 		return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is still recovering", r.name)
 	}
 	return r.job.Snapshot(), nil
-}
-
-func watermarkDatum(wm int64, has bool) any {
-	if !has || wm == math.MinInt64 {
-		return nil
-	}
-	return wm
 }

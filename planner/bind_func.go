@@ -119,7 +119,6 @@ type aggState struct {
 type winState struct {
 	base  int // number of columns before the window columns
 	calls []WindowCall
-	keys  []string
 	named map[string]*pg_query.WindowDef
 }
 

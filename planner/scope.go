@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strings"
-
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -30,8 +28,6 @@ type scopeCol struct {
 type scope struct {
 	cols   []scopeCol
 	parent *scope
-	// correlated is set when an expression of this query referred to parent.
-	correlated bool
 	// usingMerge maps an unqualified USING column name to the expression
 	// index that represents it (left side; for FULL JOIN the binder wraps it).
 	usingCols map[string]int
@@ -106,5 +102,3 @@ func splitColumnRef(fields []string) (qual, name string) {
 		return fields[len(fields)-2], fields[len(fields)-1]
 	}
 }
-
-func lower(s string) string { return strings.ToLower(s) }

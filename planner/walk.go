@@ -29,24 +29,6 @@ func containsAggregate(n *pg_query.Node) bool {
 	return found
 }
 
-// containsWindow reports whether a parse tree has a window call at this level.
-func containsWindow(n *pg_query.Node) bool {
-	found := false
-	walkParse(n.ProtoReflect(), func(m protoreflect.Message) bool {
-		switch v := m.Interface().(type) {
-		case *pg_query.SubLink, *pg_query.SelectStmt:
-			return false
-		case *pg_query.FuncCall:
-			if v.Over != nil {
-				found = true
-				return false
-			}
-		}
-		return !found
-	})
-	return found
-}
-
 // walkParse visits every message of a parse tree depth-first; visit returns
 // false to skip a message's children.
 func walkParse(m protoreflect.Message, visit func(protoreflect.Message) bool) {

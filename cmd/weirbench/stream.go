@@ -270,7 +270,6 @@ type freshResult struct {
 	missing       int
 	vis           []float64 // seconds, INSERT ack → visible in SUBSCRIBE
 	ack           []float64 // seconds, INSERT round trip under load
-	maxEpochMs    float64
 }
 
 func insertSQL(table string, rows int) string {

@@ -147,7 +147,6 @@ type datumMinMaxAcc struct {
 	max  bool
 	t    types.T
 	cmp  func(a, b arrow.Array, i int) int
-	tmp  arrow.Array
 }
 
 func (a *datumMinMaxAcc) Update(ctx *Ctx, groups []uint32, args []arrow.Array) error {

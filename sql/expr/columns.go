@@ -95,16 +95,6 @@ func unionValidity(mem memory.Allocator, n int, args ...arrow.Array) *memory.Buf
 	return buf
 }
 
-// anyNull reports whether row i of any argument is NULL.
-func anyNull(args []arrow.Array, i int) bool {
-	for _, a := range args {
-		if a.IsNull(i) {
-			return true
-		}
-	}
-	return false
-}
-
 // boolResult builds a Boolean array from a bitmap of values and a validity.
 func boolResult(mem memory.Allocator, n int, values *memory.Buffer, valid *memory.Buffer) arrow.Array {
 	nulls := 0

@@ -30,10 +30,6 @@ func errIntervalOutOfRange() error {
 	return sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
 }
 
-func errInvalidParam(format string, args ...any) error {
-	return sqlerr.New(sqlerr.InvalidParameterValue, format, args...)
-}
-
 func sqlErrDateOutOfRange() error {
 	return sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range")
 }

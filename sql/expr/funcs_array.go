@@ -3,9 +3,6 @@ package expr
 import (
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -31,12 +28,6 @@ func arrayRowImpl(strict bool, fn func(ctx *Ctx, argTypes []types.T, a []Datum) 
 		}
 		return NonStrict(ret, f)
 	}
-}
-
-func listLen(arr arrow.Array, i int) int {
-	l := arr.(*array.List)
-	s, e := l.ValueOffsets(i)
-	return int(e - s)
 }
 
 func checkDim(d int64) bool { return d == 1 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -311,6 +310,3 @@ func jsonScalarEqual(a, b any) bool {
 	}
 	return false
 }
-
-// jsonNumberFromInt is a helper for building documents.
-func jsonNumberFromInt(v int64) jsonNumber { return jsonNumber(strconv.FormatInt(v, 10)) }
