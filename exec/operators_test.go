@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -112,7 +113,7 @@ func TestHashAggregateDistinctAndOrderBy(t *testing.T) {
 func TestHashAggregateNumericAndFloatKeys(t *testing.T) {
 	env, tables := newEnv()
 	cs := cols("n", types.Numeric, "f", types.Float8)
-	scan := scanOf(tables, "n", cs, mkBatch(cs, row("1.0", 0.0), row("1.00", -0.0), row("2", 1.5), row("-0", 1.5)))
+	scan := scanOf(tables, "n", cs, mkBatch(cs, row("1.0", 0.0), row("1.00", math.Copysign(0, -1)), row("2", 1.5), row("-0", 1.5)))
 	agg := &planner.Aggregate{Input: scan, GroupBy: []expr.Expr{col(0, types.Numeric)},
 		Aggs: []planner.AggCall{{Name: "count", Agg: countAgg}}, Cols: cols("n", types.Numeric, "c", types.Int8)}
 	expect(t, run(t, env, agg), "1.0 2", "2 1", "-0 1")

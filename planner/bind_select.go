@@ -43,7 +43,6 @@ func (b *binder) bindSelect(s *pg_query.SelectStmt, parent *scope) (Node, error)
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT FOR UPDATE/SHARE is not supported: weir tables are append-only")
 	}
 	var plan Node
-	var names []string
 	var err error
 	switch {
 	case s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED:
@@ -61,7 +60,6 @@ func (b *binder) bindSelect(s *pg_query.SelectStmt, parent *scope) (Node, error)
 	sc := &scope{parent: parent}
 	for _, c := range cols {
 		sc.cols = append(sc.cols, scopeCol{Name: c.Name, T: c.T})
-		names = append(names, c.Name)
 	}
 	if len(s.SortClause) > 0 {
 		keys := make([]SortKey, 0, len(s.SortClause))
