@@ -36,6 +36,9 @@ func (k RelKind) PGRelKind() byte {
 	return byte(k)
 }
 
+// Noun is how messages name a relation of kind k ("table", "view").
+func (k RelKind) Noun() string { return k.noun() }
+
 // noun is how PostgreSQL's messages name a relation of kind k.
 func (k RelKind) noun() string {
 	switch k {

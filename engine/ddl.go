@@ -295,6 +295,12 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 		if len(names) > 1 {
 			schema = names[len(names)-2]
 		}
+		if rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, name); err == nil {
+			if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
+				return nil, sqlerr.New("2BP01", "cannot drop %s %s because streaming table %s reads it", rel.Kind.Noun(), rel.Name, reader).
+					WithHint("Drop the streaming table first (DROP STREAMING TABLE " + reader + ").")
+			}
+		}
 		if err := s.eng.cat.DropRelation(s.searchPath(), schema, name, kind, d.MissingOk); err != nil {
 			if _, err := noticeOr(err, io, ""); err != nil {
 				return nil, err

@@ -99,11 +99,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	if rel.Kind != catalog.KindStreamingTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
 	}
-	for _, other := range s.eng.cat.Relations() {
-		if r := s.eng.runnerFor(other.OID); r != nil && r.plan != nil && r.plan.Input.OID == rel.OID {
-			return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, other.Name).
-				WithHint("Drop the streaming tables that read it first.")
-		}
+	if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
+		return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, reader).
+			WithHint("Drop the streaming tables that read it first.")
 	}
 	s.eng.stopRunner(rel.OID)
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
@@ -297,4 +295,18 @@ func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.Re
 		return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is still recovering", r.name)
 	}
 	return r.job.Snapshot(), nil
+}
+
+// streamingReaderOf names a streaming table that reads relation oid (as
+// its input or for its late rows), or "".
+func (e *Engine) streamingReaderOf(oid uint32) string {
+	for _, rel := range e.cat.Relations() {
+		if rel.Kind != catalog.KindStreamingTable {
+			continue
+		}
+		if r := e.runnerFor(rel.OID); r != nil && r.plan != nil && r.plan.Input.OID == oid {
+			return rel.Name
+		}
+	}
+	return ""
 }
