@@ -215,6 +215,21 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 		add("%s      Emits: %s", ind, emitText(sp))
 		ind += "      "
 	}
+	if sp.Dedup != nil {
+		var keys []string
+		for _, k := range sp.Dedup {
+			keys = append(keys, k.String())
+		}
+		add("%s->  Deduplicate", ind)
+		add("%s      State key: (%s)", ind, strings.Join(keys, ", "))
+		if sp.EventTime != nil {
+			add("%s      State bound: a key is forgotten when the watermark on %s passes its row's event time", ind, sp.WatermarkColumn)
+		} else {
+			add("%s      State bound: none (every key is kept)", ind)
+		}
+		add("%s      Emits: the first row of each key, once", ind)
+		ind += "      "
+	}
 	for i, l := range planner.Explain(sp.Pre) {
 		if i == 0 {
 			l = "->  " + l
@@ -243,6 +258,10 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	add("Where progress is stored: an epoch log in weir's store (the input offset at the end of every committed epoch, fsynced before the epoch's rows are visible)")
 	add("What a crash does: on restart the job re-runs the logged epochs over the same retained input, reaching the same state and the same table; nothing is lost or counted twice")
 	switch {
+	case sp.Dedup != nil && sp.EventTime != nil:
+		add("How much state: the keys seen within the watermark delay")
+	case sp.Dedup != nil:
+		add("How much state: unbounded: every key seen")
 	case sp.Agg == nil:
 		add("How much state: none (stateless)")
 	case sp.WindowKey >= 0 && sp.EventTime != nil:
@@ -250,7 +269,9 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	default:
 		add("How much state: unbounded: one entry per distinct group")
 	}
-	if sp.EventTime != nil && sp.Agg != nil {
+	if sp.EventTime != nil && sp.Dedup != nil {
+		add("Late data: rows with an event time below the watermark are dropped and counted in weir_catalog.streaming_progress.late_rows")
+	} else if sp.EventTime != nil && sp.Agg != nil {
 		add("Late data: rows for windows already closed by the watermark are dropped, counted in weir_catalog.streaming_progress.late_rows, and written to the late_rows table when that option is set")
 	} else {
 		add("Late data: no watermark, so no row is late")

@@ -60,6 +60,7 @@ type StreamJob struct {
 	rows      map[rowKey][]expr.Datum
 
 	sessions *sessionState
+	dedup    *dedupState
 
 	// recovered is closed once the replayed epochs are done; until then the
 	// snapshot is not published, so readers never see an older state than
@@ -215,6 +216,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	}
 	var late int64
 	if j.plan.Agg == nil {
+		if j.plan.Dedup != nil {
+			if pre, late, err = j.dedupe(ectx, pre); err != nil {
+				return false, err
+			}
+		}
 		if err := j.appendStateless(ectx, pre); err != nil {
 			return false, err
 		}
@@ -234,6 +240,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	if candidate > j.watermark {
 		j.watermark = candidate
 	}
+	j.expireDedup()
 	if j.plan.Agg != nil {
 		emit := j.emit
 		if j.isSession() {
@@ -686,6 +693,13 @@ func (j *StreamJob) stateSize() (rows, bytes int64) {
 	if j.isSession() {
 		return j.sessionStateSize()
 	}
+	if j.dedup != nil {
+		for k := range j.dedup.seen {
+			rows++
+			bytes += int64(len(k)) + groupOverheadBytes
+		}
+		return rows, bytes
+	}
 	for _, w := range j.windows {
 		rows += int64(w.ngroups)
 		for _, k := range w.keys {
@@ -730,6 +744,7 @@ func (j *StreamJob) Reset(replay []int) {
 	j.watermark = math.MinInt64
 	j.windows = map[int64]*windowState{}
 	j.sessions = nil
+	j.dedup = nil
 	j.log = nil
 	j.rows = map[rowKey][]expr.Datum{}
 	j.late = nil

@@ -25,23 +25,38 @@ func (b *binder) bindWindowFunction(rf *pg_query.RangeFunction, fc *pg_query.Fun
 	if len(fc.Args) != want {
 		return nil, nil, sqlerr.At(sqlerr.UndefinedFunction, pos, "%s takes %d arguments: the input relation, its event-time column and the window %s", name, want, map[WindowKind]string{TumblingWindow: "size", HoppingWindow: "slide and size", SessionWindow: "gap"}[kind])
 	}
-	relRef := fc.Args[0].GetColumnRef()
-	if relRef == nil {
-		return nil, nil, sqlerr.At(sqlerr.SyntaxError, pos, "the first argument of %s must name a table", name)
-	}
-	relNames := stringList(relRef.Fields)
-	rv := &pg_query.RangeVar{Relname: relNames[len(relNames)-1], Location: relRef.Location, Inh: true}
-	if len(relNames) > 1 {
-		rv.Schemaname = relNames[len(relNames)-2]
-	}
-	alias := rv.Relname
-	if rf.Alias != nil && rf.Alias.Aliasname != "" {
+	var input Node
+	var sc *scope
+	alias := ""
+	if rf.Alias != nil {
 		alias = rf.Alias.Aliasname
 	}
-	rv.Alias = &pg_query.Alias{Aliasname: alias}
-	input, sc, err := b.bindRangeVar(rv, parent)
-	if err != nil {
-		return nil, nil, err
+	switch {
+	case fc.Args[0].GetColumnRef() != nil:
+		relRef := fc.Args[0].GetColumnRef()
+		relNames := stringList(relRef.Fields)
+		rv := &pg_query.RangeVar{Relname: relNames[len(relNames)-1], Location: relRef.Location, Inh: true}
+		if len(relNames) > 1 {
+			rv.Schemaname = relNames[len(relNames)-2]
+		}
+		if alias == "" {
+			alias = rv.Relname
+		}
+		rv.Alias = &pg_query.Alias{Aliasname: alias}
+		var err error
+		if input, sc, err = b.bindRangeVar(rv, parent); err != nil {
+			return nil, nil, err
+		}
+	case fc.Args[0].GetSubLink() != nil && fc.Args[0].GetSubLink().SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK:
+		// A derived input: TUMBLE((SELECT *, f(x) AS ts FROM t), ts, ...),
+		// which the streaming front end writes for WATERMARK f(x) AS ts.
+		plan, err := b.bindSelectNode(fc.Args[0].GetSubLink().Subselect, parent)
+		if err != nil {
+			return nil, nil, err
+		}
+		input, sc = plan, scopeOf(plan.Columns(), alias, nil, parent)
+	default:
+		return nil, nil, sqlerr.At(sqlerr.SyntaxError, pos, "the first argument of %s must name a table or be a subquery", name)
 	}
 	ec := &exprCtx{sc: sc, what: "window functions in FROM"}
 	timeExpr, err := b.bindExpr(fc.Args[1], ec)

@@ -53,6 +53,10 @@ type StreamPlan struct {
 	Mode            string
 	// Warnings name unbounded state (sent as WARNING notices).
 	Warnings []string
+	// Dedup is set for DISTINCT ON (keys): the first row of each key is
+	// emitted; keys are forgotten once the watermark passes their event
+	// time, and rows older than the watermark are late.
+	Dedup []expr.Expr
 }
 
 // StreamOptions are the parts of CREATE STREAMING TABLE the planner needs.
@@ -139,7 +143,23 @@ func (sp *StreamPlan) split(plan Node) error {
 	case *Sort, *Limit:
 		return refuse("ORDER BY and LIMIT are not supported in a streaming table: a stream has no order; order when you query the table")
 	case *Distinct:
-		return refuse("DISTINCT is not supported in a streaming table yet")
+		if x.On == nil {
+			return refuse("DISTINCT is not supported in a streaming table; use DISTINCT ON (key) to drop duplicates")
+		}
+		// DISTINCT ON (key): deduplication. The binder sorts by the key
+		// first; a stream has no order, so the first row to arrive wins.
+		in := x.Input
+		if srt, ok := in.(*Sort); ok {
+			in = srt.Input
+		}
+		sp.Dedup = x.On
+		sp.Pre = in
+		sp.Output = nil
+		cols := in.Columns()
+		for i, c := range cols {
+			sp.Output = append(sp.Output, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
+		}
+		return sp.checkPre(sp.Pre)
 	default:
 		if sp.Output == nil {
 			return refuse("this query shape is not supported in a streaming table")
@@ -302,6 +322,14 @@ func (sp *StreamPlan) chooseMode(opts StreamOptions) error {
 			WithHint("Use append, update or complete.")
 	}
 	sp.Mode = mode
+	if sp.Dedup != nil {
+		if mode != AppendMode {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "deduplication runs in append mode only")
+		}
+		if sp.EventTime == nil {
+			sp.Warnings = append(sp.Warnings, "streaming table state is unbounded: deduplication keeps every key seen (no watermark expires them)")
+		}
+	}
 	if sp.Agg != nil && (!windowed || sp.EventTime == nil) {
 		what := "the aggregation state (one entry per group)"
 		if windowed {
@@ -413,6 +441,9 @@ func (sp *StreamPlan) StateFingerprint() string {
 		for _, p := range w.PartitionBy {
 			sb.WriteString(" part=" + exprKey(p))
 		}
+	}
+	for _, k := range sp.Dedup {
+		sb.WriteString(" dedup=" + exprKey(k))
 	}
 	if sp.Agg != nil {
 		// What enters the state: a changed filter or projection below the
