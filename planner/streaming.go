@@ -86,7 +86,7 @@ func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*S
 	if err := sp.split(q.Plan); err != nil {
 		return nil, err
 	}
-	if err := sp.findInput(cat, sp.Pre); err != nil {
+	if err := sp.findInput(cat, sp.Pre, st); err != nil {
 		return nil, err
 	}
 	if err := sp.bindWatermark(cat, st); err != nil {
@@ -196,7 +196,13 @@ func (sp *StreamPlan) checkPre(n Node) error {
 		sp.Window = x
 		return sp.checkPre(x.Input)
 	case *Join:
-		return refuse("streaming joins are not supported yet")
+		// Stream-static joins are stateless: the static side is read as it
+		// is when each micro-batch runs. findInput checks that only one
+		// side streams and that it is the preserved side of an outer join.
+		if err := sp.checkPre(x.Left); err != nil {
+			return err
+		}
+		return sp.checkPre(x.Right)
 	case *Window:
 		return refuse("window functions (OVER) are not supported in a streaming table; use event-time windows (TUMBLE, HOP, SESSION)")
 	case *Aggregate:
@@ -207,8 +213,10 @@ func (sp *StreamPlan) checkPre(n Node) error {
 	return refuse("%s is not supported in a streaming table", strings.TrimPrefix(fmt.Sprintf("%T", n), "*planner."))
 }
 
-// findInput locates the single streamed relation.
-func (sp *StreamPlan) findInput(cat Catalog, n Node) error {
+// findInput locates the single streamed relation. When the query marks
+// relations with STREAM, the others are static snapshots (stream-static
+// joins, as in Databricks); without STREAM, every relation streams.
+func (sp *StreamPlan) findInput(cat Catalog, n Node, st *parse.StreamingStmt) error {
 	var scans []*Scan
 	var walk func(Node)
 	walk = func(n Node) {
@@ -220,18 +228,83 @@ func (sp *StreamPlan) findInput(cat Catalog, n Node) error {
 		}
 	}
 	walk(n)
-	if len(scans) != 1 {
-		return refuse("a streaming table reads exactly one input")
+	streamed := func(s *Scan) bool {
+		if !st.AnyStream {
+			return true
+		}
+		for _, in := range st.Inputs {
+			name := in.Name
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				name = name[i+1:]
+			}
+			if in.Stream && name == s.Name {
+				return true
+			}
+		}
+		return false
 	}
-	if scans[0].Kind != StoredTable {
+	var input *Scan
+	for _, s := range scans {
+		if !streamed(s) {
+			continue
+		}
+		if input != nil {
+			return refuse("joins of two streams are not supported yet; mark the relation to read as a stream with STREAM and the others are read as static tables")
+		}
+		input = s
+	}
+	if input == nil {
+		return refuse("a streaming table reads one input as a stream")
+	}
+	if input.Kind != StoredTable {
 		return refuse("catalog relations cannot be read as a stream")
 	}
-	rel, err := cat.LookupRelation(scans[0].Schema, scans[0].Name)
+	if err := checkStreamSide(n, input); err != nil {
+		return err
+	}
+	rel, err := cat.LookupRelation(input.Schema, input.Name)
 	if err != nil {
 		return err
 	}
 	sp.Input = rel
 	return nil
+}
+
+// checkStreamSide refuses outer joins that would have to emit static rows
+// without a match: the stream must be on the preserved side.
+func checkStreamSide(n Node, input *Scan) error {
+	j, ok := n.(*Join)
+	if !ok {
+		for _, c := range n.Children() {
+			if err := checkStreamSide(c, input); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	inLeft := contains(j.Left, input)
+	switch {
+	case j.Kind == FullJoin:
+		return refuse("FULL JOIN with a stream is not supported: unmatched static rows would never be final")
+	case j.Kind == LeftJoin && !inLeft, j.Kind == RightJoin && inLeft:
+		return refuse("an outer join must keep the stream's rows: put the stream on the preserved side")
+	}
+	if err := checkStreamSide(j.Left, input); err != nil {
+		return err
+	}
+	return checkStreamSide(j.Right, input)
+}
+
+func contains(n Node, target *Scan) bool {
+	if n == Node(target) {
+		return true
+	}
+	for _, c := range n.Children() {
+		if contains(c, target) {
+			return true
+		}
+	}
+	return false
 }
 
 // bindWatermark finds the input's watermark: the query's WATERMARK clause
