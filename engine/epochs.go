@@ -27,12 +27,24 @@ func epochKey(oid uint32, epoch int64) []byte {
 	return binary.BigEndian.AppendUint64(epochPrefix(oid), uint64(epoch))
 }
 
-// commitEpoch records an epoch's end offset durably, together with the
-// late rows it wrote to the table's late_rows table (lateOID 0: none).
-func (e *Engine) commitEpoch(oid uint32, epoch int64, end int, lateOID uint32, late []arrow.RecordBatch) error {
+// outputKey holds how many epochs' append-mode rows are stored in the
+// streaming table's chunks (they are written by the same commit as the
+// epoch, or by the re-run of an epoch after CREATE OR REFRESH).
+func outputKey(oid uint32) []byte {
+	k := append([]byte(state.PrefixEpoch), binary.BigEndian.AppendUint32(nil, oid)...)
+	return append(k, ".out"...)
+}
+
+// commitEpoch makes an epoch durable in one commit: its end offset, the
+// rows it appended to the streaming table (append mode) and the late rows
+// it wrote to the table's late_rows table (lateOID 0: none).
+func (e *Engine) commitEpoch(oid uint32, epoch int64, end int, lateOID uint32, late, output []arrow.RecordBatch) error {
 	tx := e.store.Begin(true)
 	defer tx.Discard()
 	if err := tx.Set(epochKey(oid, epoch), binary.BigEndian.AppendUint64(nil, uint64(end))); err != nil {
+		return err
+	}
+	if err := e.stageOutput(tx, oid, epoch, output); err != nil {
 		return err
 	}
 	if lateOID != 0 && len(late) > 0 {
@@ -48,10 +60,48 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, end int, lateOID uint32, l
 		return err
 	}
 	failpoint.Hit("epoch-after-commit")
-	if lateOID != 0 && len(late) > 0 {
-		e.notifyCommit()
-	}
+	e.notifyCommit()
 	return nil
+}
+
+// storeOutput writes the append-mode rows of a re-run epoch.
+func (e *Engine) storeOutput(oid uint32, epoch int64, output []arrow.RecordBatch) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	if err := e.stageOutput(tx, oid, epoch, output); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	e.notifyCommit()
+	return nil
+}
+
+func (e *Engine) stageOutput(tx *state.Txn, oid uint32, epoch int64, output []arrow.RecordBatch) error {
+	if output == nil {
+		return nil
+	}
+	if len(output) > 0 {
+		if err := tx.AppendChunks(oid, output); err != nil {
+			return err
+		}
+	}
+	return tx.Set(outputKey(oid), binary.BigEndian.AppendUint64(nil, uint64(epoch)))
+}
+
+// storedOutputEpochs is how many epochs' rows the table's chunks hold.
+func (e *Engine) storedOutputEpochs(oid uint32) (int64, error) {
+	tx := e.store.Begin(false)
+	defer tx.Discard()
+	v, err := tx.Get(outputKey(oid))
+	if err == state.ErrNotFound {
+		return 0, nil
+	}
+	if err != nil || len(v) != 8 {
+		return 0, err
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
 // loadEpochs returns a table's committed epoch boundaries in order.
@@ -83,6 +133,13 @@ func (e *Engine) dropEpochs(oid uint32) error {
 		if err := tx.Delete(k); err != nil {
 			return err
 		}
+	}
+	if err := tx.Delete(outputKey(oid)); err != nil {
+		return err
+	}
+	// The stored rows go with the epochs that produced them.
+	if err := tx.DropTable(oid); err != nil {
+		return err
 	}
 	return tx.Commit()
 }

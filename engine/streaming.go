@@ -51,11 +51,16 @@ func (r *runner) waitAndReset(ctx context.Context) bool {
 		case <-time.After(time.Second):
 		}
 		replay, err := r.eng.loadEpochs(r.oid)
+		var stored int64
+		if err == nil {
+			stored, err = r.eng.storedOutputEpochs(r.oid)
+		}
 		if err != nil {
 			r.setStatus(statusPaused, sqlerr.From(err).Message)
 			continue
 		}
 		r.job.Reset(replay)
+		r.job.StoredOutputEpochs = stored
 		r.setStatus(statusRunning, "")
 		return true
 	}
@@ -76,6 +81,9 @@ type runner struct {
 	mu        sync.Mutex
 	status    string
 	lastError string
+	// outputStored is set for an append-mode table whose stored rows were
+	// complete at start: readers need not wait for the epochs' re-run.
+	outputStored bool
 }
 
 // trigger is when micro-batches run.
@@ -321,18 +329,11 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	sys := e.systemSession()
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
+	inputSchema := planner.Schema(relColumns(input))
 	source := func() ([]arrow.RecordBatch, error) {
-		if input.Streaming {
-			if up := e.runnerFor(input.OID); up != nil {
-				return up.job.OutputLog(), nil
-			}
-			return nil, nil
-		}
-		cols := make([]planner.Column, len(input.Cols))
-		for i, c := range input.Cols {
-			cols[i] = planner.Column{Name: c.Name, T: c.T}
-		}
-		return e.store.ScanTable(input.OID, planner.Schema(cols))
+		// A table's chunks, or an append-mode streaming table's stored
+		// rows (a chain): both are append-only logs.
+		return e.store.ScanTable(input.OID, inputSchema)
 	}
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID
@@ -349,20 +350,30 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 			job.KeepLate = true
 		}
 	}
-	job.CommitEpoch = func(epoch int64, end int, late []arrow.RecordBatch) error {
+	job.CommitEpoch = func(epoch int64, end int, late, output []arrow.RecordBatch) error {
 		for i, b := range late {
 			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
 		}
-		return e.commitEpoch(oid, epoch, end, lateOID, late)
+		return e.commitEpoch(oid, epoch, end, lateOID, late, output)
+	}
+	job.StoreOutput = func(epoch int64, output []arrow.RecordBatch) error {
+		return e.storeOutput(oid, epoch, output)
 	}
 	status, lastErr := statusRunning, ""
-	if replay, err := e.loadEpochs(oid); err != nil {
+	replay, err := e.loadEpochs(oid)
+	stored := int64(0)
+	if err == nil {
+		stored, err = e.storedOutputEpochs(oid)
+	}
+	if err != nil {
 		status, lastErr = statusFailed, sqlerr.From(err).Message
 	} else {
 		job.Replay = replay
+		job.StoredOutputEpochs = stored
 	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig,
-		job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr}
+		job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
+		outputStored: sp.Mode == planner.AppendMode && stored >= int64(len(replay))}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	e.mu.Lock()

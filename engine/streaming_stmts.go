@@ -307,6 +307,9 @@ func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.Re
 	if r == nil || r.job == nil {
 		return nil, nil
 	}
+	if r.outputStored {
+		return e.store.ScanTable(oid, planner.Schema(r.plan.Cols))
+	}
 	select {
 	case <-r.job.Recovered():
 	case <-r.done:
@@ -314,6 +317,9 @@ func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.Re
 		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 	case <-time.After(60 * time.Second):
 		return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is still recovering", r.name)
+	}
+	if r.plan.Mode == planner.AppendMode {
+		return e.store.ScanTable(oid, planner.Schema(r.plan.Cols))
 	}
 	return r.job.Snapshot(), nil
 }

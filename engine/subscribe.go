@@ -98,7 +98,11 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *subscription) diff() arrow.RecordBatch {
 	now := map[string]*heldRow{}
 	var buf []byte
-	for _, b := range s.r.job.Snapshot() {
+	rows, err := s.r.eng.streamingTableRows(context.Background(), s.r.oid)
+	if err != nil {
+		return nil
+	}
+	for _, b := range rows {
 		for i := 0; i < int(b.NumRows()); i++ {
 			buf = buf[:0]
 			for c := 0; c < int(b.NumCols()); c++ {

@@ -41,8 +41,13 @@ type StreamJob struct {
 	// restart, which are re-run with exactly the same input so that the
 	// table ends as it was (late rows stay late, windows close at the same
 	// epochs).
-	CommitEpoch func(epoch int64, end int, late []arrow.RecordBatch) error
-	Replay      []int
+	CommitEpoch func(epoch int64, end int, late, output []arrow.RecordBatch) error
+	// StoreOutput writes the append-mode rows of a re-run epoch whose
+	// output is not stored yet (epoch > StoredOutputEpochs): after CREATE OR
+	// REFRESH with a new output, or a crash in the middle of such a rewrite.
+	StoreOutput        func(epoch int64, output []arrow.RecordBatch) error
+	StoredOutputEpochs int64
+	Replay             []int
 	// KeepLate collects late rows (the rows below the aggregation, with
 	// their window) for CommitEpoch, to be written to a late_rows table.
 	KeepLate bool
@@ -56,7 +61,8 @@ type StreamJob struct {
 	// Output: append mode keeps a log of batches; update and complete
 	// modes keep the current row of every group.
 	outSchema *arrow.Schema
-	log       []arrow.RecordBatch
+	epochOut  []arrow.RecordBatch // append mode: this epoch's new rows
+	outRows   int64               // append mode: rows emitted so far
 	rows      map[rowKey][]expr.Datum
 
 	sessions *sessionState
@@ -134,7 +140,8 @@ func (j *StreamJob) Recovered() <-chan struct{} { return j.recovered }
 
 func (j *StreamJob) markRecovered() { j.recoveredOnce.Do(func() { close(j.recovered) }) }
 
-// Snapshot is the table's committed contents: never half an epoch.
+// Snapshot is the table's committed contents in update and complete mode
+// (never half an epoch). Append-mode rows are in the stored table instead.
 func (j *StreamJob) Snapshot() []arrow.RecordBatch { return *j.snapshot.Load() }
 
 // Progress returns the latest figures.
@@ -144,9 +151,6 @@ func (j *StreamJob) Progress() Progress {
 	return j.progress
 }
 
-// OutputLog is the append-only log of emitted batches (append mode), for a
-// streaming table that reads this one.
-func (j *StreamJob) OutputLog() []arrow.RecordBatch { return j.Snapshot() }
 
 // Step runs one epoch. It reports whether there was input to process.
 func (j *StreamJob) Step(ctx context.Context) (bool, error) {
@@ -251,11 +255,24 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		}
 	}
 	j.offset = end
-	if j.CommitEpoch != nil && !replaying {
-		if err := j.CommitEpoch(j.progress.Epoch+1, end, j.late); err != nil {
+	epoch := j.progress.Epoch + 1
+	if j.plan.Mode == planner.AppendMode && j.epochOut == nil {
+		j.epochOut = []arrow.RecordBatch{} // an epoch with no new rows still counts as stored
+	}
+	switch {
+	case j.CommitEpoch != nil && !replaying:
+		if err := j.CommitEpoch(epoch, end, j.late, j.epochOut); err != nil {
+			return false, err
+		}
+	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
+		if err := j.StoreOutput(epoch, j.epochOut); err != nil {
 			return false, err
 		}
 	}
+	for _, b := range j.epochOut {
+		j.outRows += b.NumRows()
+	}
+	j.epochOut = nil
 	j.late = nil
 	if len(j.Replay) == 0 {
 		j.publish()
@@ -313,10 +330,17 @@ func (j *StreamJob) appendStateless(ectx *expr.Ctx, pre []arrow.RecordBatch) err
 			return err
 		}
 		if out != nil && out.NumRows() > 0 {
-			j.log = append(j.log, out)
+			j.appendOutput(out)
 		}
 	}
 	return nil
+}
+
+// appendOutput adds append-mode rows of the epoch being computed. They are
+// not kept in memory: the epoch's commit writes them to the streaming
+// table's stored chunks, which is what readers scan.
+func (j *StreamJob) appendOutput(b arrow.RecordBatch) {
+	j.epochOut = append(j.epochOut, b)
 }
 
 // project evaluates HAVING and the output expressions over rows; keep, if
@@ -562,7 +586,7 @@ func (j *StreamJob) emit(ectx *expr.Ctx) error {
 			}
 			if j.plan.Mode == planner.AppendMode {
 				if out.NumRows() > 0 {
-					j.log = append(j.log, out)
+					j.appendOutput(out)
 				}
 			} else {
 				if need := len(j.rows) + len(groups); need > 2*len(j.rows)+1024 {
@@ -612,8 +636,9 @@ func allGroups(n int) []int {
 // publish makes the epoch's output visible to readers in one step.
 func (j *StreamJob) publish() {
 	var snap []arrow.RecordBatch
+	var n int64
 	if j.plan.Mode == planner.AppendMode {
-		snap = append([]arrow.RecordBatch(nil), j.log...)
+		n = j.outRows // the rows themselves are in the stored table
 	} else {
 		type keyed struct {
 			k   rowKey
@@ -643,7 +668,6 @@ func (j *StreamJob) publish() {
 			snap = []arrow.RecordBatch{array.NewRecordBatch(j.outSchema, cols, int64(len(rows)))}
 		}
 	}
-	var n int64
 	for _, b := range snap {
 		n += b.NumRows()
 	}
@@ -745,7 +769,8 @@ func (j *StreamJob) Reset(replay []int) {
 	j.windows = map[int64]*windowState{}
 	j.sessions = nil
 	j.dedup = nil
-	j.log = nil
+	j.epochOut = nil
+	j.outRows = 0
 	j.rows = map[rowKey][]expr.Datum{}
 	j.late = nil
 	j.Replay = replay

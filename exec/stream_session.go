@@ -162,7 +162,7 @@ func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
 				}
 				if j.plan.Mode == planner.AppendMode {
 					if out.NumRows() > 0 {
-						j.log = append(j.log, out)
+						j.appendOutput(out)
 					}
 				} else if out.NumRows() > 0 {
 					row := make([]expr.Datum, out.NumCols())
