@@ -151,7 +151,6 @@ func (j *StreamJob) Progress() Progress {
 	return j.progress
 }
 
-
 // Step runs one epoch. It reports whether there was input to process.
 func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	started := time.Now()
