@@ -255,7 +255,11 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	for _, w := range sp.Warnings {
 		add("WARNING: %s", w)
 	}
-	add("Where progress is stored: an epoch log in weir's store (the input offset at the end of every committed epoch, fsynced before the epoch's rows are visible)")
+	if sp.Mode == planner.AppendMode {
+		add("Where progress is stored: in weir's store, one commit per epoch holding the input offset at its end and the rows it added, fsynced before they are visible")
+	} else {
+		add("Where progress is stored: an epoch log in weir's store (the input offset at the end of every committed epoch, fsynced before the epoch's rows are visible)")
+	}
 	add("What a crash does: on restart the job re-runs the logged epochs over the same retained input, reaching the same state and the same table; nothing is lost or counted twice")
 	switch {
 	case sp.Dedup != nil && sp.EventTime != nil:
