@@ -175,6 +175,10 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 	if kind, ok := windowFunctions[name]; ok {
 		return b.bindWindowFunction(rf, fc, kind, parent)
 	}
+	if name == "read_files" {
+		return nil, nil, sqlerr.At(sqlerr.FeatureNotSupported, int(fc.Location)+1, "read_files is not supported yet").
+			WithHint("Load files into an input table with COPY ... FROM STDIN (psql: \\copy).")
+	}
 	alias := name
 	var colnames []string
 	if rf.Alias != nil {
