@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/state"
@@ -38,10 +39,10 @@ func outputKey(oid uint32) []byte {
 // commitEpoch makes an epoch durable in one commit: its end offset, the
 // rows it appended to the streaming table (append mode) and the late rows
 // it wrote to the table's late_rows table (lateOID 0: none).
-func (e *Engine) commitEpoch(oid uint32, epoch int64, end int, lateOID uint32, late, output []arrow.RecordBatch) error {
+func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, lateOID uint32, late, output []arrow.RecordBatch) error {
 	tx := e.store.Begin(true)
 	defer tx.Discard()
-	if err := tx.Set(epochKey(oid, epoch), binary.BigEndian.AppendUint64(nil, uint64(end))); err != nil {
+	if err := tx.Set(epochKey(oid, epoch), encodeEpoch(rec)); err != nil {
 		return err
 	}
 	if err := e.stageOutput(tx, oid, epoch, output); err != nil {
@@ -104,18 +105,63 @@ func (e *Engine) storedOutputEpochs(oid uint32) (int64, error) {
 	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
-// loadEpochs returns a table's committed epoch boundaries in order.
-func (e *Engine) loadEpochs(oid uint32) ([]int, error) {
+// encodeEpoch is an epoch record's value: six big-endian int64s.
+func encodeEpoch(r exec.EpochRecord) []byte {
+	b := make([]byte, 0, 48)
+	for _, v := range []int64{int64(r.End), r.Watermark, r.MinEpoch, r.InputRows, r.LateRows, r.OutputRows} {
+		b = binary.BigEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+func decodeEpoch(v []byte) (exec.EpochRecord, bool) {
+	if len(v) != 48 {
+		return exec.EpochRecord{}, false
+	}
+	f := func(i int) int64 { return int64(binary.BigEndian.Uint64(v[8*i:])) }
+	return exec.EpochRecord{End: int(f(0)), Watermark: f(1), MinEpoch: f(2), InputRows: f(3), LateRows: f(4), OutputRows: f(5)}, true
+}
+
+// loadEpochs returns a table's committed epoch records in order.
+func (e *Engine) loadEpochs(oid uint32) ([]exec.EpochRecord, error) {
 	tx := e.store.Begin(false)
 	defer tx.Discard()
-	var out []int
+	var out []exec.EpochRecord
 	err := tx.IteratePrefix(epochPrefix(oid), func(_, val []byte) error {
-		if len(val) == 8 {
-			out = append(out, int(binary.BigEndian.Uint64(val)))
+		rec, ok := decodeEpoch(val)
+		if !ok {
+			return sqlerr.New(sqlerr.DataCorrupted, "unreadable epoch record of a streaming table")
 		}
+		out = append(out, rec)
 		return nil
 	})
 	return out, err
+}
+
+// prepareRecovery sets a job up to continue after the logged epochs: it
+// resumes after the last epoch the state no longer depends on and re-runs
+// the rest. In append mode that skips every epoch whose windows, sessions
+// and keys are all closed, so a restart re-reads only the input of the
+// open state.
+func prepareRecovery(job *exec.StreamJob, recs []exec.EpochRecord) {
+	if len(recs) == 0 {
+		return
+	}
+	from := recs[len(recs)-1].MinEpoch // first epoch to re-run (1-based)
+	if from < 1 {
+		from = 1
+	}
+	if from > int64(len(recs))+1 {
+		from = int64(len(recs)) + 1
+	}
+	if from > 1 {
+		job.Resume(from-1, recs[from-2])
+	}
+	ends := make([]int, 0, len(recs)-int(from)+1)
+	for _, r := range recs[from-1:] {
+		ends = append(ends, r.End)
+	}
+	job.Replay = ends
 }
 
 // dropEpochs forgets a table's epochs (DROP, REFRESH ... FULL).

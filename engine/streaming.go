@@ -59,7 +59,8 @@ func (r *runner) waitAndReset(ctx context.Context) bool {
 			r.setStatus(statusPaused, sqlerr.From(err).Message)
 			continue
 		}
-		r.job.Reset(replay)
+		r.job.Reset(nil)
+		prepareRecovery(r.job, replay)
 		r.job.StoredOutputEpochs = stored
 		r.setStatus(statusRunning, "")
 		return true
@@ -350,11 +351,11 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 			job.KeepLate = true
 		}
 	}
-	job.CommitEpoch = func(epoch int64, end int, late, output []arrow.RecordBatch) error {
+	job.CommitEpoch = func(epoch int64, rec exec.EpochRecord, late, output []arrow.RecordBatch) error {
 		for i, b := range late {
 			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
 		}
-		return e.commitEpoch(oid, epoch, end, lateOID, late, output)
+		return e.commitEpoch(oid, epoch, rec, lateOID, late, output)
 	}
 	job.StoreOutput = func(epoch int64, output []arrow.RecordBatch) error {
 		return e.storeOutput(oid, epoch, output)
@@ -368,7 +369,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	if err != nil {
 		status, lastErr = statusFailed, sqlerr.From(err).Message
 	} else {
-		job.Replay = replay
+		prepareRecovery(job, replay)
 		job.StoredOutputEpochs = stored
 	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig,

@@ -16,6 +16,8 @@ import (
 // dedupState is the keys seen, with the event time that keeps each alive.
 type dedupState struct {
 	seen map[string]int64
+	// epochOf is the epoch each remembered key arrived in.
+	epochOf map[string]int64
 	// timeCol is the watermark column's index in the rows being
 	// deduplicated (-1: no watermark; keys are kept forever).
 	timeCol int
@@ -23,7 +25,7 @@ type dedupState struct {
 
 func (j *StreamJob) dedupe(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]arrow.RecordBatch, int64, error) {
 	if j.dedup == nil {
-		j.dedup = &dedupState{seen: map[string]int64{}, timeCol: -1}
+		j.dedup = &dedupState{seen: map[string]int64{}, epochOf: map[string]int64{}, timeCol: -1}
 		for i, c := range j.plan.Pre.Columns() {
 			if c.Name == j.plan.WatermarkColumn && j.plan.EventTime != nil {
 				j.dedup.timeCol = i
@@ -57,6 +59,7 @@ func (j *StreamJob) dedupe(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]arrow.Rec
 				continue
 			}
 			j.dedup.seen[k] = t
+			j.dedup.epochOf[k] = j.progress.Epoch + 1
 			keep = append(keep, i)
 		}
 		if j.KeepLate && len(lateIdx) > 0 {
@@ -78,6 +81,7 @@ func (j *StreamJob) expireDedup() {
 	for k, t := range j.dedup.seen {
 		if t < j.watermark {
 			delete(j.dedup.seen, k)
+			delete(j.dedup.epochOf, k)
 		}
 	}
 }

@@ -41,7 +41,7 @@ type StreamJob struct {
 	// restart, which are re-run with exactly the same input so that the
 	// table ends as it was (late rows stay late, windows close at the same
 	// epochs).
-	CommitEpoch func(epoch int64, end int, late, output []arrow.RecordBatch) error
+	CommitEpoch func(epoch int64, rec EpochRecord, late, output []arrow.RecordBatch) error
 	// StoreOutput writes the append-mode rows of a re-run epoch whose
 	// output is not stored yet (epoch > StoredOutputEpochs): after CREATE OR
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.
@@ -85,6 +85,60 @@ type StreamJob struct {
 	progress  Progress
 }
 
+// EpochRecord is what an epoch's commit records besides its rows: where
+// the input stood, the watermark, the oldest epoch whose input still
+// matters to the state (a restart re-runs from there), and the progress
+// figures.
+type EpochRecord struct {
+	End        int   // input offset (batches) at the end of the epoch
+	Watermark  int64 // after the epoch
+	MinEpoch   int64 // re-running from this epoch rebuilds the state
+	InputRows  int64 // cumulative
+	LateRows   int64
+	OutputRows int64
+}
+
+// Resume starts the job after epoch rec (epoch number n): the state is
+// empty, as it was before the oldest epoch a restart re-runs.
+func (j *StreamJob) Resume(n int64, rec EpochRecord) {
+	j.offset = rec.End
+	j.watermark = rec.Watermark
+	j.outRows = rec.OutputRows
+	j.mu.Lock()
+	j.progress.Epoch = n
+	j.progress.InputRows = rec.InputRows
+	j.progress.LateRows = rec.LateRows
+	j.progress.Watermark = rec.Watermark
+	j.mu.Unlock()
+}
+
+// minEpoch is the oldest epoch whose input the current state depends on:
+// in append mode, the first epoch of the oldest open window, session or
+// remembered key (the next epoch when there is no state); in update and
+// complete mode the first, since their emitted rows live in memory.
+func (j *StreamJob) minEpoch(next int64) int64 {
+	if j.plan.Mode != planner.AppendMode {
+		return 1
+	}
+	m := next
+	for _, w := range j.windows {
+		m = min(m, w.firstEpoch)
+	}
+	if j.sessions != nil {
+		for _, ss := range j.sessions.parts {
+			for _, s := range ss {
+				m = min(m, s.firstEpoch)
+			}
+		}
+	}
+	if j.dedup != nil {
+		for _, e := range j.dedup.epochOf {
+			m = min(m, e)
+		}
+	}
+	return m
+}
+
 // rowKey identifies a group's row in update and complete modes.
 type rowKey struct {
 	window int64
@@ -95,7 +149,9 @@ type rowKey struct {
 // stream when the aggregation has no window): the groups seen and one
 // accumulator per aggregate.
 type windowState struct {
-	start   int64
+	// firstEpoch is the epoch that opened the window.
+	firstEpoch int64
+	start      int64
 	closeAt int64
 	table   *groupTable
 	inputs  []*aggInput
@@ -258,9 +314,15 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	if j.plan.Mode == planner.AppendMode && j.epochOut == nil {
 		j.epochOut = []arrow.RecordBatch{} // an epoch with no new rows still counts as stored
 	}
+	var epochRows int64
+	for _, b := range j.epochOut {
+		epochRows += b.NumRows()
+	}
 	switch {
 	case j.CommitEpoch != nil && !replaying:
-		if err := j.CommitEpoch(epoch, end, j.late, j.epochOut); err != nil {
+		rec := EpochRecord{End: end, Watermark: j.watermark, MinEpoch: j.minEpoch(epoch + 1),
+			InputRows: j.progress.InputRows + inRows, LateRows: j.progress.LateRows + late, OutputRows: j.outRows + epochRows}
+		if err := j.CommitEpoch(epoch, rec, j.late, j.epochOut); err != nil {
 			return false, err
 		}
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
@@ -268,9 +330,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 			return false, err
 		}
 	}
-	for _, b := range j.epochOut {
-		j.outRows += b.NumRows()
-	}
+	j.outRows += epochRows
 	j.epochOut = nil
 	j.late = nil
 	if len(j.Replay) == 0 {
@@ -499,7 +559,7 @@ func (j *StreamJob) window(ectx *expr.Ctx, s int64) (*windowState, error) {
 	if w, ok := j.windows[s]; ok {
 		return w, nil
 	}
-	w := &windowState{start: s, closeAt: j.closeTime(s)}
+	w := &windowState{start: s, closeAt: j.closeTime(s), firstEpoch: j.progress.Epoch + 1}
 	if len(j.plan.Agg.GroupBy) > 0 {
 		ts := make([]types.T, len(j.plan.Agg.GroupBy))
 		for i, e := range j.plan.Agg.GroupBy {

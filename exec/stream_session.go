@@ -24,6 +24,7 @@ import (
 // session is one open session of a partition.
 type session struct {
 	id          int64
+	firstEpoch  int64 // the epoch of its oldest event
 	start, last int64
 	rows        [][]expr.Datum // rows below the aggregation
 	touched     bool
@@ -80,11 +81,12 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 		}
 		key := j.sessionKey(parts, i)
 		open := j.sessions.parts[key]
-		merged := &session{start: t, last: t, rows: [][]expr.Datum{row}, touched: true}
+		merged := &session{start: t, last: t, rows: [][]expr.Datum{row}, touched: true, firstEpoch: j.progress.Epoch + 1}
 		var keep []*session
 		for _, s := range open {
 			if t > s.start-w.Gap && t < s.last+w.Gap {
 				merged.start = min(merged.start, s.start)
+				merged.firstEpoch = min(merged.firstEpoch, s.firstEpoch)
 				merged.last = max(merged.last, s.last)
 				merged.rows = append(merged.rows, s.rows...)
 				j.sessions.gone = append(j.sessions.gone, s.id)

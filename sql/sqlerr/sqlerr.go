@@ -72,6 +72,7 @@ const (
 	IOError                      = "58030"
 	SystemError                  = "58000"
 	InternalError                = "XX000"
+	DataCorrupted                = "XX001"
 	ObjectNotInPrerequisiteState = "55000"
 )
 
