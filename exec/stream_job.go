@@ -152,12 +152,12 @@ type windowState struct {
 	// firstEpoch is the epoch that opened the window.
 	firstEpoch int64
 	start      int64
-	closeAt int64
-	table   *groupTable
-	inputs  []*aggInput
-	keys    [][]expr.Datum // group id → key values
-	dirty   []bool
-	ngroups int
+	closeAt    int64
+	table      *groupTable
+	inputs     []*aggInput
+	keys       [][]expr.Datum // group id → key values
+	dirty      []bool
+	ngroups    int
 }
 
 // Progress is what weir_catalog.streaming_progress shows of a job.
