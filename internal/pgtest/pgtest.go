@@ -78,10 +78,20 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// Options adjust the cluster Start makes.
+type Options struct {
+	// Durable turns fsync and synchronous_commit on (benchmarks compare
+	// with weir's durable commits); tests leave them off for speed.
+	Durable bool
+}
+
 // Start initialises a fresh cluster in a temporary directory and starts it
 // on a free loopback port. When running as root the server runs as the
 // postgres user, since PostgreSQL refuses to run as root.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return StartWith(Options{}) }
+
+// StartWith is Start with options.
+func StartWith(o Options) (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -110,7 +120,11 @@ func Start() (*Server, error) {
 	if out, err := s.run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"); err != nil {
 		return nil, fmt.Errorf("initdb: %v: %s", err, out)
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c timezone=UTC -c log_timezone=UTC -c max_connections=50", port, dir)
+	fsync := "-c fsync=off -c synchronous_commit=off"
+	if o.Durable {
+		fsync = "-c fsync=on -c synchronous_commit=on"
+	}
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 %s -c timezone=UTC -c log_timezone=UTC -c max_connections=50", port, dir, fsync)
 	if out, err := s.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start"); err != nil {
 		return nil, fmt.Errorf("pg_ctl start: %v: %s", err, out)
 	}
