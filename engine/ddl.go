@@ -81,6 +81,9 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		}
 		switch d.Defname {
 		case "retention":
+			if _, err := parseRetention(v); err != nil {
+				return nil, err
+			}
 			rel.Options["retention"] = v
 		default:
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized parameter \"%s\"", d.Defname).

@@ -40,6 +40,8 @@ type Engine struct {
 	// tables that wait for input.
 	sigMu sync.Mutex
 	sig   chan struct{}
+
+	closing chan struct{} // closed by Close: stops background loops
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -55,14 +57,17 @@ func Open(cfg Config) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
-	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{}}
+	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
+		closing: make(chan struct{})}
 	e.startStreamingTables()
+	go e.retentionLoop()
 	return e, nil
 }
 
 // Close stops the streaming tables and closes the store; sessions must be
 // gone.
 func (e *Engine) Close() error {
+	close(e.closing)
 	e.stopAll()
 	return e.store.Close()
 }

@@ -162,6 +162,11 @@ func prepareRecovery(job *exec.StreamJob, recs []exec.EpochRecord) {
 		ends = append(ends, r.End)
 	}
 	job.Replay = ends
+	all := make([]int, len(recs))
+	for i, r := range recs {
+		all[i] = r.End
+	}
+	job.NoteRecovered(all, recs[len(recs)-1].MinEpoch)
 }
 
 // dropEpochs forgets a table's epochs (DROP, REFRESH ... FULL).

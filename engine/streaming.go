@@ -331,10 +331,16 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
 	inputSchema := planner.Schema(relColumns(input))
-	source := func() ([]arrow.RecordBatch, error) {
+	source := func() ([]arrow.RecordBatch, int, error) {
 		// A table's chunks, or an append-mode streaming table's stored
-		// rows (a chain): both are append-only logs.
-		return e.store.ScanTable(input.OID, inputSchema)
+		// rows (a chain): both are append-only logs, minus what retention
+		// removed from their start.
+		trimmed, err := e.trimmedChunks(input.OID)
+		if err != nil {
+			return nil, 0, err
+		}
+		batches, err := e.store.ScanTable(input.OID, inputSchema)
+		return batches, trimmed, err
 	}
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID

@@ -71,6 +71,7 @@ func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch)
 		return 0, err
 	}
 	failpoint.Hit("write-after-commit")
+	s.eng.noteCommitTime(rel.OID)
 	s.eng.notifyCommit()
 	return rows, nil
 }
@@ -100,6 +101,9 @@ func (s *Session) commitPending() error {
 		return err
 	}
 	failpoint.Hit("write-after-commit")
+	for _, rel := range s.tx.order {
+		s.eng.noteCommitTime(rel)
+	}
 	s.eng.notifyCommit()
 	return nil
 }

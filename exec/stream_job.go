@@ -27,10 +27,14 @@ import (
 // from any goroutine.
 type StreamJob struct {
 	plan *planner.StreamPlan
-	// Source returns every batch the input holds so far, in order; the job
-	// reads from its offset on. It is the input table's chunk log, or the
-	// output log of an append-only streaming table.
-	Source func() ([]arrow.RecordBatch, error)
+	// Source returns every batch the input still holds, in order, and the
+	// position of the first one in the input's log (batches removed by
+	// retention come before it). Offsets are positions in the log.
+	Source func() ([]arrow.RecordBatch, int, error)
+	// epochEnds maps each epoch the state may still re-run from to its end
+	// offset (ResumeOffset), pruned as MinEpoch advances.
+	epochEnds map[int64]int
+	minEpoch  int64
 	// Env gives the expression context (session-independent settings) and
 	// the tables other than the input.
 	Env *Env
@@ -116,7 +120,7 @@ func (j *StreamJob) Resume(n int64, rec EpochRecord) {
 // in append mode, the first epoch of the oldest open window, session or
 // remembered key (the next epoch when there is no state); in update and
 // complete mode the first, since their emitted rows live in memory.
-func (j *StreamJob) minEpoch(next int64) int64 {
+func (j *StreamJob) minEpochOf(next int64) int64 {
 	if j.plan.Mode != planner.AppendMode {
 		return 1
 	}
@@ -179,10 +183,10 @@ type Progress struct {
 const noWindow = math.MinInt64
 
 // NewStreamJob prepares a job for a plan.
-func NewStreamJob(plan *planner.StreamPlan, env *Env, source func() ([]arrow.RecordBatch, error)) *StreamJob {
+func NewStreamJob(plan *planner.StreamPlan, env *Env, source func() ([]arrow.RecordBatch, int, error)) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
 		watermark: math.MinInt64, closed: math.MinInt64, windows: map[int64]*windowState{},
-		outSchema: planner.Schema(plan.Cols), rows: map[rowKey][]expr.Datum{}}
+		outSchema: planner.Schema(plan.Cols), rows: map[rowKey][]expr.Datum{}, epochEnds: map[int64]int{}, minEpoch: 1}
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
@@ -210,17 +214,24 @@ func (j *StreamJob) Progress() Progress {
 // Step runs one epoch. It reports whether there was input to process.
 func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	started := time.Now()
-	all, err := j.Source()
+	all, base, err := j.Source()
 	if err != nil {
 		return false, err
 	}
-	if j.offset > len(all) {
-		j.offset = len(all) // the input was truncated; start over from what is there
+	if j.progress.Epoch == 0 && len(j.Replay) == 0 && j.offset < base {
+		j.offset = base // a fresh start reads what retention kept
 	}
-	end := len(all)
+	if j.offset < base {
+		return false, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "input rows this streaming table still needs were removed by retention")
+	}
+	top := base + len(all)
+	if j.offset > top {
+		j.offset = top // the input was truncated; start over from what is there
+	}
+	end := top
 	replaying := len(j.Replay) > 0
 	if replaying {
-		if j.Replay[0] > len(all) {
+		if j.Replay[0] > top {
 			// The input (an upstream streaming table still recovering) does
 			// not hold this epoch's batches yet: wait, so that the epoch is
 			// re-run with exactly its original input.
@@ -231,9 +242,9 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	} else if j.MaxBatchesPerEpoch > 0 && end-j.offset > j.MaxBatchesPerEpoch {
 		end = j.offset + j.MaxBatchesPerEpoch
 	}
-	batches := all[j.offset:end]
+	batches := all[j.offset-base : end-base]
 	var backlog int64
-	for _, b := range all[end:] {
+	for _, b := range all[end-base:] {
 		backlog += b.NumRows()
 	}
 	if len(batches) == 0 {
@@ -320,11 +331,12 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	}
 	switch {
 	case j.CommitEpoch != nil && !replaying:
-		rec := EpochRecord{End: end, Watermark: j.watermark, MinEpoch: j.minEpoch(epoch + 1),
+		rec := EpochRecord{End: end, Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
 			InputRows: j.progress.InputRows + inRows, LateRows: j.progress.LateRows + late, OutputRows: j.outRows + epochRows}
 		if err := j.CommitEpoch(epoch, rec, j.late, j.epochOut); err != nil {
 			return false, err
 		}
+		j.noteEpoch(epoch, end, rec.MinEpoch)
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
 		if err := j.StoreOutput(epoch, j.epochOut); err != nil {
 			return false, err
@@ -836,5 +848,49 @@ func (j *StreamJob) Reset(replay []int) {
 	j.mu.Lock()
 	published := j.progress.OutputRows
 	j.progress = Progress{Watermark: math.MinInt64, OutputRows: published}
+	j.epochEnds = map[int64]int{}
+	j.minEpoch = 1
 	j.mu.Unlock()
+}
+
+// noteEpoch remembers an epoch's end offset while a restart may still
+// re-run from after it, and forgets the ones before the oldest it may.
+func (j *StreamJob) noteEpoch(epoch int64, end int, minEpoch int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.epochEnds[epoch] = end
+	j.minEpoch = minEpoch
+	for e := range j.epochEnds {
+		if e < minEpoch-1 {
+			delete(j.epochEnds, e)
+		}
+	}
+}
+
+// NoteRecovered seeds the epoch history from the logged records (epoch i
+// is ends[i-1]), as of the last logged MinEpoch.
+func (j *StreamJob) NoteRecovered(ends []int, minEpoch int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.minEpoch = minEpoch
+	for i, e := range ends {
+		if int64(i+1) >= minEpoch-1 {
+			j.epochEnds[int64(i+1)] = e
+		}
+	}
+}
+
+// ResumeOffset is the input offset a restart would re-read from: the end
+// of the epoch before the oldest one the state depends on. Input before it
+// may be removed by retention.
+func (j *StreamJob) ResumeOffset() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.minEpoch <= 1 {
+		return 0
+	}
+	if end, ok := j.epochEnds[j.minEpoch-1]; ok {
+		return end
+	}
+	return 0
 }
