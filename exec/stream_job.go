@@ -1,10 +1,8 @@
 package exec
 
 import (
-	"cmp"
 	"context"
 	"math"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -67,7 +65,7 @@ type StreamJob struct {
 	outSchema *arrow.Schema
 	epochOut  []arrow.RecordBatch // append mode: this epoch's new rows
 	outRows   int64               // append mode: rows emitted so far
-	rows      map[rowKey][]expr.Datum
+	rows      *currentRows
 
 	sessions *sessionState
 	dedup    *dedupState
@@ -143,12 +141,6 @@ func (j *StreamJob) minEpochOf(next int64) int64 {
 	return m
 }
 
-// rowKey identifies a group's row in update and complete modes.
-type rowKey struct {
-	window int64
-	group  int
-}
-
 // windowState is the aggregation state of one window (or of the whole
 // stream when the aggregation has no window): the groups seen and one
 // accumulator per aggregate.
@@ -186,7 +178,7 @@ const noWindow = math.MinInt64
 func NewStreamJob(plan *planner.StreamPlan, env *Env, source func() ([]arrow.RecordBatch, int, error)) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
 		watermark: math.MinInt64, closed: math.MinInt64, windows: map[int64]*windowState{},
-		outSchema: planner.Schema(plan.Cols), rows: map[rowKey][]expr.Datum{}, epochEnds: map[int64]int{}, minEpoch: 1}
+		outSchema: planner.Schema(plan.Cols), rows: newCurrentRows(), epochEnds: map[int64]int{}, minEpoch: 1}
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
@@ -660,28 +652,19 @@ func (j *StreamJob) emit(ectx *expr.Ctx) error {
 					j.appendOutput(out)
 				}
 			} else {
-				if need := len(j.rows) + len(groups); need > 2*len(j.rows)+1024 {
-					// Grow the row map once instead of by repeated splits.
-					grown := make(map[rowKey][]expr.Datum, need)
-					for k, v := range j.rows {
-						grown[k] = v
-					}
-					j.rows = grown
-				}
 				kept := make([]int, len(groups)) // group position → output row + 1
 				for r, i := range keep {
 					kept[i] = r + 1
 				}
 				for gi, g := range groups {
-					key := rowKey{window: s, group: g}
 					if r := kept[gi] - 1; r >= 0 {
 						row := make([]expr.Datum, out.NumCols())
 						for c := range row {
 							row[c] = expr.DatumAt(out.Column(c), r)
 						}
-						j.rows[key] = row
+						j.rows.set(s, g, row)
 					} else {
-						delete(j.rows, key)
+						j.rows.remove(s, g)
 					}
 				}
 			}
@@ -711,33 +694,7 @@ func (j *StreamJob) publish() {
 	if j.plan.Mode == planner.AppendMode {
 		n = j.outRows // the rows themselves are in the stored table
 	} else {
-		type keyed struct {
-			k   rowKey
-			row []expr.Datum
-		}
-		rows := make([]keyed, 0, len(j.rows))
-		for k, r := range j.rows {
-			rows = append(rows, keyed{k, r})
-		}
-		slices.SortFunc(rows, func(a, b keyed) int {
-			if c := cmp.Compare(a.k.window, b.k.window); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.k.group, b.k.group)
-		})
-		if len(rows) > 0 {
-			cols := make([]arrow.Array, len(j.plan.Cols))
-			for c, col := range j.plan.Cols {
-				b := expr.NewBuilder(nil, col.T)
-				b.Reserve(len(rows))
-				for _, r := range rows {
-					expr.AppendDatum(b, r.row[c])
-				}
-				cols[c] = b.NewArray()
-				b.Release()
-			}
-			snap = []arrow.RecordBatch{array.NewRecordBatch(j.outSchema, cols, int64(len(rows)))}
-		}
+		snap = j.rows.batches(j.outSchema, j.plan.Cols)
 	}
 	for _, b := range snap {
 		n += b.NumRows()
@@ -805,7 +762,7 @@ func (j *StreamJob) stateSize() (rows, bytes int64) {
 		}
 		bytes += int64(w.ngroups) * int64(len(w.inputs)) * perAggregateBytes
 	}
-	bytes += int64(len(j.rows)) * (perOutputRowBytes + int64(len(j.plan.Cols))*perOutputColumnBytes)
+	bytes += int64(j.rows.len()) * (perOutputRowBytes + int64(len(j.plan.Cols))*perOutputColumnBytes)
 	return rows, bytes
 }
 
@@ -842,7 +799,7 @@ func (j *StreamJob) Reset(replay []int) {
 	j.dedup = nil
 	j.epochOut = nil
 	j.outRows = 0
-	j.rows = map[rowKey][]expr.Datum{}
+	j.rows = newCurrentRows()
 	j.late = nil
 	j.Replay = replay
 	j.mu.Lock()

@@ -139,7 +139,7 @@ func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
 	w := j.plan.Window
 	if j.plan.Mode != planner.AppendMode {
 		for _, id := range j.sessions.gone {
-			delete(j.rows, rowKey{window: id})
+			j.rows.removeWindow(id)
 		}
 	}
 	j.sessions.gone = nil
@@ -171,9 +171,9 @@ func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
 					for c := range row {
 						row[c] = expr.DatumAt(out.Column(c), 0)
 					}
-					j.rows[rowKey{window: s.id}] = row
+					j.rows.set(s.id, 0, row)
 				} else {
-					delete(j.rows, rowKey{window: s.id})
+					j.rows.remove(s.id, 0)
 				}
 				s.touched = false
 			}
