@@ -36,7 +36,7 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 		}
 		cols = append(cols, wire.Column{Name: c.Name, Type: t})
 	}
-	res := &subscription{r: r, cols: cols, held: map[string]*heldRow{}, fs: s.FormatSettings()}
+	res := &subscription{r: r, cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}
 	if ss.CopyOut {
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
 		if err != nil {
@@ -50,9 +50,13 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 // subscription is a never-ending result: Next waits for the table's next
 // epoch and returns the rows that changed.
 type subscription struct {
-	r       *runner
-	cols    []wire.Column
-	held    map[string]*heldRow // what the client holds, by row text
+	r    *runner
+	cols []wire.Column
+	// held is what the client holds: for each batch of the last snapshot,
+	// its distinct rows by text. An update-mode table republishes the
+	// batches of unchanged segments as they were, so only batches that
+	// are new or gone need to be read and compared.
+	held    map[arrow.RecordBatch]map[string]*heldRow
 	epoch   int64
 	seq     uint64 // the job's publication count the client has seen
 	started bool
@@ -96,33 +100,24 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // diff compares the table's snapshot with what the client holds and
 // returns deletions then insertions.
 func (s *subscription) diff() arrow.RecordBatch {
-	now := map[string]*heldRow{}
-	var buf []byte
 	rows, err := s.r.eng.streamingTableRows(context.Background(), s.r.oid)
 	if err != nil {
 		return nil
 	}
+	cur := make(map[arrow.RecordBatch]map[string]*heldRow, len(rows))
+	added, removed := map[string]*heldRow{}, map[string]*heldRow{}
 	for _, b := range rows {
-		for i := 0; i < int(b.NumRows()); i++ {
-			buf = buf[:0]
-			for c := 0; c < int(b.NumCols()); c++ {
-				if b.Column(c).IsNull(i) {
-					buf = append(buf, 0xff)
-				} else {
-					buf = types.AppendText(buf, s.cols[c+2].Type, b.Column(c), i, &s.fs)
-				}
-				buf = append(buf, 0)
-			}
-			h := now[string(buf)]
-			if h == nil {
-				vals := make([]expr.Datum, b.NumCols())
-				for c := range vals {
-					vals[c] = expr.DatumAt(b.Column(c), i)
-				}
-				h = &heldRow{vals: vals}
-				now[string(buf)] = h
-			}
-			h.count++
+		if m, ok := s.held[b]; ok {
+			cur[b] = m
+			continue
+		}
+		m := s.rowsOf(b)
+		cur[b] = m
+		mergeHeld(added, m)
+	}
+	for b, m := range s.held {
+		if _, ok := cur[b]; !ok {
+			mergeHeld(removed, m)
 		}
 	}
 	bs := make([]array.Builder, len(s.cols))
@@ -141,25 +136,25 @@ func (s *subscription) diff() arrow.RecordBatch {
 			n++
 		}
 	}
-	for k, had := range s.held {
+	for k, had := range removed {
 		have := 0
-		if h := now[k]; h != nil {
+		if h := added[k]; h != nil {
 			have = h.count
 		}
 		if have < had.count {
 			emit(had, -1, had.count-have)
 		}
 	}
-	for k, h := range now {
+	for k, h := range added {
 		had := 0
-		if old := s.held[k]; old != nil {
+		if old := removed[k]; old != nil {
 			had = old.count
 		}
 		if h.count > had {
 			emit(h, 1, h.count-had)
 		}
 	}
-	s.held = now
+	s.held = cur
 	if n == 0 {
 		return nil
 	}
@@ -170,4 +165,43 @@ func (s *subscription) diff() arrow.RecordBatch {
 		fields[i] = arrow.Field{Name: s.cols[i].Name, Type: s.cols[i].Type.Arrow(), Nullable: true}
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
+}
+
+// rowsOf returns the distinct rows of a batch by their text, with counts.
+func (s *subscription) rowsOf(b arrow.RecordBatch) map[string]*heldRow {
+	m := map[string]*heldRow{}
+	var buf []byte
+	for i := 0; i < int(b.NumRows()); i++ {
+		buf = buf[:0]
+		for c := 0; c < int(b.NumCols()); c++ {
+			if b.Column(c).IsNull(i) {
+				buf = append(buf, 0xff)
+			} else {
+				buf = types.AppendText(buf, s.cols[c+2].Type, b.Column(c), i, &s.fs)
+			}
+			buf = append(buf, 0)
+		}
+		h := m[string(buf)]
+		if h == nil {
+			vals := make([]expr.Datum, b.NumCols())
+			for c := range vals {
+				vals[c] = expr.DatumAt(b.Column(c), i)
+			}
+			h = &heldRow{vals: vals}
+			m[string(buf)] = h
+		}
+		h.count++
+	}
+	return m
+}
+
+// mergeHeld adds the rows of m into into, summing counts.
+func mergeHeld(into, m map[string]*heldRow) {
+	for k, h := range m {
+		if got := into[k]; got != nil {
+			into[k] = &heldRow{vals: got.vals, count: got.count + h.count}
+		} else {
+			into[k] = h
+		}
+	}
 }

@@ -249,3 +249,55 @@ func TestSubscribePsql(t *testing.T) {
 	}
 	expect("us updated", "-1\tus\t1\t2", "1\tus\t2\t42")
 }
+
+// TestSubscribeManyGroups covers a table spread over several row segments:
+// after an epoch that changes two groups in different segments and adds
+// one, the subscriber receives exactly those changes.
+func TestSubscribeManyGroups(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	for _, s := range []string{
+		"CREATE TABLE m (k text, v bigint)",
+		"INSERT INTO m SELECT 'k' || g, g FROM generate_series(0, 9999) g",
+		"CREATE STREAMING TABLE m_by_k AS SELECT k, count(*) AS n, sum(v) AS total FROM m GROUP BY k",
+	} {
+		if _, err := c.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	waitConsumed(t, c, []string{"m_by_k"}, 10000, 10*time.Second)
+	sub := srv.connect(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rows, err := sub.Query(ctx, "SUBSCRIBE TO m_by_k")
+	if err != nil {
+		t.Fatalf("SUBSCRIBE: %v", err)
+	}
+	ch := make(chan subRow, 20000)
+	errc := make(chan error, 1)
+	go func() {
+		defer rows.Close()
+		for rows.Next() {
+			var epoch int64
+			var diff int32
+			var k string
+			var n, total int64
+			if err := rows.Scan(&epoch, &diff, &k, &n, &total); err != nil {
+				errc <- err
+				return
+			}
+			ch <- subRow{epoch: epoch, text: fmt.Sprintf("%+d|%s|%d|%d", diff, k, n, total)}
+		}
+		errc <- rows.Err()
+	}()
+	initial := make([]string, 10000)
+	for g := range initial {
+		initial[g] = fmt.Sprintf("+1|k%d|1|%d", g, g)
+	}
+	expectRows(t, ch, errc, "initial rows", initial...)
+	if _, err := c.Exec(context.Background(), "INSERT INTO m VALUES ('k5000', 1), ('k9999', 1), ('new', 7)"); err != nil {
+		t.Fatal(err)
+	}
+	expectRows(t, ch, errc, "two updated, one new",
+		"-1|k5000|1|5000", "+1|k5000|2|5001", "-1|k9999|1|9999", "+1|k9999|2|10000", "+1|new|1|7")
+}
