@@ -117,14 +117,30 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 		return nil
 	})
 	tx.Discard()
-	// Never past what a streaming table reading it may re-read.
+	// Never past what a streaming table reading it may re-read. The lock is
+	// held through the trim: a streaming table being replaced (REFRESH,
+	// CREATE OR REFRESH) has no runner for a moment, and the trim must not
+	// fall into that moment, when its resume offset is not known.
+	var streaming []uint32
+	for _, r := range e.cat.Relations() {
+		if r.Kind == catalog.KindStreamingTable {
+			streaming = append(streaming, r.OID)
+		}
+	}
 	e.mu.Lock()
-	for _, r := range e.runners {
-		if r.plan != nil && r.plan.Input.OID == rel && r.job != nil {
+	defer e.mu.Unlock()
+	for _, oid := range streaming {
+		r := e.runners[oid]
+		if r == nil {
+			return // starting or being replaced: try again next time
+		}
+		if r.plan != nil && r.plan.Input.OID == rel {
+			if r.job == nil {
+				return
+			}
 			old = min(old, r.job.ResumeOffset())
 		}
 	}
-	e.mu.Unlock()
 	n := old - trimmed
 	if n <= 0 {
 		return

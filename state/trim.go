@@ -9,11 +9,10 @@ func (s *Store) TrimTable(rel uint32, n int, key, val []byte) error {
 	if n <= 0 {
 		return nil
 	}
-	tc, err := s.loadedTable(rel)
+	tc, err := s.loadedTable(rel) // read-locked
 	if err != nil {
 		return err
 	}
-	tc.mu.RLock()
 	if n > len(tc.seqs) {
 		n = len(tc.seqs)
 	}
