@@ -263,7 +263,11 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	} else {
 		add("Where progress is stored: an epoch log in weir's store (the input offset at the end of every committed epoch, fsynced before the epoch's rows are visible)")
 	}
-	add("What a crash does: on restart the job re-runs the logged epochs over the same retained input, reaching the same state and the same table; nothing is lost or counted twice")
+	if sp.Mode == planner.AppendMode {
+		add("What a crash does: on restart the table is served from its stored rows, and the job re-runs the logged epochs of its still-open state over the same retained input, reaching the same state; nothing is lost or counted twice")
+	} else {
+		add("What a crash does: on restart the job re-runs every logged epoch over the same input, reaching the same state and the same table (readers wait until it has); nothing is lost or counted twice, and input retention keeps all the input this table read")
+	}
 	switch {
 	case sp.Dedup != nil && sp.EventTime != nil:
 		add("How much state: the keys seen within the watermark delay")
