@@ -42,6 +42,11 @@ type Engine struct {
 	sig   chan struct{}
 
 	closing chan struct{} // closed by Close: stops background loops
+
+	// trimMu keeps retention's trims (write) from falling between a
+	// streaming source's reading of a table's trim count and of its chunks
+	// (read).
+	trimMu sync.RWMutex
 }
 
 var _ wire.Handler = (*Engine)(nil)

@@ -145,6 +145,8 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 	if n <= 0 {
 		return
 	}
+	e.trimMu.Lock()
+	defer e.trimMu.Unlock()
 	e.store.TrimTable(rel, n, trimKey(rel), binary.BigEndian.AppendUint64(nil, uint64(trimmed+n)))
 }
 

@@ -331,16 +331,24 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
 	inputSchema := planner.Schema(relColumns(input))
-	source := func() ([]arrow.RecordBatch, int, error) {
+	source := func(from int) ([]arrow.RecordBatch, int, error) {
 		// A table's chunks, or an append-mode streaming table's stored
 		// rows (a chain): both are append-only logs, minus what retention
-		// removed from their start.
+		// removed from their start. The trim count and the chunks are read
+		// under trimMu, so that a trim cannot shift the chunks in between.
+		e.trimMu.RLock()
+		defer e.trimMu.RUnlock()
 		trimmed, err := e.trimmedChunks(input.OID)
 		if err != nil {
 			return nil, 0, err
 		}
-		batches, err := e.store.ScanTable(input.OID, inputSchema)
-		return batches, trimmed, err
+		n, err := e.store.ChunkCount(input.OID)
+		if err != nil {
+			return nil, 0, err
+		}
+		skip := min(max(from-trimmed, 0), n)
+		batches, err := e.store.ScanTableFrom(input.OID, inputSchema, skip)
+		return batches, trimmed + skip, err
 	}
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID

@@ -25,10 +25,12 @@ import (
 // from any goroutine.
 type StreamJob struct {
 	plan *planner.StreamPlan
-	// Source returns every batch the input still holds, in order, and the
-	// position of the first one in the input's log (batches removed by
-	// retention come before it). Offsets are positions in the log.
-	Source func() ([]arrow.RecordBatch, int, error)
+	// Source returns the batches the input holds from position `from` of
+	// its log on, in order, and the position of the first one returned:
+	// `from`, or later when retention removed the batches before it, or the
+	// end of the log when `from` is past it. Offsets are positions in the
+	// log.
+	Source func(from int) ([]arrow.RecordBatch, int, error)
 	// epochEnds maps each epoch the state may still re-run from to its end
 	// offset (ResumeOffset), pruned as MinEpoch advances.
 	epochEnds map[int64]int
@@ -175,7 +177,7 @@ type Progress struct {
 const noWindow = math.MinInt64
 
 // NewStreamJob prepares a job for a plan.
-func NewStreamJob(plan *planner.StreamPlan, env *Env, source func() ([]arrow.RecordBatch, int, error)) *StreamJob {
+func NewStreamJob(plan *planner.StreamPlan, env *Env, source func(from int) ([]arrow.RecordBatch, int, error)) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
 		watermark: math.MinInt64, closed: math.MinInt64, windows: map[int64]*windowState{},
 		outSchema: planner.Schema(plan.Cols), rows: newCurrentRows(), epochEnds: map[int64]int{}, minEpoch: 1}
@@ -206,7 +208,7 @@ func (j *StreamJob) Progress() Progress {
 // Step runs one epoch. It reports whether there was input to process.
 func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	started := time.Now()
-	all, base, err := j.Source()
+	all, base, err := j.Source(j.offset)
 	if err != nil {
 		return false, err
 	}

@@ -81,22 +81,47 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 		}
 		key := j.sessionKey(parts, i)
 		open := j.sessions.parts[key]
-		merged := &session{start: t, last: t, rows: [][]expr.Datum{row}, touched: true, firstEpoch: j.progress.Epoch + 1}
-		var keep []*session
+		var hit, keep []*session // the sessions the row falls into, and the others
 		for _, s := range open {
 			if t > s.start-w.Gap && t < s.last+w.Gap {
-				merged.start = min(merged.start, s.start)
-				merged.firstEpoch = min(merged.firstEpoch, s.firstEpoch)
-				merged.last = max(merged.last, s.last)
-				merged.rows = append(merged.rows, s.rows...)
-				j.sessions.gone = append(j.sessions.gone, s.id)
+				hit = append(hit, s)
+			} else {
+				keep = append(keep, s)
+			}
+		}
+		if len(hit) == 0 {
+			j.sessions.nextID++
+			j.sessions.parts[key] = append(open, &session{id: j.sessions.nextID, start: t, last: t,
+				rows: [][]expr.Datum{row}, touched: true, firstEpoch: j.progress.Epoch + 1})
+			continue
+		}
+		// The row extends a session in place (appending to its rows is
+		// amortised O(1); copying them into a new session at every row made
+		// a session of n rows cost n²/2). A row that bridges sessions merges
+		// them into the largest.
+		into := hit[0]
+		for _, s := range hit[1:] {
+			if len(s.rows) > len(into.rows) {
+				into = s
+			}
+		}
+		for _, s := range hit {
+			if s == into {
 				continue
 			}
-			keep = append(keep, s)
+			into.start = min(into.start, s.start)
+			into.last = max(into.last, s.last)
+			into.firstEpoch = min(into.firstEpoch, s.firstEpoch)
+			into.rows = append(into.rows, s.rows...)
+			j.sessions.gone = append(j.sessions.gone, s.id)
 		}
-		j.sessions.nextID++
-		merged.id = j.sessions.nextID
-		j.sessions.parts[key] = append(keep, merged)
+		into.start = min(into.start, t)
+		into.last = max(into.last, t)
+		into.rows = append(into.rows, row)
+		into.touched = true
+		if len(hit) > 1 {
+			j.sessions.parts[key] = append(keep, into)
+		}
 	}
 	if j.KeepLate && len(lateIdx) > 0 {
 		late := expr.TakeRows(b, lateIdx)

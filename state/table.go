@@ -134,13 +134,21 @@ func (s *Store) table(rel uint32) *tableCache {
 // not). If schema is not nil, the stored batches must have its column
 // types.
 func (s *Store) ScanTable(rel uint32, schema *arrow.Schema) ([]arrow.RecordBatch, error) {
+	return s.ScanTableFrom(rel, schema, 0)
+}
+
+// ScanTableFrom is ScanTable without the first `from` chunks (a streaming
+// table reads only what follows its offset, so an epoch costs its new
+// chunks, not the whole table). A `from` past the end returns nothing.
+func (s *Store) ScanTableFrom(rel uint32, schema *arrow.Schema, from int) ([]arrow.RecordBatch, error) {
 	tc, err := s.loadedTable(rel)
 	if err != nil {
 		return nil, err
 	}
 	defer tc.mu.RUnlock()
-	out := make([]arrow.RecordBatch, len(tc.batches))
-	copy(out, tc.batches)
+	from = min(max(from, 0), len(tc.batches))
+	out := make([]arrow.RecordBatch, len(tc.batches)-from)
+	copy(out, tc.batches[from:])
 	var checked *arrow.Schema // batches of one relation mostly share one schema
 	for _, b := range out {
 		if schema == nil || b.Schema() == checked {
