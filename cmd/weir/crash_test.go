@@ -130,6 +130,9 @@ func TestCrashRecovery(t *testing.T) {
 			slowest = took
 		}
 		checkCrashTables(t, c.ctx, c.srv, c.pg, c.acked, kill+1)
+		if (kill+1)%25 == 0 && kill+1 < *crashKills {
+			t.Logf("%d kills survived so far; %d chunks acknowledged", kill+1, len(c.acked)) // progress of long runs
+		}
 	}
 	t.Logf("%d kills survived; slowest restart to accepting connections: %s; %d chunks acknowledged", *crashKills, slowest, len(c.acked))
 	c.stop()
