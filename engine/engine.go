@@ -24,6 +24,9 @@ const ServerVersion = "15.0 (weir " + Version + ")"
 type Config struct {
 	DataDir string
 	Sync    state.SyncPolicy
+	// SnapshotRows is how many input rows a streaming table reads between
+	// two snapshots of its state (0: chosen from the state's size).
+	SnapshotRows int64
 }
 
 // Engine is one weir server's SQL state.
@@ -47,6 +50,8 @@ type Engine struct {
 	// streaming source's reading of a table's trim count and of its chunks
 	// (read).
 	trimMu sync.RWMutex
+
+	snapshotRows int64
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -63,7 +68,7 @@ func Open(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
-		closing: make(chan struct{})}
+		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows}
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"encoding/binary"
+	"log"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/internal/failpoint"
+	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/state"
 )
@@ -36,14 +38,33 @@ func outputKey(oid uint32) []byte {
 	return append(k, ".out"...)
 }
 
+// snapshotKey holds the epoch of a streaming table's state snapshot, whose
+// batches are the chunks of state.StateRelation(oid).
+func snapshotKey(oid uint32) []byte {
+	k := append([]byte(state.PrefixEpoch), binary.BigEndian.AppendUint32(nil, oid)...)
+	return append(k, ".snap"...)
+}
+
 // commitEpoch makes an epoch durable in one commit: its end offset, the
-// rows it appended to the streaming table (append mode) and the late rows
-// it wrote to the table's late_rows table (lateOID 0: none).
-func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, lateOID uint32, late, output []arrow.RecordBatch) error {
+// rows it appended to the streaming table (append mode), the late rows it
+// wrote to the table's late_rows table (lateOID 0: none) and, when snap is
+// not nil, the snapshot of the state after it, replacing the previous one.
+func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, lateOID uint32, late, output, snap []arrow.RecordBatch) error {
 	tx := e.store.Begin(true)
 	defer tx.Discard()
 	if err := tx.Set(epochKey(oid, epoch), encodeEpoch(rec)); err != nil {
 		return err
+	}
+	if snap != nil {
+		if err := tx.DropTable(state.StateRelation(oid)); err != nil {
+			return err
+		}
+		if err := tx.AppendChunks(state.StateRelation(oid), snap); err != nil {
+			return err
+		}
+		if err := tx.Set(snapshotKey(oid), binary.BigEndian.AppendUint64(nil, uint64(epoch))); err != nil {
+			return err
+		}
 	}
 	if err := e.stageOutput(tx, oid, epoch, output); err != nil {
 		return err
@@ -89,6 +110,31 @@ func (e *Engine) stageOutput(tx *state.Txn, oid uint32, epoch int64, output []ar
 		}
 	}
 	return tx.Set(outputKey(oid), binary.BigEndian.AppendUint64(nil, uint64(epoch)))
+}
+
+// snapshotEpoch is the epoch of the table's state snapshot (0: none).
+func (e *Engine) snapshotEpoch(oid uint32) (int64, error) {
+	tx := e.store.Begin(false)
+	defer tx.Discard()
+	v, err := tx.Get(snapshotKey(oid))
+	if err == state.ErrNotFound {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, sqlerr.New(sqlerr.DataCorrupted, "unreadable state snapshot record of a streaming table")
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
+}
+
+// dropSnapshot deletes a table's state snapshot in tx.
+func dropSnapshot(tx *state.Txn, oid uint32) error {
+	if err := tx.DropTable(state.StateRelation(oid)); err != nil {
+		return err
+	}
+	return tx.Delete(snapshotKey(oid))
 }
 
 // storedOutputEpochs is how many epochs' rows the table's chunks hold.
@@ -138,25 +184,66 @@ func (e *Engine) loadEpochs(oid uint32) ([]exec.EpochRecord, error) {
 	return out, err
 }
 
-// prepareRecovery sets a job up to continue after the logged epochs: it
-// resumes after the last epoch the state no longer depends on and re-runs
-// the rest. In append mode that skips every epoch whose windows, sessions
-// and keys are all closed, so a restart re-reads only the input of the
-// open state.
-func prepareRecovery(job *exec.StreamJob, recs []exec.EpochRecord) {
+// recoverJob sets a job up to continue after its table's logged epochs
+// (at start, and after storage trouble left the job ahead of the log). It
+// starts from the first epoch the latest record says a restart must re-run
+// (MinEpoch): right after the state snapshot, restored first, or, in
+// append mode, after the last epoch whose windows, sessions and keys are
+// all closed, with an empty state. Either way a restart re-reads only the
+// input since the snapshot or of the open state. A table whose appended
+// rows are not all stored (CREATE OR REFRESH with a new output) or that
+// has no snapshot to start from in update or complete mode re-runs from
+// the first epoch. It reports whether the appended rows of every logged
+// epoch are stored (then readers need not wait for the re-run).
+func (e *Engine) recoverJob(job *exec.StreamJob, oid uint32, name, mode string) (outputStored bool, err error) {
+	recs, err := e.loadEpochs(oid)
+	if err != nil {
+		return false, err
+	}
+	stored, err := e.storedOutputEpochs(oid)
+	if err != nil {
+		return false, err
+	}
+	snapEpoch, err := e.snapshotEpoch(oid)
+	if err != nil {
+		return false, err
+	}
+	job.StoredOutputEpochs = stored
+	outputStored = stored >= int64(len(recs))
 	if len(recs) == 0 {
-		return
+		return outputStored, nil
 	}
 	from := recs[len(recs)-1].MinEpoch // first epoch to re-run (1-based)
-	if from < 1 {
+	from = min(max(from, 1), int64(len(recs))+1)
+	restore := snapEpoch > 0 && snapEpoch == from-1 && snapEpoch <= int64(len(recs))
+	switch {
+	case mode == planner.AppendMode && stored < int64(len(recs)):
+		from, restore = 1, false
+	case mode != planner.AppendMode && !restore:
 		from = 1
 	}
-	if from > int64(len(recs))+1 {
-		from = int64(len(recs)) + 1
-	}
-	if from > 1 {
+	if restore {
+		snap, err := e.store.ReadChunks(state.StateRelation(oid))
+		if err != nil {
+			return false, err
+		}
+		if err := job.RestoreState(snapEpoch, recs[snapEpoch-1], snap); err != nil {
+			return false, err
+		}
+		log.Printf("streaming table %s: restored the state snapshot of epoch %d; re-running %d later epochs", name, snapEpoch, int64(len(recs))-snapEpoch)
+	} else if from > 1 {
 		job.Resume(from-1, recs[from-2])
+		log.Printf("streaming table %s: no state before epoch %d is open; re-running %d epochs", name, from, int64(len(recs))-from+1)
+	} else {
+		log.Printf("streaming table %s: re-running all %d epochs", name, len(recs))
 	}
+	prepareReplay(job, recs, from)
+	return outputStored, nil
+}
+
+// prepareReplay gives the job the boundaries of the epochs it re-runs,
+// from epoch `from` on.
+func prepareReplay(job *exec.StreamJob, recs []exec.EpochRecord, from int64) {
 	ends := make([]int, 0, len(recs)-int(from)+1)
 	for _, r := range recs[from-1:] {
 		ends = append(ends, r.End)
@@ -166,7 +253,7 @@ func prepareRecovery(job *exec.StreamJob, recs []exec.EpochRecord) {
 	for i, r := range recs {
 		all[i] = r.End
 	}
-	job.NoteRecovered(all, recs[len(recs)-1].MinEpoch)
+	job.NoteRecovered(all, from)
 }
 
 // dropEpochs forgets a table's epochs (DROP, REFRESH ... FULL).
@@ -188,6 +275,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	if err := tx.Delete(outputKey(oid)); err != nil {
 		return err
 	}
+	if err := dropSnapshot(tx, oid); err != nil {
+		return err
+	}
 	// The stored rows go with the epochs that produced them.
 	if err := tx.DropTable(oid); err != nil {
 		return err
@@ -196,10 +286,16 @@ func (e *Engine) dropEpochs(oid uint32) error {
 }
 
 // moveEpochs gives a replaced streaming table the epoch log of the table it
-// replaces (CREATE OR REFRESH with compatible state).
+// replaces (CREATE OR REFRESH with compatible state). The state snapshot
+// is not kept: its table rows are the old query's, so the new table
+// re-runs the logged epochs from the first (which the caller checked
+// retention still allows).
 func (e *Engine) moveEpochs(from, to uint32) error {
 	tx := e.store.Begin(true)
 	defer tx.Discard()
+	if err := dropSnapshot(tx, from); err != nil {
+		return err
+	}
 	type kv struct{ k, v []byte }
 	var moved []kv
 	if err := tx.IteratePrefix(epochPrefix(from), func(k, v []byte) error {

@@ -34,7 +34,14 @@ type server struct {
 
 func startServer(t testing.TB, dir string) *server {
 	t.Helper()
-	eng, err := engine.Open(engine.Config{DataDir: dir})
+	return startServerWith(t, engine.Config{DataDir: dir})
+}
+
+// startServerWith starts an engine with the given configuration.
+func startServerWith(t testing.TB, cfg engine.Config) *server {
+	t.Helper()
+	dir := cfg.DataDir
+	eng, err := engine.Open(cfg)
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -50,18 +52,11 @@ func (r *runner) waitAndReset(ctx context.Context) bool {
 			return false
 		case <-time.After(time.Second):
 		}
-		replay, err := r.eng.loadEpochs(r.oid)
-		var stored int64
-		if err == nil {
-			stored, err = r.eng.storedOutputEpochs(r.oid)
-		}
-		if err != nil {
+		r.job.Reset(nil)
+		if _, err := r.eng.recoverJob(r.job, r.oid, r.name, r.plan.Mode); err != nil {
 			r.setStatus(statusPaused, sqlerr.From(err).Message)
 			continue
 		}
-		r.job.Reset(nil)
-		prepareRecovery(r.job, replay)
-		r.job.StoredOutputEpochs = stored
 		r.setStatus(statusRunning, "")
 		return true
 	}
@@ -195,6 +190,9 @@ func (r *runner) run(ctx context.Context) {
 func (r *runner) step(ctx context.Context) (processed bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			// A bug, not bad input: fail this table alone, and keep the
+			// stack in the server's log for the report.
+			log.Printf("streaming table %s: panic: %v\n%s", r.name, p, debug.Stack())
 			err = sqlerr.New(sqlerr.InternalError, "streaming table %s failed: %v", r.name, p)
 		}
 	}()
@@ -281,6 +279,17 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 					WithDetail("Only output expressions, HAVING and options may change while keeping the checkpoint.").
 					WithHint(fmt.Sprintf("To recompute it from the retained input, DROP STREAMING TABLE %s and create it again; REFRESH STREAMING TABLE %s FULL recomputes the current query.", name, name))
 			}
+			// The kept epochs are re-run from the first under the new
+			// query, which needs every input row they read.
+			if recs, err := s.eng.loadEpochs(existing.OID); err != nil {
+				return "", err
+			} else if trimmed, err := s.eng.trimmedChunks(sp.Input.OID); err != nil {
+				return "", err
+			} else if len(recs) > 0 && trimmed > 0 {
+				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot apply the new query of streaming table \"%s\" to the rows it already read: retention removed some of them", name).
+					WithDetail("CREATE OR REFRESH re-runs the committed epochs under the new query, from the first.").
+					WithHint(fmt.Sprintf("To recompute it from the retained input under the new query, DROP STREAMING TABLE %s and create it again.", name))
+			}
 			s.eng.stopRunner(existing.OID)
 			if err := s.eng.cat.DropRelation(nil, schema, name, catalog.KindStreamingTable, false); err != nil {
 				return "", err
@@ -365,30 +374,24 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 			job.KeepLate = true
 		}
 	}
-	job.CommitEpoch = func(epoch int64, rec exec.EpochRecord, late, output []arrow.RecordBatch) error {
+	job.CommitEpoch = func(epoch int64, rec exec.EpochRecord, late, output, snap []arrow.RecordBatch) error {
 		for i, b := range late {
 			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
 		}
-		return e.commitEpoch(oid, epoch, rec, lateOID, late, output)
+		return e.commitEpoch(oid, epoch, rec, lateOID, late, output, snap)
 	}
+	job.SnapshotRows = e.snapshotRows
 	job.StoreOutput = func(epoch int64, output []arrow.RecordBatch) error {
 		return e.storeOutput(oid, epoch, output)
 	}
 	status, lastErr := statusRunning, ""
-	replay, err := e.loadEpochs(oid)
-	stored := int64(0)
-	if err == nil {
-		stored, err = e.storedOutputEpochs(oid)
-	}
+	stored, err := e.recoverJob(job, oid, rel.Name, sp.Mode)
 	if err != nil {
 		status, lastErr = statusFailed, sqlerr.From(err).Message
-	} else {
-		prepareRecovery(job, replay)
-		job.StoredOutputEpochs = stored
 	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig,
 		job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
-		outputStored: sp.Mode == planner.AppendMode && stored >= int64(len(replay))}
+		outputStored: sp.Mode == planner.AppendMode && stored}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	e.mu.Lock()

@@ -23,7 +23,8 @@ type dedupState struct {
 	timeCol int
 }
 
-func (j *StreamJob) dedupe(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]arrow.RecordBatch, int64, error) {
+// dedupState returns the deduplication state, creating it empty.
+func (j *StreamJob) dedupState() *dedupState {
 	if j.dedup == nil {
 		j.dedup = &dedupState{seen: map[string]int64{}, epochOf: map[string]int64{}, timeCol: -1}
 		for i, c := range j.plan.Pre.Columns() {
@@ -32,6 +33,11 @@ func (j *StreamJob) dedupe(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]arrow.Rec
 			}
 		}
 	}
+	return j.dedup
+}
+
+func (j *StreamJob) dedupe(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]arrow.RecordBatch, int64, error) {
+	j.dedupState()
 	var out []arrow.RecordBatch
 	var late int64
 	for _, b := range pre {

@@ -45,7 +45,19 @@ type StreamJob struct {
 	// restart, which are re-run with exactly the same input so that the
 	// table ends as it was (late rows stay late, windows close at the same
 	// epochs).
-	CommitEpoch func(epoch int64, rec EpochRecord, late, output []arrow.RecordBatch) error
+	//
+	// state, when not nil, is a snapshot of the state after the epoch
+	// (SaveState), to be stored with it, replacing the previous one.
+	CommitEpoch func(epoch int64, rec EpochRecord, late, output, state []arrow.RecordBatch) error
+	// SnapshotRows is how much input (rows) is read between two state
+	// snapshots; 0 chooses it from the state's size (snapshotDue).
+	SnapshotRows int64
+	// snapEpoch is the epoch of the latest snapshot (0: none); rowsSince
+	// and epochsSince count what was read after it.
+	snapEpoch   int64
+	rowsSince   int64
+	epochsSince int64
+	snapshots   bool // SnapshotsState
 	// StoreOutput writes the append-mode rows of a re-run epoch whose
 	// output is not stored yet (epoch > StoredOutputEpochs): after CREATE OR
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.
@@ -185,6 +197,7 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source func(from int) ([]a
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
+	j.snapshots = snapshotsState(j)
 	return j
 }
 
@@ -254,6 +267,8 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	for _, b := range batches {
 		inRows += b.NumRows()
 	}
+	j.rowsSince += inRows
+	j.epochsSince++
 	ectx := j.Env.exprCtx()
 	// The watermark candidate: the largest event time delivered, minus the
 	// delay. It takes effect at the end of the epoch.
@@ -327,8 +342,25 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	case j.CommitEpoch != nil && !replaying:
 		rec := EpochRecord{End: end, Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
 			InputRows: j.progress.InputRows + inRows, LateRows: j.progress.LateRows + late, OutputRows: j.outRows + epochRows}
-		if err := j.CommitEpoch(epoch, rec, j.late, j.epochOut); err != nil {
+		var snap []arrow.RecordBatch
+		if j.snapshotDue() {
+			if snap, err = j.SaveState(ectx); err != nil {
+				return false, err
+			}
+			if snap == nil {
+				snap = []arrow.RecordBatch{} // an empty state is a snapshot too
+			}
+			rec.MinEpoch = epoch + 1
+		} else if j.snapEpoch > 0 {
+			// A restart starts from the snapshot, or later when the state
+			// it holds is all gone (append mode).
+			rec.MinEpoch = max(rec.MinEpoch, j.snapEpoch+1)
+		}
+		if err := j.CommitEpoch(epoch, rec, j.late, j.epochOut, snap); err != nil {
 			return false, err
+		}
+		if snap != nil {
+			j.snapEpoch, j.rowsSince, j.epochsSince = epoch, 0, 0
 		}
 		j.noteEpoch(epoch, end, rec.MinEpoch)
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
@@ -690,7 +722,10 @@ func allGroups(n int) []int {
 }
 
 // publish makes the epoch's output visible to readers in one step.
-func (j *StreamJob) publish() {
+func (j *StreamJob) publish() { j.publishEpoch(j.progress.Epoch + 1) } // Step counts the epoch right after publishing it
+
+// publishEpoch publishes the current state as that of the given epoch.
+func (j *StreamJob) publishEpoch(epoch int64) {
 	var snap []arrow.RecordBatch
 	var n int64
 	if j.plan.Mode == planner.AppendMode {
@@ -707,7 +742,7 @@ func (j *StreamJob) publish() {
 	j.mu.Unlock()
 	j.pubMu.Lock()
 	j.pubSeq++
-	j.pubEpoch = j.progress.Epoch + 1 // Step counts the epoch right after publishing it
+	j.pubEpoch = epoch
 	if j.published != nil {
 		close(j.published)
 		j.published = nil
@@ -804,6 +839,7 @@ func (j *StreamJob) Reset(replay []int) {
 	j.rows = newCurrentRows()
 	j.late = nil
 	j.Replay = replay
+	j.snapEpoch, j.rowsSince, j.epochsSince = 0, 0, 0
 	j.mu.Lock()
 	published := j.progress.OutputRows
 	j.progress = Progress{Watermark: math.MinInt64, OutputRows: published}

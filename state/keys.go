@@ -19,6 +19,10 @@ import "encoding/binary"
 //	                                  that was not yet published (see group)
 //	g/<group u64 BE>                  commit record of multi-part commit group:
 //	                                  its chunks are visible only if it exists
+//	t/<rel|1<<31 u32 BE><seq u64 BE>  the operator-state snapshot of streaming
+//	                                  table rel (StateRelation): chunks like a
+//	                                  table's, replaced as a whole by an epoch
+//	                                  commit. Catalog OIDs stay far below 2^31.
 //	o/<operator…>                     operator state (reserved, streaming)
 //	e/<epoch…>                        epochs and checkpoints (reserved)
 //
@@ -86,3 +90,8 @@ func sequenceKey(name string) []byte {
 func groupPendingPrefix(group uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte(PrefixPending), group)
 }
+
+// StateRelation is the relation number whose chunks hold the state
+// snapshot of streaming table rel. Being chunks, a snapshot of any size is
+// written by one (multi-part) commit, atomically with its epoch.
+func StateRelation(rel uint32) uint32 { return rel | 1<<31 }

@@ -215,6 +215,37 @@ func (s *Store) loadedTable(rel uint32) (*tableCache, error) {
 }
 
 func (s *Store) load(rel uint32, tc *tableCache) error {
+	err := s.readChunks(rel, func(seq uint64, b arrow.RecordBatch, size int) {
+		tc.seqs = append(tc.seqs, seq)
+		tc.batches = append(tc.batches, b)
+		tc.rows += b.NumRows()
+		tc.bytes += int64(size)
+	})
+	if err != nil {
+		tc.release()
+		return err
+	}
+	tc.loaded = true
+	return nil
+}
+
+// ReadChunks decodes rel's committed chunks in append order without
+// caching them: a streaming table's state snapshot is read once, at start,
+// and kept nowhere else. The batches may have different schemas.
+func (s *Store) ReadChunks(rel uint32) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	err := s.readChunks(rel, func(_ uint64, b arrow.RecordBatch, _ int) { out = append(out, b) })
+	if err != nil {
+		for _, b := range out {
+			b.Release()
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// readChunks calls fn with every published chunk of rel, in order.
+func (s *Store) readChunks(rel uint32, fn func(seq uint64, b arrow.RecordBatch, size int)) error {
 	err := s.db.View(func(txn *badger.Txn) error {
 		groups := map[uint64]bool{}
 		prefix := tablePrefix(rel)
@@ -252,10 +283,7 @@ func (s *Store) load(rel uint32, tc *tableCache) error {
 				if err != nil {
 					return err
 				}
-				tc.seqs = append(tc.seqs, seq)
-				tc.batches = append(tc.batches, b)
-				tc.rows += b.NumRows()
-				tc.bytes += int64(len(v))
+				fn(seq, b, len(v))
 				return nil
 			})
 			if err != nil {
@@ -265,10 +293,8 @@ func (s *Store) load(rel uint32, tc *tableCache) error {
 		return nil
 	})
 	if err != nil {
-		tc.release()
 		return storageError("read "+fmtRel(rel), err)
 	}
-	tc.loaded = true
 	return nil
 }
 

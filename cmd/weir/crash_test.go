@@ -33,11 +33,11 @@ type crashServer struct {
 	exited chan error
 }
 
-func startCrashServer(t *testing.T, dir string, port int, env ...string) (*crashServer, time.Duration) {
+func startCrashServer(t *testing.T, dir string, port int, args []string, env ...string) (*crashServer, time.Duration) {
 	t.Helper()
 	began := time.Now()
 	s := &crashServer{port: port, log: &bytes.Buffer{}, exited: make(chan error, 1)}
-	s.cmd = exec.Command(weirBinary, "serve", "--data", dir, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	s.cmd = exec.Command(weirBinary, append([]string{"serve", "--data", dir, "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, args...)...)
 	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
@@ -115,6 +115,7 @@ func TestCrashRecovery(t *testing.T) {
 	t.Logf("seed %d (reproduce: go test ./cmd/weir -run TestCrashRecovery -crash.seed=%d -crash.kills=%d)", seed, seed, *crashKills)
 	c := newCrashRun(t, seed)
 	var slowest time.Duration
+	var restored, rerun int
 	for kill := 0; kill < *crashKills; kill++ {
 		// Kill from another goroutine after a random delay: at any point of
 		// a COPY or of the streaming tables' epochs.
@@ -126,6 +127,10 @@ func TestCrashRecovery(t *testing.T) {
 		}(time.Duration(20+c.r.IntN(300)) * time.Millisecond)
 		c.writeUntilDown()
 		<-killed
+		// The process is gone, so its log is complete: how did its start
+		// recover each table?
+		restored += strings.Count(c.srv.log.String(), "restored the state snapshot")
+		rerun += strings.Count(c.srv.log.String(), "re-running all") + strings.Count(c.srv.log.String(), "is open; re-running")
 		if took := c.restart(); took > slowest {
 			slowest = took
 		}
@@ -135,6 +140,10 @@ func TestCrashRecovery(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills survived; slowest restart to accepting connections: %s; %d chunks acknowledged", *crashKills, slowest, len(c.acked))
+	t.Logf("table recoveries: %d from a state snapshot, %d by re-running epochs", restored, rerun)
+	if *crashKills >= 10 && (restored == 0 || rerun == 0) {
+		t.Errorf("the kills did not exercise both recovery paths (%d from snapshots, %d re-runs)", restored, rerun)
+	}
 	c.stop()
 }
 
@@ -178,7 +187,7 @@ func newCrashRun(t *testing.T, seed uint64) *crashRun {
 	c := &crashRun{t: t, ctx: context.Background(), r: rand.New(rand.NewPCG(seed, 7)),
 		dir: filepath.Join(t.TempDir(), "data"), port: freePort(t),
 		clock: time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC), acked: map[int]bool{}}
-	c.srv, _ = startCrashServer(t, c.dir, c.port)
+	c.srv, _ = startCrashServer(t, c.dir, c.port, c.snapshotArgs())
 	conn, err := pgx.Connect(c.ctx, c.srv.url())
 	if err != nil {
 		t.Fatal(err)
@@ -242,8 +251,18 @@ func (c *crashRun) writeUntilDown() {
 // restart starts the server again on the same data directory.
 func (c *crashRun) restart(env ...string) time.Duration {
 	var took time.Duration
-	c.srv, took = startCrashServer(c.t, c.dir, c.port, env...)
+	c.srv, took = startCrashServer(c.t, c.dir, c.port, c.snapshotArgs(), env...)
 	return took
+}
+
+// snapshotArgs picks, for each start, how often the streaming tables
+// snapshot their state: at every epoch, every few chunks, rarely, or by
+// default (not within a short run). A restart then recovers from a
+// snapshot taken by this or an earlier process, of some age, or from the
+// epoch log alone, and a kill may fall inside a snapshot's commit.
+func (c *crashRun) snapshotArgs() []string {
+	n := []int{0, 1, 300, 2000}[c.r.IntN(4)]
+	return []string{fmt.Sprintf("--snapshot-rows=%d", n)}
 }
 
 func (c *crashRun) stop() {

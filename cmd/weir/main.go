@@ -43,7 +43,7 @@ func main() {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
-  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100]
+  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N]
   weir version
 `)
 }
@@ -54,6 +54,7 @@ func serve(args []string) error {
 	data := fs.String("data", "./weir-data", "data directory (created if missing)")
 	maxConns := fs.Int("max-connections", 100, "maximum concurrent client connections")
 	maxMsg := fs.Int("max-message-bytes", 64<<20, "largest client message accepted")
+	snapRows := fs.Int64("snapshot-rows", 0, "input rows a streaming table reads between two state snapshots (0: as many as its state holds, at least 65536)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func serve(args []string) error {
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *data})
+	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}

@@ -26,7 +26,7 @@ func TestRetentionSurvivesKill(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "data")
 	port := freePort(t)
-	srv, _ := startCrashServer(t, dir, port)
+	srv, _ := startCrashServer(t, dir, port, nil)
 	t.Cleanup(func() { srv.kill() })
 	conn, err := pgx.Connect(ctx, srv.url())
 	if err != nil {
@@ -97,7 +97,7 @@ func TestRetentionSurvivesKill(t *testing.T) {
 		conn.Close(ctx)
 
 		srv.kill()
-		srv, _ = startCrashServer(t, dir, port)
+		srv, _ = startCrashServer(t, dir, port, nil)
 		conn, err = pgx.Connect(ctx, srv.url())
 		if err != nil {
 			t.Fatal(err)
