@@ -194,24 +194,26 @@ func (e *Engine) loadEpochs(oid uint32) ([]exec.EpochRecord, error) {
 // rows are not all stored (CREATE OR REFRESH with a new output) or that
 // has no snapshot to start from in update or complete mode re-runs from
 // the first epoch. It reports whether the appended rows of every logged
-// epoch are stored (then readers need not wait for the re-run).
-func (e *Engine) recoverJob(job *exec.StreamJob, oid uint32, name, mode string) (outputStored bool, err error) {
+// epoch are stored (then readers need not wait for the re-run), and
+// returns the restoring of the snapshot, if any, for the runner to call
+// before its first epoch.
+func (e *Engine) recoverJob(job *exec.StreamJob, oid uint32, name, mode string) (outputStored bool, restoreState func() error, err error) {
 	recs, err := e.loadEpochs(oid)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	stored, err := e.storedOutputEpochs(oid)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	snapEpoch, err := e.snapshotEpoch(oid)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	job.StoredOutputEpochs = stored
 	outputStored = stored >= int64(len(recs))
 	if len(recs) == 0 {
-		return outputStored, nil
+		return outputStored, nil, nil
 	}
 	from := recs[len(recs)-1].MinEpoch // first epoch to re-run (1-based)
 	from = min(max(from, 1), int64(len(recs))+1)
@@ -223,14 +225,21 @@ func (e *Engine) recoverJob(job *exec.StreamJob, oid uint32, name, mode string) 
 		from = 1
 	}
 	if restore {
-		snap, err := e.store.ReadChunks(state.StateRelation(oid))
-		if err != nil {
-			return false, err
+		// Reading and loading the snapshot is the expensive part: the
+		// runner does it, so the server accepts connections meanwhile.
+		rec := recs[snapEpoch-1]
+		later := int64(len(recs)) - snapEpoch
+		restoreState = func() error {
+			snap, err := e.store.ReadChunks(state.StateRelation(oid))
+			if err != nil {
+				return err
+			}
+			if err := job.RestoreState(snapEpoch, rec, snap); err != nil {
+				return err
+			}
+			log.Printf("streaming table %s: restored the state snapshot of epoch %d; re-running %d later epochs", name, snapEpoch, later)
+			return nil
 		}
-		if err := job.RestoreState(snapEpoch, recs[snapEpoch-1], snap); err != nil {
-			return false, err
-		}
-		log.Printf("streaming table %s: restored the state snapshot of epoch %d; re-running %d later epochs", name, snapEpoch, int64(len(recs))-snapEpoch)
 	} else if from > 1 {
 		job.Resume(from-1, recs[from-2])
 		log.Printf("streaming table %s: no state before epoch %d is open; re-running %d epochs", name, from, int64(len(recs))-from+1)
@@ -238,7 +247,7 @@ func (e *Engine) recoverJob(job *exec.StreamJob, oid uint32, name, mode string) 
 		log.Printf("streaming table %s: re-running all %d epochs", name, len(recs))
 	}
 	prepareReplay(job, recs, from)
-	return outputStored, nil
+	return outputStored, restoreState, nil
 }
 
 // prepareReplay gives the job the boundaries of the epochs it re-runs,

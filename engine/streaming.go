@@ -53,7 +53,11 @@ func (r *runner) waitAndReset(ctx context.Context) bool {
 		case <-time.After(time.Second):
 		}
 		r.job.Reset(nil)
-		if _, err := r.eng.recoverJob(r.job, r.oid, r.name, r.plan.Mode); err != nil {
+		_, restore, err := r.eng.recoverJob(r.job, r.oid, r.name, r.plan.Mode)
+		if err == nil && restore != nil {
+			err = restore()
+		}
+		if err != nil {
 			r.setStatus(statusPaused, sqlerr.From(err).Message)
 			continue
 		}
@@ -80,6 +84,8 @@ type runner struct {
 	// outputStored is set for an append-mode table whose stored rows were
 	// complete at start: readers need not wait for the epochs' re-run.
 	outputStored bool
+	// restore loads the state snapshot before the first epoch (nil: none).
+	restore func() error
 }
 
 // trigger is when micro-batches run.
@@ -127,6 +133,11 @@ func (r *runner) state() (string, string) {
 // REFRESH STREAMING TABLE starts it again.
 func (r *runner) run(ctx context.Context) {
 	defer close(r.done)
+	if r.restore != nil {
+		if err := r.restoreState(); err != nil {
+			r.setStatus(statusFailed, sqlerr.From(err).Message)
+		}
+	}
 	var tick <-chan time.Time
 	if r.trigger.kind == "processing_time" {
 		t := time.NewTicker(r.trigger.interval)
@@ -183,6 +194,18 @@ func (r *runner) run(ctx context.Context) {
 			// output) are polled.
 		}
 	}
+}
+
+// restoreState loads the snapshot, failing the table (not the server) if
+// it cannot.
+func (r *runner) restoreState() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Printf("streaming table %s: panic restoring its state: %v\n%s", r.name, p, debug.Stack())
+			err = sqlerr.New(sqlerr.InternalError, "streaming table %s could not restore its state: %v", r.name, p)
+		}
+	}()
+	return r.restore()
 }
 
 // step runs one epoch, turning a panic in user-driven code into the job's
@@ -385,11 +408,11 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		return e.storeOutput(oid, epoch, output)
 	}
 	status, lastErr := statusRunning, ""
-	stored, err := e.recoverJob(job, oid, rel.Name, sp.Mode)
+	stored, restore, err := e.recoverJob(job, oid, rel.Name, sp.Mode)
 	if err != nil {
 		status, lastErr = statusFailed, sqlerr.From(err).Message
 	}
-	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig,
+	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig, restore: restore,
 		job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
 		outputStored: sp.Mode == planner.AppendMode && stored}
 	ctx, cancel := context.WithCancel(context.Background())

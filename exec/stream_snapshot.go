@@ -453,9 +453,11 @@ func int64Column(b arrow.RecordBatch, c int) ([]int64, error) {
 
 // Snapshot policy. A snapshot costs about as much as its state; re-running
 // an epoch costs about its input. Taking one once the input read since the
-// last snapshot reaches the state's size (at least minSnapshotRows) keeps
-// the snapshots' cost at most about that of processing the input, and a
-// restart re-runs at most about one state's worth of input. Many small
+// last snapshot reaches the state's size (its groups, session rows or
+// keys; at least minSnapshotRows) keeps the snapshots' cost at most about
+// that of processing the input, and a restart re-runs at most about one
+// state's worth of input. When every row makes a new group, snapshots come
+// at doubling state sizes, whose total cost is about twice the last one. Many small
 // epochs also trigger one (maxEpochsBetweenSnapshots), so a trickle of
 // input does not make a restart re-run thousands of epochs.
 const (
@@ -474,5 +476,5 @@ func (j *StreamJob) snapshotDue() bool {
 		return true
 	}
 	rows, _ := j.stateSize()
-	return j.rowsSince >= max(minSnapshotRows, rows+int64(j.rows.len()))
+	return j.rowsSince >= max(minSnapshotRows, rows)
 }

@@ -147,17 +147,17 @@ func buildWeir(root, tmp string) (string, error) {
 	return bin, nil
 }
 
-func startWeir(bin, tmp string) (*weirProc, error) {
+func startWeir(bin, tmp string, args ...string) (*weirProc, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	data := filepath.Join(tmp, "weir-data")
-	logf, err := os.Create(filepath.Join(tmp, "weir.log"))
+	logf, err := os.OpenFile(filepath.Join(tmp, "weir.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--data", data, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	cmd := exec.Command(bin, append([]string{"serve", "--data", data, "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, err
