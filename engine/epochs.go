@@ -315,7 +315,14 @@ func (e *Engine) moveEpochs(from, to uint32) error {
 	}
 	for _, m := range moved {
 		epoch := binary.BigEndian.Uint64(m.k[len(m.k)-8:])
-		if err := tx.Set(epochKey(to, int64(epoch)), m.v); err != nil {
+		rec, ok := decodeEpoch(m.v)
+		if !ok {
+			return sqlerr.New(sqlerr.DataCorrupted, "unreadable epoch record of a streaming table")
+		}
+		// Without the snapshot, a restart before the new table's next
+		// epoch re-runs from the first epoch, as the new table does now.
+		rec.MinEpoch = 1
+		if err := tx.Set(epochKey(to, int64(epoch)), encodeEpoch(rec)); err != nil {
 			return err
 		}
 		if err := tx.Delete(m.k); err != nil {
