@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -258,15 +259,27 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	for _, w := range sp.Warnings {
 		add("WARNING: %s", w)
 	}
+	snapshots := exec.PlanSnapshotsState(sp)
+	where := "Where progress is stored: in weir's store, one commit per epoch holding the input offset at its end"
 	if sp.Mode == planner.AppendMode {
-		add("Where progress is stored: in weir's store, one commit per epoch holding the input offset at its end and the rows it added, fsynced before they are visible")
-	} else {
-		add("Where progress is stored: an epoch log in weir's store (the input offset at the end of every committed epoch, fsynced before the epoch's rows are visible)")
+		where += " and the rows it added"
 	}
-	if sp.Mode == planner.AppendMode {
-		add("What a crash does: on restart the table is served from its stored rows, and the job re-runs the logged epochs of its still-open state over the same retained input, reaching the same state; nothing is lost or counted twice")
-	} else {
-		add("What a crash does: on restart the job re-runs every logged epoch over the same input, reaching the same state and the same table (readers wait until it has); nothing is lost or counted twice, and input retention keeps all the input this table read")
+	where += ", fsynced before the epoch is visible"
+	if snapshots && (sp.Agg != nil || sp.Dedup != nil) {
+		where += "; about every state's worth of input (weir serve --snapshot-rows) that commit also holds a snapshot of the whole state"
+	}
+	add("%s", where)
+	switch {
+	case sp.Agg == nil && sp.Dedup == nil:
+		add("What a crash does: on restart the table is served from its stored rows and the job goes on after the last committed epoch (it keeps no state); nothing is lost or written twice, and retention may remove input the table has read")
+	case snapshots && sp.Mode == planner.AppendMode:
+		add("What a crash does: on restart the table is served from its stored rows; the job restores its latest state snapshot and re-runs the epochs logged after it over the same input, reaching the same state; nothing is lost or counted twice, and retention may remove input older than the snapshot")
+	case snapshots:
+		add("What a crash does: on restart the job restores its latest state snapshot and re-runs the epochs logged after it over the same input, reaching the same state and the same table (readers wait until it has); nothing is lost or counted twice, and retention may remove input older than the snapshot")
+	case sp.Mode == planner.AppendMode:
+		add("What a crash does: on restart the table is served from its stored rows, and the job re-runs the logged epochs of its still-open state over the same retained input, reaching the same state; nothing is lost or counted twice (an aggregate here has no state snapshot: DISTINCT, ORDER BY or json_agg)")
+	default:
+		add("What a crash does: on restart the job re-runs every logged epoch over the same input, reaching the same state and the same table (readers wait until it has); nothing is lost or counted twice, and input retention keeps all the input this table read (an aggregate here has no state snapshot: DISTINCT, ORDER BY or json_agg)")
 	}
 	switch {
 	case sp.Dedup != nil && sp.EventTime != nil:
@@ -287,7 +300,7 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	} else {
 		add("Late data: no watermark, so no row is late")
 	}
-	add("Delivery guarantee: exactly once into the table (deterministic re-execution of the logged epochs)")
+	add("Delivery guarantee: exactly once into the table (state snapshots plus deterministic re-execution of the logged epochs)")
 	switch trig.kind {
 	case "processing_time":
 		add("Latency target: one micro-batch every %s (trigger processing_time)", trig.interval)

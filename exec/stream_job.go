@@ -197,7 +197,7 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source func(from int) ([]a
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
-	j.snapshots = snapshotsState(j)
+	j.snapshots = PlanSnapshotsState(plan)
 	return j
 }
 

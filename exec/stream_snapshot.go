@@ -33,19 +33,21 @@ const (
 	kindDedup       = "dedup"
 )
 
-// SnapshotsState reports whether the job's state can be snapshotted: every
-// aggregate's accumulator must save its state (not json_agg), and windowed
-// aggregates must not be DISTINCT or ordered (their state is more than the
-// accumulator's). Sessions keep rows, not accumulators, so they always can.
-// A job that cannot keeps recovering by re-running its epochs.
+// SnapshotsState reports whether the job's state can be snapshotted (see
+// PlanSnapshotsState).
 func (j *StreamJob) SnapshotsState() bool { return j.snapshots }
 
-func snapshotsState(j *StreamJob) bool {
-	if j.plan.Agg == nil || j.isSession() {
+// PlanSnapshotsState reports whether a plan's state can be snapshotted:
+// every aggregate's accumulator must save its state (not json_agg), and
+// windowed aggregates must not be DISTINCT or ordered (their state is more
+// than the accumulator's). Sessions keep rows, not accumulators, so they
+// always can. A job that cannot recovers by re-running its epochs.
+func PlanSnapshotsState(plan *planner.StreamPlan) bool {
+	if plan.Agg == nil || (plan.Window != nil && plan.Window.Kind == planner.SessionWindow) {
 		return true
 	}
-	for i := range j.plan.Agg.Aggs {
-		c := &j.plan.Agg.Aggs[i]
+	for i := range plan.Agg.Aggs {
+		c := &plan.Agg.Aggs[i]
 		if c.Distinct || len(c.OrderBy) > 0 || !expr.AggregateSnapshots(c.Agg) {
 			return false
 		}
