@@ -188,6 +188,21 @@ func TestExplainGolden(t *testing.T) {
 				if l := lineWithPrefix(lines, "How much state"); !strings.Contains(l, "unbounded") {
 					t.Errorf("update_unbounded: state must be called unbounded: %q", l)
 				}
+				if l := lineWithPrefix(lines, "What a crash does"); !strings.Contains(l, "restores its latest state snapshot") {
+					t.Errorf("update_unbounded: count and max snapshot their state: %q", l)
+				}
+			},
+		},
+		{
+			golden: "no_snapshot",
+			create: "CREATE STREAMING TABLE orders_distinct AS SELECT region, count(DISTINCT order_id) AS n FROM orders GROUP BY region",
+			check: func(t *testing.T, lines []string) {
+				if l := lineWithPrefix(lines, "What a crash does"); !strings.Contains(l, "no state snapshot") || !strings.Contains(l, "re-runs every logged epoch") {
+					t.Errorf("no_snapshot: a DISTINCT aggregate must say it recovers by re-running every epoch: %q", l)
+				}
+				if l := lineWithPrefix(lines, "Where progress is stored"); strings.Contains(l, "snapshot") {
+					t.Errorf("no_snapshot: %q promises a snapshot", l)
+				}
 			},
 		},
 		{
@@ -233,10 +248,11 @@ func TestExplainGolden(t *testing.T) {
 			if _, err := wc.Exec(context.Background(), tc.create); err != nil {
 				t.Fatalf("%s: %v", tc.create, err)
 			}
-			if tc.golden == "update_unbounded" && len(warnings) == 0 {
+			unbounded := tc.golden == "update_unbounded" || tc.golden == "no_snapshot"
+			if unbounded && len(warnings) == 0 {
 				t.Errorf("CREATE of an unbounded aggregate sent no WARNING")
 			}
-			if tc.golden != "update_unbounded" && len(warnings) > 0 {
+			if !unbounded && len(warnings) > 0 {
 				t.Errorf("CREATE sent unexpected warnings %q", warnings)
 			}
 			all := strings.Join(lines, "\n")

@@ -300,7 +300,11 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	} else {
 		add("Late data: no watermark, so no row is late")
 	}
-	add("Delivery guarantee: exactly once into the table (state snapshots plus deterministic re-execution of the logged epochs)")
+	if snapshots && (sp.Agg != nil || sp.Dedup != nil) {
+		add("Delivery guarantee: exactly once into the table (state snapshots plus deterministic re-execution of the logged epochs after them)")
+	} else {
+		add("Delivery guarantee: exactly once into the table (deterministic re-execution of the logged epochs)")
+	}
 	switch trig.kind {
 	case "processing_time":
 		add("Latency target: one micro-batch every %s (trigger processing_time)", trig.interval)
