@@ -55,6 +55,7 @@ type StreamJob struct {
 	// snapEpoch is the epoch of the latest snapshot (0: none); rowsSince
 	// and epochsSince count what was read after it.
 	snapEpoch   int64
+	snapRows    int64 // rows in that snapshot
 	rowsSince   int64
 	epochsSince int64
 	snapshots   bool // SnapshotsState
@@ -360,7 +361,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 			return false, err
 		}
 		if snap != nil {
-			j.snapEpoch, j.rowsSince, j.epochsSince = epoch, 0, 0
+			j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = epoch, 0, 0, batchRows(snap)
 		}
 		j.noteEpoch(epoch, end, rec.MinEpoch)
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
@@ -839,7 +840,7 @@ func (j *StreamJob) Reset(replay []int) {
 	j.rows = newCurrentRows()
 	j.late = nil
 	j.Replay = replay
-	j.snapEpoch, j.rowsSince, j.epochsSince = 0, 0, 0
+	j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = 0, 0, 0, 0
 	j.mu.Lock()
 	published := j.progress.OutputRows
 	j.progress = Progress{Watermark: math.MinInt64, OutputRows: published}

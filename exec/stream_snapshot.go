@@ -246,8 +246,12 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 			return err
 		}
 	}
-	j.snapEpoch = n
-	j.publishEpoch(n)
+	j.snapEpoch, j.snapRows = n, batchRows(snapshot)
+	if j.pubEpoch <= n {
+		// Not after a Reset whose readers still see a later epoch: they
+		// keep it until the re-run of the epochs after the snapshot ends.
+		j.publishEpoch(n)
+	}
 	return nil
 }
 
@@ -453,15 +457,16 @@ func int64Column(b arrow.RecordBatch, c int) ([]int64, error) {
 	return arr.Int64Values(), nil
 }
 
-// Snapshot policy. A snapshot costs about as much as its state; re-running
-// an epoch costs about its input. Taking one once the input read since the
-// last snapshot reaches the state's size (its groups, session rows or
-// keys; at least minSnapshotRows) keeps the snapshots' cost at most about
-// that of processing the input, and a restart re-runs at most about one
-// state's worth of input. When every row makes a new group, snapshots come
-// at doubling state sizes, whose total cost is about twice the last one. Many small
-// epochs also trigger one (maxEpochsBetweenSnapshots), so a trickle of
-// input does not make a restart re-run thousands of epochs.
+// Snapshot policy. A snapshot costs about as much as its size (state plus,
+// in update and complete mode, the table's rows); re-running an epoch
+// costs about its input. Taking the next snapshot once the input read
+// since the last one reaches that one's size (at least minSnapshotRows)
+// keeps the snapshots' total cost at most about that of processing the
+// input, and a restart re-runs at most about one snapshot's worth of
+// input. When every row makes a new group, snapshots come at doubling
+// sizes, whose total cost is about twice the last one. Many small epochs
+// also trigger one (maxEpochsBetweenSnapshots), so a trickle of input does
+// not make a restart re-run thousands of epochs.
 const (
 	minSnapshotRows           = 65536
 	maxEpochsBetweenSnapshots = 1000
@@ -474,9 +479,13 @@ func (j *StreamJob) snapshotDue() bool {
 	if j.SnapshotRows > 0 {
 		return j.rowsSince >= j.SnapshotRows
 	}
-	if j.epochsSince >= maxEpochsBetweenSnapshots {
-		return true
+	return j.epochsSince >= maxEpochsBetweenSnapshots || j.rowsSince >= max(minSnapshotRows, j.snapRows)
+}
+
+func batchRows(bs []arrow.RecordBatch) int64 {
+	var n int64
+	for _, b := range bs {
+		n += b.NumRows()
 	}
-	rows, _ := j.stateSize()
-	return j.rowsSince >= max(minSnapshotRows, rows)
+	return n
 }
