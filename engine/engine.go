@@ -85,6 +85,9 @@ func (e *Engine) Close() error {
 // Catalog gives the catalog (tests and subcommands).
 func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 
+// Store gives the store (tests and subcommands).
+func (e *Engine) Store() *state.Store { return e.store }
+
 // LookupRole implements wire.Handler.
 func (e *Engine) LookupRole(user string) (bool, string, error) {
 	r, ok := e.cat.Role(user)
