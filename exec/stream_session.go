@@ -37,6 +37,7 @@ type sessionState struct {
 	// gone lists sessions merged away since the last emission (update mode
 	// deletes their rows).
 	gone []int64
+	hit  []*session // foldSessions' scratch
 }
 
 func (j *StreamJob) sessionKey(parts []arrow.Array, i int) string {
@@ -81,14 +82,15 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 		}
 		key := j.sessionKey(parts, i)
 		open := j.sessions.parts[key]
-		var hit, keep []*session // the sessions the row falls into, and the others
+		// The sessions the row falls into (scratch space reused across
+		// rows: most rows join one session and allocate nothing here).
+		hit := j.sessions.hit[:0]
 		for _, s := range open {
 			if t > s.start-w.Gap && t < s.last+w.Gap {
 				hit = append(hit, s)
-			} else {
-				keep = append(keep, s)
 			}
 		}
+		j.sessions.hit = hit
 		if len(hit) == 0 {
 			j.sessions.nextID++
 			j.sessions.parts[key] = append(open, &session{id: j.sessions.nextID, start: t, last: t,
@@ -120,7 +122,15 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 		into.rows = append(into.rows, row)
 		into.touched = true
 		if len(hit) > 1 {
-			j.sessions.parts[key] = append(keep, into)
+			// A merge (rare): keep the sessions the row did not join, and
+			// the merged one.
+			keep := make([]*session, 0, len(open)-len(hit)+1)
+			for _, s := range open {
+				if s == into || !(t > s.start-w.Gap && t < s.last+w.Gap) {
+					keep = append(keep, s)
+				}
+			}
+			j.sessions.parts[key] = keep
 		}
 	}
 	if j.KeepLate && len(lateIdx) > 0 {
