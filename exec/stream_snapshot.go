@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -92,9 +94,18 @@ func int64Array(vals []int64) arrow.Array {
 // SaveState returns the snapshot of the state after the epoch just run.
 func (j *StreamJob) SaveState(ectx *expr.Ctx) ([]arrow.RecordBatch, error) {
 	var out []arrow.RecordBatch
-	for _, w := range j.windows {
-		out = append(out, j.saveWindow(ectx, w))
+	starts := make([]int64, 0, len(j.windows))
+	for s := range j.windows {
+		starts = append(starts, s)
 	}
+	slices.Sort(starts)
+	var windows packer
+	for _, s := range starts {
+		if b := j.saveWindow(ectx, j.windows[s]); b.NumRows() > 0 {
+			windows.add(b)
+		}
+	}
+	out = append(out, windows.flush()...)
 	if j.sessions != nil {
 		out = append(out, j.saveSessions(ectx)...)
 	}
@@ -107,13 +118,19 @@ func (j *StreamJob) SaveState(ectx *expr.Ctx) ([]arrow.RecordBatch, error) {
 	return out, nil
 }
 
+// saveWindow returns one window's groups: the window's start, close time
+// and first epoch (repeated, so that many windows pack into one batch),
+// the dirty flags, the group keys, and each aggregate's state columns,
+// named a<aggregate>.<column>.
 func (j *StreamJob) saveWindow(ectx *expr.Ctx, w *windowState) arrow.RecordBatch {
 	mem := ectx.Allocator()
 	n := w.ngroups
-	fields := []arrow.Field{{Name: "dirty", Type: arrow.FixedWidthTypes.Boolean}}
+	i64 := arrow.PrimitiveTypes.Int64
+	fields := []arrow.Field{{Name: "w_start", Type: i64}, {Name: "w_close", Type: i64}, {Name: "w_first", Type: i64},
+		{Name: "dirty", Type: arrow.FixedWidthTypes.Boolean}}
 	db := array.NewBooleanBuilder(mem)
 	db.AppendValues(w.dirty[:n], nil)
-	cols := []arrow.Array{db.NewArray()}
+	cols := []arrow.Array{repeatInt64(w.start, n), repeatInt64(w.closeAt, n), repeatInt64(w.firstEpoch, n), db.NewArray()}
 	db.Release()
 	for k, e := range j.plan.Agg.GroupBy {
 		vals := make([]expr.Datum, n)
@@ -130,14 +147,31 @@ func (j *StreamJob) saveWindow(ectx *expr.Ctx, w *windowState) arrow.RecordBatch
 			cols = append(cols, arr)
 		}
 	}
-	meta := map[string]int64{"start": w.start, "close": w.closeAt, "first": w.firstEpoch, "aggs": int64(len(w.inputs))}
-	return array.NewRecordBatch(stateSchema(kindWindow, meta, fields), cols, int64(n))
+	return array.NewRecordBatch(stateSchema(kindWindow, nil, fields), cols, int64(n))
 }
 
+func repeatInt64(v int64, n int) arrow.Array {
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = v
+	}
+	return int64Array(vals)
+}
+
+// saveRows returns the update- or complete-mode table rows, each with its
+// window and group, built from the segments' cached batches.
 func (j *StreamJob) saveRows() []arrow.RecordBatch {
-	var out []arrow.RecordBatch
-	for start, w := range j.rows.windows {
-		for si, s := range w.segs {
+	starts := make([]int64, 0, len(j.rows.windows))
+	for s := range j.rows.windows {
+		starts = append(starts, s)
+	}
+	slices.Sort(starts)
+	i64 := arrow.PrimitiveTypes.Int64
+	fields := append([]arrow.Field{{Name: "window", Type: i64}, {Name: "g", Type: i64}}, j.outSchema.Fields()...)
+	schema := stateSchema(kindRows, nil, fields)
+	var rows packer
+	for _, start := range starts {
+		for si, s := range j.rows.windows[start].segs {
 			if s == nil || s.present == 0 {
 				continue
 			}
@@ -150,12 +184,66 @@ func (j *StreamJob) saveRows() []arrow.RecordBatch {
 					groups = append(groups, int64(si*segmentRows+gi))
 				}
 			}
-			fields := append([]arrow.Field{{Name: "g", Type: arrow.PrimitiveTypes.Int64}}, j.outSchema.Fields()...)
-			cols := append([]arrow.Array{int64Array(groups)}, s.batch.Columns()...)
-			out = append(out, array.NewRecordBatch(stateSchema(kindRows, map[string]int64{"window": start}, fields), cols, int64(s.present)))
+			cols := append([]arrow.Array{repeatInt64(start, s.present), int64Array(groups)}, s.batch.Columns()...)
+			rows.add(array.NewRecordBatch(schema, cols, int64(s.present)))
 		}
 	}
-	return out
+	return rows.flush()
+}
+
+// packer concatenates batches of one schema into batches of about
+// packRows rows, so that a state of many small windows is a few chunks,
+// not one per window (each chunk repeats its schema).
+type packer struct {
+	pending []arrow.RecordBatch
+	rows    int64
+	out     []arrow.RecordBatch
+}
+
+const packRows = 65536
+
+func (p *packer) add(b arrow.RecordBatch) {
+	if len(p.pending) > 0 && !p.pending[0].Schema().Equal(b.Schema()) {
+		p.pack()
+	}
+	p.pending = append(p.pending, b)
+	p.rows += b.NumRows()
+	if p.rows >= packRows {
+		p.pack()
+	}
+}
+
+func (p *packer) pack() {
+	switch len(p.pending) {
+	case 0:
+	case 1:
+		p.out = append(p.out, p.pending[0])
+	default:
+		schema := p.pending[0].Schema()
+		cols := make([]arrow.Array, schema.NumFields())
+		for c := range cols {
+			parts := make([]arrow.Array, len(p.pending))
+			for i, b := range p.pending {
+				parts[i] = b.Column(c)
+			}
+			arr, err := array.Concatenate(parts, memory.DefaultAllocator)
+			if err != nil {
+				// Same schema, so concatenation cannot fail; keep the
+				// pieces if it does.
+				p.out = append(p.out, p.pending...)
+				p.pending, p.rows = nil, 0
+				return
+			}
+			cols[c] = arr
+		}
+		p.out = append(p.out, array.NewRecordBatch(schema, cols, p.rows))
+	}
+	p.pending, p.rows = nil, 0
+}
+
+func (p *packer) flush() []arrow.RecordBatch {
+	p.pack()
+	return p.out
 }
 
 func (j *StreamJob) saveSessions(ectx *expr.Ctx) []arrow.RecordBatch {
@@ -225,7 +313,7 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 		var err error
 		switch kind {
 		case kindWindow:
-			err = j.loadWindow(ectx, b)
+			err = j.loadWindows(ectx, b)
 		case kindRows:
 			err = j.loadRows(b)
 		case kindSessions:
@@ -255,18 +343,45 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 	return nil
 }
 
-func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
+// loadWindows restores the windows of a batch of saveWindow rows: each
+// run of rows with one w_start is one window.
+func (j *StreamJob) loadWindows(ectx *expr.Ctx, b arrow.RecordBatch) error {
 	if j.plan.Agg == nil {
 		return corruptSnapshot("window state of a query without aggregation")
 	}
-	s := b.Schema()
-	start, err := metaInt(s, "start")
+	if b.NumCols() < 4 {
+		return corruptSnapshot("window state of another shape")
+	}
+	starts, err := int64Column(b, 0)
 	if err != nil {
 		return err
 	}
-	first, err := metaInt(s, "first")
-	if err != nil {
-		return err
+	for lo := 0; lo < len(starts); {
+		hi := lo + 1
+		for hi < len(starts) && starts[hi] == starts[lo] {
+			hi++
+		}
+		if err := j.loadWindow(ectx, b.NewSlice(int64(lo), int64(hi))); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
+}
+
+func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
+	s := b.Schema()
+	meta := make([]int64, 3) // start, close, first
+	for c := range meta {
+		vals, err := int64Column(b, c)
+		if err != nil {
+			return err
+		}
+		meta[c] = vals[0]
+	}
+	start, first := meta[0], meta[2]
+	if _, dup := j.windows[start]; dup {
+		return corruptSnapshot("a window saved twice")
 	}
 	w, err := j.window(ectx, start)
 	if err != nil {
@@ -275,14 +390,15 @@ func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
 	w.firstEpoch = first
 	n := int(b.NumRows())
 	nkeys := len(j.plan.Agg.GroupBy)
-	if int(b.NumCols()) < 1+nkeys {
+	const fixed = 4 // w_start, w_close, w_first, dirty
+	if int(b.NumCols()) < fixed+nkeys {
 		return corruptSnapshot("window state without its keys")
 	}
-	dirty, ok := b.Column(0).(*array.Boolean)
+	dirty, ok := b.Column(3).(*array.Boolean)
 	if !ok {
 		return corruptSnapshot("window state without dirty flags")
 	}
-	keys := b.Columns()[1 : 1+nkeys]
+	keys := b.Columns()[fixed : fixed+nkeys]
 	for k, e := range j.plan.Agg.GroupBy {
 		if !arrow.TypeEqual(keys[k].DataType(), e.Type().Arrow()) {
 			return corruptSnapshot("window key of another type")
@@ -301,12 +417,12 @@ func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
 				return corruptSnapshot("duplicate window key")
 			}
 		}
-		key := make([]expr.Datum, nkeys)
-		for k := range key {
-			key[k] = expr.DatumAt(keys[k], i)
-		}
-		if nkeys == 0 {
-			key = nil
+		var key []expr.Datum
+		if nkeys > 0 {
+			key = make([]expr.Datum, nkeys)
+			for k := range key {
+				key[k] = expr.DatumAt(keys[k], i)
+			}
 		}
 		w.keys[i] = key
 		w.dirty[i] = dirty.Value(i)
@@ -314,14 +430,14 @@ func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
 	w.ngroups = n
 	// The accumulators' columns are named a<aggregate>.<column>.
 	byAgg := make([][]arrow.Array, len(w.inputs))
-	for c := 1 + nkeys; c < int(b.NumCols()); c++ {
+	for c := fixed + nkeys; c < int(b.NumCols()); c++ {
 		name := s.Field(c).Name
-		dot := 1
-		for dot < len(name) && name[dot] != '.' {
-			dot++
+		dot := strings.IndexByte(name, '.')
+		if dot < 2 || name[0] != 'a' {
+			return corruptSnapshot("bad column " + name)
 		}
 		i, err := strconv.Atoi(name[1:dot])
-		if err != nil || name[0] != 'a' || i < 0 || i >= len(byAgg) {
+		if err != nil || i < 0 || i >= len(byAgg) {
 			return corruptSnapshot("bad column " + name)
 		}
 		byAgg[i] = append(byAgg[i], b.Column(c))
@@ -339,23 +455,23 @@ func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
 }
 
 func (j *StreamJob) loadRows(b arrow.RecordBatch) error {
-	window, err := metaInt(b.Schema(), "window")
+	if int(b.NumCols()) != 2+len(j.plan.Cols) {
+		return corruptSnapshot("table rows of another shape")
+	}
+	windows, err := int64Column(b, 0)
 	if err != nil {
 		return err
 	}
-	if int(b.NumCols()) != 1+len(j.plan.Cols) {
-		return corruptSnapshot("table rows of another shape")
+	groups, err := int64Column(b, 1)
+	if err != nil {
+		return err
 	}
-	groups, ok := b.Column(0).(*array.Int64)
-	if !ok {
-		return corruptSnapshot("table rows without groups")
-	}
-	for i := 0; i < int(b.NumRows()); i++ {
+	for i := range groups {
 		row := make([]expr.Datum, len(j.plan.Cols))
 		for c := range row {
-			row[c] = expr.DatumAt(b.Column(1+c), i)
+			row[c] = expr.DatumAt(b.Column(2+c), i)
 		}
-		j.rows.set(window, int(groups.Value(i)), row)
+		j.rows.set(windows[i], int(groups[i]), row)
 	}
 	return nil
 }
