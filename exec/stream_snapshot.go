@@ -573,19 +573,20 @@ func int64Column(b arrow.RecordBatch, c int) ([]int64, error) {
 	return arr.Int64Values(), nil
 }
 
-// Snapshot policy. A snapshot costs about as much as its size (state plus,
-// in update and complete mode, the table's rows); re-running an epoch
-// costs about its input. Taking the next snapshot once the input read
-// since the last one reaches that one's size (at least minSnapshotRows)
-// keeps the snapshots' total cost at most about that of processing the
-// input, and a restart re-runs at most about one snapshot's worth of
-// input. When every row makes a new group, snapshots come at doubling
-// sizes, whose total cost is about twice the last one. Many small epochs
-// also trigger one (maxEpochsBetweenSnapshots), so a trickle of input does
-// not make a restart re-run thousands of epochs.
+// Snapshot policy. A snapshot costs about as much as its size in rows
+// (state plus, in update and complete mode, the table's rows); a restart
+// re-runs the epochs after it, at about one row's cost per input row plus a
+// fixed cost per epoch (epochCostRows). Taking the next snapshot once the
+// work since the last one reaches that one's size (at least
+// minSnapshotRows) keeps the snapshots' total cost at most about that of
+// processing the input, and bounds a restart's re-run by about one
+// snapshot's worth of work. When every row makes a new group, snapshots
+// come at doubling sizes, whose total cost is about twice the last one. A
+// trickle of tiny epochs triggers one too, sooner for a small state than
+// for a big one.
 const (
-	minSnapshotRows           = 65536
-	maxEpochsBetweenSnapshots = 1000
+	minSnapshotRows = 65536
+	epochCostRows   = 1000
 )
 
 func (j *StreamJob) snapshotDue() bool {
@@ -595,7 +596,7 @@ func (j *StreamJob) snapshotDue() bool {
 	if j.SnapshotRows > 0 {
 		return j.rowsSince >= j.SnapshotRows
 	}
-	return j.epochsSince >= maxEpochsBetweenSnapshots || j.rowsSince >= max(minSnapshotRows, j.snapRows)
+	return j.rowsSince+epochCostRows*j.epochsSince >= max(minSnapshotRows, j.snapRows)
 }
 
 func batchRows(bs []arrow.RecordBatch) int64 {
