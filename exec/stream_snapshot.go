@@ -26,6 +26,10 @@ import (
 // Each batch says what it holds in its schema metadata (stateKind), so a
 // snapshot is a flat list of chunks.
 
+// SnapshotFormat numbers the layout of the snapshot batches; a snapshot of
+// another format is ignored (the table re-runs its epochs instead).
+const SnapshotFormat = 2
+
 const (
 	stateKind       = "weir.state"
 	kindWindow      = "window"

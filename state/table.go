@@ -78,6 +78,16 @@ func (t *Txn) AppendChunks(rel uint32, batches []arrow.RecordBatch) error {
 
 func encodeChunk(b arrow.RecordBatch) ([]byte, error) {
 	var buf bytes.Buffer
+	// Room for the columns' buffers plus the IPC framing, so that a large
+	// batch is not copied over and over as the buffer doubles.
+	// The buffers of a slice are the whole array's: cap the estimate by a
+	// generous per-value size, past which the buffer grows as it must.
+	size := 0
+	for _, c := range b.Columns() {
+		size += dataBytes(c.Data())
+	}
+	size = min(size, int(b.NumRows())*int(b.NumCols())*64)
+	buf.Grow(chunkHeaderLen + 4096 + size + size/16)
 	buf.Write(make([]byte, chunkHeaderLen))
 	w := ipc.NewWriter(&buf, ipc.WithSchema(b.Schema()))
 	if err := w.Write(b); err != nil {
@@ -87,6 +97,21 @@ func encodeChunk(b arrow.RecordBatch) ([]byte, error) {
 		return nil, &sqlerr.Error{Code: sqlerr.InternalError, Message: "could not encode table chunk: " + err.Error()}
 	}
 	return buf.Bytes(), nil
+}
+
+// dataBytes is the size of an array's buffers (an upper bound of what IPC
+// writes for it, before padding).
+func dataBytes(d arrow.ArrayData) int {
+	n := 0
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += b.Len() + 64 // IPC pads each buffer to 64 bytes
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
 }
 
 func decodeChunk(data []byte) (arrow.RecordBatch, error) {
