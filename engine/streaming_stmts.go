@@ -45,7 +45,7 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	case parse.DropStreamingTable:
 		return s.dropStreamingTable(ss, io)
 	case parse.RefreshStreamingTable:
-		return s.refreshStreamingTable(ss, io)
+		return s.refreshStreamingTable(ctx, ss, io)
 	case parse.ShowStreamingTables:
 		return s.showStreamingTables(st)
 	case parse.ExplainCreateStreamingTable:
@@ -116,7 +116,7 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 
 // refreshStreamingTable runs a streaming table now (available_now, or
 // after a failure); FULL recomputes it from the retained input.
-func (s *Session) refreshStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
 	if err != nil {
 		return nil, err
@@ -151,14 +151,65 @@ func (s *Session) refreshStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO)
 			}
 			io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("recomputing streaming table %s from its retained input", rel.Name))
 		}
-		s.eng.startRunner(rel, sp, trig)
-		return commandResult("REFRESH STREAMING TABLE"), nil
+		r = s.eng.startRunner(rel, sp, trig)
+	} else {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
 	}
-	select {
-	case r.kick <- struct{}{}:
-	default:
+	if err := s.eng.waitRefreshed(ctx, r, ss.Full, io); err != nil {
+		return nil, err
 	}
 	return commandResult("REFRESH STREAMING TABLE"), nil
+}
+
+// waitRefreshed makes REFRESH synchronous, as in Databricks SQL: it
+// returns once the table has consumed the input its input table held when
+// the statement started, sending a NOTICE with the progress every second
+// (and, for FULL, one at the end). A processing_time table runs one
+// micro-batch per interval, so REFRESH does not wait for it. Cancelling
+// the statement stops the waiting, not the table.
+func (e *Engine) waitRefreshed(ctx context.Context, r *runner, full bool, io wire.ExecIO) error {
+	if r.plan == nil || r.trigger.kind == "processing_time" {
+		return nil
+	}
+	target, _, err := e.store.TableStats(r.plan.Input.OID)
+	if err != nil {
+		return err
+	}
+	began := time.Now()
+	lastNotice := began
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p := r.job.Progress()
+		status, lastErr := r.state()
+		switch {
+		case status == statusFailed:
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table %s failed: %s", r.name, lastErr)
+		case p.InputRows >= target && p.BacklogRows == 0 && !r.job.Replaying() && status != statusPaused:
+			if full {
+				io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s recomputed: %d input rows in %d epochs, %.1f s",
+					r.name, p.InputRows, p.Epoch, time.Since(began).Seconds()))
+			}
+			return nil
+		}
+		if time.Since(lastNotice) >= time.Second {
+			lastNotice = time.Now()
+			pct := 100.0
+			if target > 0 {
+				pct = 100 * float64(min(p.InputRows, target)) / float64(target)
+			}
+			io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s: %d of %d input rows processed (%.0f%%), epoch %d", r.name, p.InputRows, target, pct, p.Epoch))
+		}
+		select {
+		case <-ctx.Done():
+			return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request").
+				WithDetail("The streaming table goes on refreshing in the background.")
+		case <-tick.C:
+		}
+	}
 }
 
 func (s *Session) showStreamingTables(st *statement) (wire.Result, error) {

@@ -22,6 +22,7 @@ func (x *execIO) Notice(severity, code, message string) {
 		severity = "NOTICE"
 	}
 	x.c.send(&pgproto3.NoticeResponse{Severity: severity, SeverityUnlocalized: severity, Code: code, Message: message})
+	x.c.flush() // as PostgreSQL does: a long statement's notices arrive while it runs
 }
 
 func (x *execIO) ParameterStatus(name, value string) {
