@@ -59,6 +59,8 @@ type StreamJob struct {
 	rowsSince   int64
 	epochsSince int64
 	snapshots   bool // SnapshotsState
+	// sessionIncremental: session aggregates fold only new rows.
+	sessionIncremental bool
 	// StoreOutput writes the append-mode rows of a re-run epoch whose
 	// output is not stored yet (epoch > StoredOutputEpochs): after CREATE OR
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.
@@ -199,6 +201,7 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source func(from int) ([]a
 	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
 	j.snapshots = PlanSnapshotsState(plan)
+	j.sessionIncremental = plan.SessionAggsIncremental()
 	return j
 }
 

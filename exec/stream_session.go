@@ -28,6 +28,11 @@ type session struct {
 	start, last int64
 	rows        [][]expr.Datum // rows below the aggregation
 	touched     bool
+	// accs hold the aggregates over rows[:folded] when the plan's
+	// aggregates fold incrementally (nil: not built, or invalidated by a
+	// merge), so that emitting a growing session folds only its new rows.
+	accs   []*aggInput
+	folded int
 }
 
 // sessionState is the open sessions of every partition.
@@ -115,6 +120,7 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 			into.last = max(into.last, s.last)
 			into.firstEpoch = min(into.firstEpoch, s.firstEpoch)
 			into.rows = append(into.rows, s.rows...)
+			into.accs = nil // its rows are no longer a prefix plus new ones
 			j.sessions.gone = append(j.sessions.gone, s.id)
 		}
 		into.start = min(into.start, t)
@@ -227,13 +233,34 @@ func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
 
 // sessionResult computes one session's output row: its rows with the
 // session's bounds, aggregated as one group, then HAVING and the output
-// expressions.
+// expressions. When the aggregates fold incrementally, only the rows added
+// since the last emission are folded into the session's accumulators (a
+// long session in update mode would otherwise cost its whole length at
+// every epoch).
 func (j *StreamJob) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Schema, cols []planner.Column) (arrow.RecordBatch, error) {
-	n := len(s.rows)
+	if !j.sessionIncremental || s.folded > len(s.rows) {
+		s.accs = nil
+	}
+	if s.accs == nil {
+		s.folded = 0
+		for i := range j.plan.Agg.Aggs {
+			ai, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
+			if err != nil {
+				return nil, err
+			}
+			s.accs = append(s.accs, ai)
+		}
+	}
+	// The rows to fold, plus the last row when there are none (the group
+	// keys are read from the batch's first row: every row of a session has
+	// the same partition and bounds).
+	start := min(s.folded, len(s.rows)-1)
+	rows := s.rows[start:]
+	n := len(rows)
 	arrs := make([]arrow.Array, len(cols))
 	for c := range cols {
 		vals := make([]expr.Datum, n)
-		for i, r := range s.rows {
+		for i, r := range rows {
 			switch {
 			case c < len(r):
 				vals[i] = r[c]
@@ -250,24 +277,30 @@ func (j *StreamJob) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Sche
 	if err != nil {
 		return nil, err
 	}
-	groups := make([]uint32, n)
 	outCols := make([]arrow.Array, 0, len(keys)+len(j.plan.Agg.Aggs))
 	for _, k := range keys {
 		outCols = append(outCols, expr.TakeArray(k, []int{0}))
 	}
-	for i := range j.plan.Agg.Aggs {
-		ai, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
-		if err != nil {
-			return nil, err
-		}
-		if err := ai.add(ectx, in, groups); err != nil {
-			return nil, err
+	fold := in
+	if skip := s.folded - start; skip > 0 {
+		fold = in.NewSlice(int64(skip), int64(n))
+	}
+	groups := make([]uint32, fold.NumRows())
+	for _, ai := range s.accs {
+		if fold.NumRows() > 0 {
+			if err := ai.add(ectx, fold, groups); err != nil {
+				return nil, err
+			}
 		}
 		arr, err := ai.finish(ectx, 1)
 		if err != nil {
 			return nil, err
 		}
 		outCols = append(outCols, arr)
+	}
+	s.folded = len(s.rows)
+	if !j.sessionIncremental {
+		s.accs = nil
 	}
 	agg := array.NewRecordBatch(planner.Schema(j.plan.Agg.Cols), outCols, 1)
 	return j.project(ectx, agg, nil)

@@ -467,6 +467,37 @@ func Micros(us int64) string {
 	return fmt.Sprintf("'%g seconds'", d.Seconds())
 }
 
+// SessionAggsIncremental reports whether a session aggregation's
+// aggregates can be folded incrementally as a session grows: none reads
+// the session's bounds (which move as it grows) and none is ordered (an
+// ordered aggregate sorts all its input at the end).
+func (sp *StreamPlan) SessionAggsIncremental() bool {
+	if sp.Agg == nil || sp.Window == nil || sp.Window.Kind != SessionWindow {
+		return false
+	}
+	n := len(sp.Window.Input.Columns())
+	ok := true
+	check := func(e expr.Expr) {
+		walkExpr(e, func(x expr.Expr) {
+			if c, isRef := x.(*expr.ColumnRef); isRef && c.Index >= n {
+				ok = false
+			}
+		})
+	}
+	for _, a := range sp.Agg.Aggs {
+		if len(a.OrderBy) > 0 {
+			return false
+		}
+		for _, e := range a.Args {
+			check(e)
+		}
+		if a.Filter != nil {
+			check(a.Filter)
+		}
+	}
+	return ok
+}
+
 // sessionBelow finds a session WindowAssign feeding an aggregation,
 // pushing filters that do not read the window bounds below it first.
 func sessionBelow(a *Aggregate) *WindowAssign {
