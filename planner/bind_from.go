@@ -505,16 +505,37 @@ func side(e expr.Expr, nl int) int {
 }
 
 // pushFilter places a WHERE predicate: equalities across a cross join
-// become hash-join keys, the rest filters above.
+// become hash-join keys, a conjunct that reads one side only filters that
+// side below the join (as PostgreSQL does: fewer rows to join, and the
+// same rows reach the conjunct, hence the same errors), the rest filters
+// above.
 func pushFilter(input Node, pred expr.Expr) Node {
 	j, ok := input.(*Join)
 	if !ok || j.Kind != CrossJoin && j.Kind != InnerJoin {
 		return &Filter{Input: input, Pred: pred}
 	}
+	nl := len(j.Left.Columns())
 	var rest []expr.Expr
 	for _, c := range conjuncts(pred) {
 		if pushEqui(j, c) {
 			continue
+		}
+		if !isVolatile(c) {
+			switch side(c, nl) {
+			case 1:
+				j.Left = pushFilter(j.Left, c)
+				continue
+			case 2:
+				shifted := mapColumnRefs(c, func(r *expr.ColumnRef) expr.Expr {
+					return &expr.ColumnRef{Index: r.Index - nl, T: r.T, Name: r.Name}
+				})
+				// mapColumnRefs rebuilds the node kinds it knows; move the
+				// conjunct only if every column reference was shifted.
+				if shiftedBy(c, shifted, nl) {
+					j.Right = pushFilter(j.Right, shifted)
+					continue
+				}
+			}
 		}
 		rest = append(rest, c)
 	}
@@ -525,6 +546,42 @@ func pushFilter(input Node, pred expr.Expr) Node {
 		return &Filter{Input: input, Pred: rest[0]}
 	}
 	return &Filter{Input: input, Pred: &expr.BoolOp{And: true, Args: rest}}
+}
+
+// shiftedBy reports whether b is a with every column reference moved down
+// by n (walked in the same order).
+func shiftedBy(a, b expr.Expr, n int) bool {
+	refs := func(e expr.Expr) []int {
+		var out []int
+		walkExpr(e, func(x expr.Expr) {
+			if r, ok := x.(*expr.ColumnRef); ok {
+				out = append(out, r.Index)
+			}
+		})
+		return out
+	}
+	ra, rb := refs(a), refs(b)
+	if len(ra) != len(rb) {
+		return false
+	}
+	for i := range ra {
+		if rb[i] != ra[i]-n {
+			return false
+		}
+	}
+	return true
+}
+
+// isVolatile reports whether e calls a volatile function (random(), ...),
+// which must run as often as the query says, so it is not moved.
+func isVolatile(e expr.Expr) bool {
+	v := false
+	walkExpr(e, func(x expr.Expr) {
+		if f, ok := x.(*expr.FuncCall); ok && expr.IsVolatile(f.Name) {
+			v = true
+		}
+	})
+	return v
 }
 
 // pushEqui tries to turn c into a key of j or of a cross join nested on its

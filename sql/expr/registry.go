@@ -53,6 +53,17 @@ func RegisterScalar(name string, ovs ...Overload) {
 	scalars[name] = append(scalars[name], ovs...)
 }
 
+// IsVolatile reports whether some overload of the function is volatile
+// (its result may change between calls with the same arguments).
+func IsVolatile(name string) bool {
+	for _, ov := range scalars[name] {
+		if ov.Volatile {
+			return true
+		}
+	}
+	return false
+}
+
 // HasScalar reports whether a function of that name exists.
 func HasScalar(name string) bool { _, ok := scalars[name]; return ok }
 
