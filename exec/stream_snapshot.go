@@ -339,6 +339,10 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 		}
 	}
 	j.snapEpoch, j.snapRows = n, batchRows(snapshot)
+	rows, bytes := j.stateSize()
+	j.mu.Lock()
+	j.progress.StateRows, j.progress.StateBytes = rows, bytes
+	j.mu.Unlock()
 	if j.pubEpoch <= n {
 		// Not after a Reset whose readers still see a later epoch: they
 		// keep it until the re-run of the epochs after the snapshot ends.
