@@ -36,8 +36,17 @@ func stateCols(cols []arrow.Array, n int) error {
 	return nil
 }
 
-func saveInt64s(mem memory.Allocator, vals []int64, n int) arrow.Array {
-	b := array.NewInt64Builder(mem)
+// numBuilder is the part of Arrow's Int64 and Float64 builders that
+// saveNums uses.
+type numBuilder[T int64 | float64] interface {
+	Reserve(n int)
+	UnsafeAppend(v T)
+	NewArray() arrow.Array
+	Release()
+}
+
+// saveNums writes vals padded with zeros to n values.
+func saveNums[T int64 | float64](b numBuilder[T], vals []T, n int) arrow.Array {
 	defer b.Release()
 	b.Reserve(n)
 	for g := 0; g < n; g++ {
@@ -48,6 +57,14 @@ func saveInt64s(mem memory.Allocator, vals []int64, n int) arrow.Array {
 		}
 	}
 	return b.NewArray()
+}
+
+func saveInt64s(mem memory.Allocator, vals []int64, n int) arrow.Array {
+	return saveNums[int64](array.NewInt64Builder(mem), vals, n)
+}
+
+func saveFloat64s(mem memory.Allocator, vals []float64, n int) arrow.Array {
+	return saveNums[float64](array.NewFloat64Builder(mem), vals, n)
 }
 
 func loadInt64s(a arrow.Array) ([]int64, error) {
@@ -56,20 +73,6 @@ func loadInt64s(a arrow.Array) ([]int64, error) {
 		return nil, sqlerr.New(sqlerr.DataCorrupted, "aggregate state snapshot: expected a bigint column, found %s", a.DataType())
 	}
 	return append([]int64(nil), c.Int64Values()...), nil
-}
-
-func saveFloat64s(mem memory.Allocator, vals []float64, n int) arrow.Array {
-	b := array.NewFloat64Builder(mem)
-	defer b.Release()
-	b.Reserve(n)
-	for g := 0; g < n; g++ {
-		if g < len(vals) {
-			b.UnsafeAppend(vals[g])
-		} else {
-			b.UnsafeAppend(0)
-		}
-	}
-	return b.NewArray()
 }
 
 func loadFloat64s(a arrow.Array) ([]float64, error) {
