@@ -193,28 +193,25 @@ func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
 	aggInCols := append(append([]planner.Column{}, preCols...),
 		planner.Column{Name: "window_start", T: w.Time.Type()}, planner.Column{Name: "window_end", T: w.Time.Type()})
 	schema := planner.Schema(aggInCols)
+	// Sessions are aggregated together, as the groups of one batch, unless
+	// each keeps its own accumulators to fold only its new rows (update
+	// and complete mode, when the aggregates allow it).
+	batched := j.plan.Mode == planner.AppendMode || !j.sessionIncremental
+	var emitted []*session
 	for _, k := range keys {
 		var keep []*session
 		for _, s := range j.sessions.parts[k] {
 			closing := s.last+w.Gap <= j.watermark
 			emit := (j.plan.Mode == planner.AppendMode && closing) || (j.plan.Mode != planner.AppendMode && (s.touched || j.plan.Mode == planner.CompleteMode))
 			if emit {
-				out, err := j.sessionResult(ectx, s, schema, aggInCols)
-				if err != nil {
-					return err
-				}
-				if j.plan.Mode == planner.AppendMode {
-					if out.NumRows() > 0 {
-						j.appendOutput(out)
-					}
-				} else if out.NumRows() > 0 {
-					row := make([]expr.Datum, out.NumCols())
-					for c := range row {
-						row[c] = expr.DatumAt(out.Column(c), 0)
-					}
-					j.rows.set(s.id, 0, row)
+				if batched {
+					emitted = append(emitted, s)
 				} else {
-					j.rows.remove(s.id, 0)
+					out, err := j.sessionResult(ectx, s, schema, aggInCols)
+					if err != nil {
+						return err
+					}
+					j.setSessionRow(s, out, 0, out.NumRows() > 0)
 				}
 				s.touched = false
 			}
@@ -228,7 +225,110 @@ func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
 			j.sessions.parts[k] = keep
 		}
 	}
+	if len(emitted) == 0 {
+		return nil
+	}
+	out, rowOf, err := j.sessionResults(ectx, emitted, schema, aggInCols)
+	if err != nil {
+		return err
+	}
+	if j.plan.Mode == planner.AppendMode {
+		if out.NumRows() > 0 {
+			j.appendOutput(out)
+		}
+		return nil
+	}
+	for i, s := range emitted {
+		j.setSessionRow(s, out, rowOf[i]-1, rowOf[i] > 0)
+	}
 	return nil
+}
+
+// setSessionRow makes row r of out the table row of session s in update
+// and complete mode (ok false: HAVING removed it).
+func (j *StreamJob) setSessionRow(s *session, out arrow.RecordBatch, r int, ok bool) {
+	if !ok {
+		j.rows.remove(s.id, 0)
+		return
+	}
+	row := make([]expr.Datum, out.NumCols())
+	for c := range row {
+		row[c] = expr.DatumAt(out.Column(c), r)
+	}
+	j.rows.set(s.id, 0, row)
+}
+
+// sessionResults computes the output rows of several sessions at once:
+// all their rows, with each session's bounds, in one batch whose groups
+// are the sessions, aggregated and projected together. rowOf[i] is session
+// i's output row + 1 (0: HAVING removed it). A session costs its rows, not
+// a batch, builders and accumulators of its own.
+func (j *StreamJob) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.Schema, cols []planner.Column) (arrow.RecordBatch, []int, error) {
+	n := 0
+	for _, s := range ss {
+		n += len(s.rows)
+	}
+	groups := make([]uint32, 0, n)
+	first := make([]int, len(ss))
+	arrs := make([]arrow.Array, len(cols))
+	vals := make([]expr.Datum, n)
+	for c := range cols {
+		r := 0
+		for si, s := range ss {
+			if c == 0 {
+				first[si] = r
+			}
+			for _, row := range s.rows {
+				switch {
+				case c < len(row):
+					vals[r] = row[c]
+				case c == len(row):
+					vals[r] = s.start
+				default:
+					vals[r] = s.last + j.plan.Window.Gap
+				}
+				if c == 0 {
+					groups = append(groups, uint32(si))
+				}
+				r++
+			}
+		}
+		arrs[c] = expr.ArrayFromDatums(ectx.Allocator(), cols[c].T, vals)
+	}
+	in := array.NewRecordBatch(schema, arrs, int64(n))
+	keys, err := evalAll(ectx, j.plan.Agg.GroupBy, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	outCols := make([]arrow.Array, 0, len(keys)+len(j.plan.Agg.Aggs))
+	for _, k := range keys {
+		outCols = append(outCols, expr.TakeArray(k, first))
+	}
+	for i := range j.plan.Agg.Aggs {
+		ai, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := ai.add(ectx, in, groups); err != nil {
+			return nil, nil, err
+		}
+		arr, err := ai.finish(ectx, len(ss))
+		if err != nil {
+			return nil, nil, err
+		}
+		outCols = append(outCols, arr)
+	}
+	agg := array.NewRecordBatch(planner.Schema(j.plan.Agg.Cols), outCols, int64(len(ss)))
+	var keep []int
+	out, err := j.project(ectx, agg, &keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	rowOf := make([]int, len(ss))
+	for r, i := range keep {
+		rowOf[i] = r + 1
+	}
+	return out, rowOf, nil
 }
 
 // sessionResult computes one session's output row: its rows with the
