@@ -60,10 +60,11 @@ func (j *StreamJob) dedupe(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]arrow.Rec
 					continue
 				}
 			}
-			k := j.sessionKey(keys, i)
-			if _, dup := j.dedup.seen[k]; dup {
+			kb := j.rowKey(keys, i)
+			if _, dup := j.dedup.seen[string(kb)]; dup {
 				continue
 			}
+			k := string(kb)
 			j.dedup.seen[k] = t
 			j.dedup.epochOf[k] = j.progress.Epoch + 1
 			keep = append(keep, i)

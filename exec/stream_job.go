@@ -61,6 +61,7 @@ type StreamJob struct {
 	snapshots   bool // SnapshotsState
 	// sessionIncremental: session aggregates fold only new rows.
 	sessionIncremental bool
+	keyBuf             []byte // rowKey's scratch
 	// StoreOutput writes the append-mode rows of a re-run epoch whose
 	// output is not stored yet (epoch > StoredOutputEpochs): after CREATE OR
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.

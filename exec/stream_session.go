@@ -1,9 +1,8 @@
 package exec
 
 import (
-	"fmt"
+	"slices"
 	"sort"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -35,7 +34,8 @@ type session struct {
 	folded int
 }
 
-// sessionState is the open sessions of every partition.
+// sessionState is the open sessions of every partition, each partition's
+// sorted by start (consecutive sessions are at least a gap apart).
 type sessionState struct {
 	parts  map[string][]*session
 	nextID int64
@@ -45,12 +45,11 @@ type sessionState struct {
 	hit  []*session // foldSessions' scratch
 }
 
-func (j *StreamJob) sessionKey(parts []arrow.Array, i int) string {
-	var sb strings.Builder
-	for _, p := range parts {
-		fmt.Fprintf(&sb, "%#v\x00", expr.DatumAt(p, i))
-	}
-	return sb.String()
+// rowKey is the map key of row i of cols (appendRowKey), built in the
+// job's scratch buffer: a lookup with string(key) does not allocate.
+func (j *StreamJob) rowKey(cols []arrow.Array, i int) []byte {
+	j.keyBuf = appendRowKey(j.keyBuf[:0], cols, i)
+	return j.keyBuf
 }
 
 // foldSessions adds a batch of rows to the sessions; rows whose session
@@ -85,21 +84,26 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 		for c := range row {
 			row[c] = expr.DatumAt(b.Column(c), i)
 		}
-		key := j.sessionKey(parts, i)
-		open := j.sessions.parts[key]
-		// The sessions the row falls into (scratch space reused across
-		// rows: most rows join one session and allocate nothing here).
-		hit := j.sessions.hit[:0]
-		for _, s := range open {
-			if t > s.start-w.Gap && t < s.last+w.Gap {
-				hit = append(hit, s)
+		key := j.rowKey(parts, i)
+		open := j.sessions.parts[string(key)]
+		// A partition's sessions are sorted by start and at least a gap
+		// apart, so a row falls into at most two adjacent ones: the first
+		// that ends (last + gap) after it, and the next. A binary search
+		// finds them; a partition may hold thousands of sessions within
+		// one large epoch.
+		at := sort.Search(len(open), func(k int) bool { return open[k].last+w.Gap > t })
+		hit := j.sessions.hit[:0] // scratch space reused across rows
+		for k := at; k < len(open) && k < at+2; k++ {
+			if t > open[k].start-w.Gap {
+				hit = append(hit, open[k])
 			}
 		}
 		j.sessions.hit = hit
 		if len(hit) == 0 {
 			j.sessions.nextID++
-			j.sessions.parts[key] = append(open, &session{id: j.sessions.nextID, start: t, last: t,
+			open = slices.Insert(open, at, &session{id: j.sessions.nextID, start: t, last: t,
 				rows: [][]expr.Datum{row}, touched: true, firstEpoch: j.progress.Epoch + 1})
+			j.sessions.parts[string(key)] = open
 			continue
 		}
 		// The row extends a session in place (appending to its rows is
@@ -128,15 +132,10 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 		into.rows = append(into.rows, row)
 		into.touched = true
 		if len(hit) > 1 {
-			// A merge (rare): keep the sessions the row did not join, and
-			// the merged one.
-			keep := make([]*session, 0, len(open)-len(hit)+1)
-			for _, s := range open {
-				if s == into || !(t > s.start-w.Gap && t < s.last+w.Gap) {
-					keep = append(keep, s)
-				}
-			}
-			j.sessions.parts[key] = keep
+			// A merge of the two adjacent sessions at `at` and `at+1`: the
+			// merged one takes the first's place.
+			open[at] = into
+			j.sessions.parts[string(key)] = slices.Delete(open, at+1, at+2)
 		}
 	}
 	if j.KeepLate && len(lateIdx) > 0 {

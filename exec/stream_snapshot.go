@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ import (
 
 // SnapshotFormat numbers the layout of the snapshot batches; a snapshot of
 // another format is ignored (the table re-runs its epochs instead).
-const SnapshotFormat = 2
+const SnapshotFormat = 3 // 3: binary partition and dedup keys (appendRowKey)
 
 const (
 	stateKind       = "weir.state"
@@ -512,6 +513,9 @@ func (j *StreamJob) loadSessions(b arrow.RecordBatch) error {
 		key := string(parts.Value(i))
 		j.sessions.parts[key] = append(j.sessions.parts[key], &session{id: ids[i], firstEpoch: firsts[i],
 			start: starts[i], last: lasts[i], touched: touched.Value(i)})
+	}
+	for _, ss := range j.sessions.parts { // foldSessions relies on the order
+		slices.SortFunc(ss, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ package main
 //     append-mode tumbling-window streaming table, timed until every closed
 //     window is in the streaming table; baseline PostgreSQL COPY + the batch
 //     aggregate over the closed windows;
+//     1b. the same with 30-second session windows per key, against
+//     PostgreSQL's COPY + sessionization with window functions;
 //  2. freshness in update mode: a writer INSERTing at a target rate and a
 //     SUBSCRIBE TO reader; latency from INSERT acknowledged to the change
 //     visible; baseline the plain INSERT round trip;
@@ -36,6 +38,19 @@ const createEv = `CREATE TABLE ev (id bigint, region text, amount numeric(10,2),
 const createR5 = `CREATE STREAMING TABLE r5 AS SELECT region, window_start, window_end, count(*) AS n, sum(amount) AS total FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 1 MINUTE WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY region, window_start, window_end`
 
 const pgWindowQ = `SELECT region, to_timestamp(floor(extract(epoch from ts)/300)*300) AS ws, count(*), sum(amount) FROM ev WHERE ts < '%s' GROUP BY 1, 2`
+
+// Session windows per key id % 1000: a key's events are about 21.6 s apart
+// with ±10 s of jitter, so a 30-second gap both joins and splits sessions.
+const createSk = `CREATE STREAMING TABLE sk AS SELECT id % 1000 AS k, window_start, window_end, count(*) AS n, sum(amount) AS total FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY session_window(ts, '30 seconds'), id % 1000`
+
+// pgSessionQ sessionizes with window functions: a session starts where a
+// key's event is at least the gap after its previous one; only sessions
+// closed by the final watermark (max ts - 1 minute) count.
+const pgSessionQ = `SELECT k, window_start, window_end, n, total FROM (
+	SELECT k, min(ts) AS window_start, max(ts) + interval '30 seconds' AS window_end, count(*) AS n, sum(amount) AS total FROM (
+		SELECT k, ts, amount, sum(brk) OVER (PARTITION BY k ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid FROM (
+			SELECT id % 1000 AS k, ts, amount, CASE WHEN ts - lag(ts) OVER (PARTITION BY id % 1000 ORDER BY ts) < interval '30 seconds' THEN 0 ELSE 1 END AS brk FROM ev) b) s
+	GROUP BY k, sid) r WHERE window_end <= (SELECT max(ts) - interval '1 minute' FROM ev)`
 
 const createFe = `CREATE TABLE fe (id bigint, region text, amount numeric(10,2), ts timestamptz)`
 
@@ -240,6 +255,51 @@ func weirWindowOnce(ctx context.Context, conn *pgx.Conn, csvPath string, st evSt
 		return 0, nil, fmt.Errorf("r5 has %d rows, the data has %d closed windows", len(got), st.closedWindows)
 	}
 	logf("  weir: COPY returned after %.3f s, r5 complete after %.3f s (%d epochs)", copied.Seconds(), el, p.epoch)
+	return el, got, nil
+}
+
+// weirSessionOnce times COPY until every closed session is in sk.
+func weirSessionOnce(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats) (float64, []string, error) {
+	for _, q := range []string{"DROP STREAMING TABLE IF EXISTS r5", "DROP STREAMING TABLE IF EXISTS sk", "DROP TABLE IF EXISTS ev", createEv, createSk} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	start := time.Now()
+	if err := copyFile(ctx, conn, csvPath, "ev", st.rows); err != nil {
+		return 0, nil, err
+	}
+	p, err := waitCaughtUp(ctx, conn, "sk", int64(st.rows), 10*time.Minute)
+	if err != nil {
+		return 0, nil, err
+	}
+	got, err := textRows(ctx, conn, "SELECT k, window_start, window_end, n, total FROM sk")
+	el := time.Since(start).Seconds()
+	if err != nil {
+		return 0, nil, err
+	}
+	if p.lateRows != 0 {
+		return 0, nil, fmt.Errorf("sk counted %d late rows, want 0", p.lateRows)
+	}
+	logf("  weir: sk complete after %.3f s (%d sessions, %d epochs)", el, len(got), p.epoch)
+	return el, got, nil
+}
+
+func pgSessionOnce(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats) (float64, []string, error) {
+	for _, q := range []string{"DROP TABLE IF EXISTS ev", createEv} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	start := time.Now()
+	if err := copyFile(ctx, conn, csvPath, "ev", st.rows); err != nil {
+		return 0, nil, err
+	}
+	got, err := textRows(ctx, conn, pgSessionQ)
+	el := time.Since(start).Seconds()
+	if err != nil {
+		return 0, nil, err
+	}
 	return el, got, nil
 }
 
@@ -549,18 +609,22 @@ func stateOnce(ctx context.Context, conn *pgx.Conn, pid int, name, create string
 // ---------- driver ----------
 
 type streamReport struct {
-	window    *sample
-	evRows    int
-	evBytes   int64
-	st        evStats
-	fresh     []*freshResult
-	freshDur  time.Duration
-	freshRuns int
-	plainWeir []float64
-	plainPG   []float64
-	pgWriter  []*freshResult // the same writer against PostgreSQL, no subscriber
-	state     []*stateResult
-	elapsed   time.Duration
+	window *sample
+	// sessions is the session-window variant of window, with the number
+	// of closed sessions both servers returned.
+	sessions    *sample
+	sessionRows int
+	evRows      int
+	evBytes     int64
+	st          evStats
+	fresh       []*freshResult
+	freshDur    time.Duration
+	freshRuns   int
+	plainWeir   []float64
+	plainPG     []float64
+	pgWriter    []*freshResult // the same writer against PostgreSQL, no subscriber
+	state       []*stateResult
+	elapsed     time.Duration
 }
 
 func freshDuration(c config) time.Duration {
@@ -622,6 +686,39 @@ func runStreaming(ctx context.Context, c config, tmp string, targets [2]*target,
 	}
 	logf("windowed results identical on both (%d rows = closed windows)", len(want))
 	rep.window = ws
+
+	// 1b. session windows.
+	ss := &sample{name: fmt.Sprintf("COPY %d events → 30-second session windows per key (1000 keys) complete", c.rows), unit: "s",
+		goal: "weir ≤ pg", goalOK: func(w, p float64) bool { return w <= p }}
+	var wantS []string
+	if err := interleave(ss, c.repeat, targets, func(t *target) (float64, error) {
+		var el float64
+		var got []string
+		var err error
+		if t.name == "weir" {
+			el, got, err = weirSessionOnce(ctx, t.conn, csvPath, st)
+		} else {
+			el, got, err = pgSessionOnce(ctx, t.conn, csvPath, st)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if wantS == nil {
+			wantS = got
+		} else if strings.Join(got, "\n") != strings.Join(wantS, "\n") {
+			n := min(5, len(got), len(wantS))
+			return 0, fmt.Errorf("session results differ (%s: %d rows, other %d rows); first rows:\n  %s\nvs\n  %s",
+				t.name, len(got), len(wantS), strings.Join(got[:n], "\n  "), strings.Join(wantS[:n], "\n  "))
+		}
+		return el, nil
+	}); err != nil {
+		return "", err
+	}
+	logf("session results identical on both (%d closed sessions)", len(wantS))
+	rep.sessions, rep.sessionRows = ss, len(wantS)
+	if _, err := targets[0].conn.Exec(ctx, "DROP STREAMING TABLE IF EXISTS sk"); err != nil {
+		return "", err
+	}
 
 	// 3. state size (uses the ev table left by the last weir run).
 	for _, s := range []struct{ name, create, desc string }{
@@ -738,6 +835,12 @@ group-commit fsync; PostgreSQL 15 with fsync on).
   Every run checks that r5 has exactly as many rows as the data has closed windows (computed by
   weirbench while writing the file), that late_rows is 0, and that the text rows of both servers
   are identical.
+- **Session windows.** The same file and method, with the append-mode table
+  ` + "`" + `CREATE STREAMING TABLE sk AS SELECT id % 1000 AS k, window_start, window_end, count(*) AS n, sum(amount) AS total FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY session_window(ts, '30 seconds'), id % 1000` + "`" + `
+  (a key's events are about 21.6 s apart with ±10 s of jitter, so the 30-second gap both joins
+  and splits sessions). PostgreSQL: COPY + sessionization with ` + "`lag`" + ` and a running ` + "`sum`" + ` over
+  ` + "`PARTITION BY id % 1000 ORDER BY ts`" + `, keeping the sessions closed by the final watermark.
+  Every run checks that both servers return identical text rows.
 - **Freshness (update mode).** ` + "`CREATE STREAMING TABLE fu AS SELECT region, window_start, count(*) AS n, sum(amount) AS total FROM STREAM fe WATERMARK ts DELAY OF INTERVAL 1 MINUTE WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY region, window_start EMIT ON UPDATE`" + `,
   recreated for each run. One pgx connection reads ` + "`SUBSCRIBE TO fu`" + ` (rows: weir_epoch, weir_diff,
   then the table's columns); another writes one multi-row ` + "`INSERT INTO fe VALUES ($1,$2,$3,$4), …`" + `
@@ -789,6 +892,18 @@ func (r *streamReport) markdown(c config, pgVersion, cmdline string) string {
 	fmt.Fprintf(&b, "| %s (pg: COPY + batch aggregate) | %.3f s (%.0f events/s) | %.3f s (%.0f events/s) | %.3f s | %.3f s | %.2f | %s | %s |\n\n",
 		s.name, wm, rows/wm, pm, rows/pm, best(s.weir, false), best(s.pg, false), wm/pm, s.goal, met)
 	fmt.Fprintf(&b, "Both results: %d rows, identical text. Runs (s): weir %s; pg %s.\n\n", r.st.closedWindows, fmtList(s.weir), fmtList(s.pg))
+	if ss := r.sessions; ss != nil {
+		wm, pm := median(ss.weir), median(ss.pg)
+		met := "yes"
+		if !ss.goalOK(wm, pm) {
+			met = "**NO**"
+		}
+		b.WriteString("| benchmark | weir median | pg median | weir best | pg best | ratio weir/pg (median) | goal | goal met? |\n")
+		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n")
+		fmt.Fprintf(&b, "| %s (pg: COPY + sessionization with window functions) | %.3f s (%.0f events/s) | %.3f s (%.0f events/s) | %.3f s | %.3f s | %.2f | %s | %s |\n\n",
+			ss.name, wm, rows/wm, pm, rows/pm, best(ss.weir, false), best(ss.pg, false), wm/pm, ss.goal, met)
+		fmt.Fprintf(&b, "Both results: %d closed sessions, identical text. Runs (s): weir %s; pg %s.\n\n", r.sessionRows, fmtList(ss.weir), fmtList(ss.pg))
+	}
 
 	b.WriteString("| freshness, update mode | achieved rate | batches | visible after ack p50 | p99 | INSERT round trip p50 | p99 | goal | goal met? |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n")
