@@ -257,6 +257,18 @@ func (j *StreamJob) setSessionRow(s *session, out arrow.RecordBatch, r int, ok b
 	j.rows.set(s.id, 0, row)
 }
 
+// sessionCell is column c of a session row as the aggregation reads it:
+// the row's own columns, then the session's window_start and window_end.
+func (j *StreamJob) sessionCell(s *session, row []expr.Datum, c int) expr.Datum {
+	switch {
+	case c < len(row):
+		return row[c]
+	case c == len(row):
+		return s.start
+	}
+	return s.last + j.plan.Window.Gap
+}
+
 // sessionResults computes the output rows of several sessions at once:
 // all their rows, with each session's bounds, in one batch whose groups
 // are the sessions, aggregated and projected together. rowOf[i] is session
@@ -278,14 +290,7 @@ func (j *StreamJob) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.
 				first[si] = r
 			}
 			for _, row := range s.rows {
-				switch {
-				case c < len(row):
-					vals[r] = row[c]
-				case c == len(row):
-					vals[r] = s.start
-				default:
-					vals[r] = s.last + j.plan.Window.Gap
-				}
+				vals[r] = j.sessionCell(s, row, c)
 				if c == 0 {
 					groups = append(groups, uint32(si))
 				}
@@ -360,14 +365,7 @@ func (j *StreamJob) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Sche
 	for c := range cols {
 		vals := make([]expr.Datum, n)
 		for i, r := range rows {
-			switch {
-			case c < len(r):
-				vals[i] = r[c]
-			case c == len(r):
-				vals[i] = s.start
-			default:
-				vals[i] = s.last + j.plan.Window.Gap
-			}
+			vals[i] = j.sessionCell(s, r, c)
 		}
 		arrs[c] = expr.ArrayFromDatums(ectx.Allocator(), cols[c].T, vals)
 	}
