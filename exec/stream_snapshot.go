@@ -29,11 +29,12 @@ import (
 
 // SnapshotFormat numbers the layout of the snapshot batches; a snapshot of
 // another format is ignored (the table re-runs its epochs instead).
-const SnapshotFormat = 3 // 3: binary partition and dedup keys (appendRowKey)
+const SnapshotFormat = 4 // 3: binary partition and dedup keys; 4: window fields once per window
 
 const (
 	stateKind       = "weir.state"
-	kindWindow      = "window"
+	kindWindows     = "windows" // one row per window: start, close, first epoch, groups
+	kindWindow      = "window"  // the windows' groups, in the same order
 	kindRows        = "rows"
 	kindSessions    = "sessions"
 	kindSessionRows = "session_rows"
@@ -104,11 +105,24 @@ func (j *StreamJob) SaveState(ectx *expr.Ctx) ([]arrow.RecordBatch, error) {
 		starts = append(starts, s)
 	}
 	slices.Sort(starts)
+	// The windows' own fields, once each, then their groups packed in the
+	// same order: a restore cuts the group rows by the windows' counts.
+	var wStart, wClose, wFirst, wGroups []int64
 	var windows packer
 	for _, s := range starts {
-		if b := j.saveWindow(ectx, j.windows[s]); b.NumRows() > 0 {
-			windows.add(b)
+		w := j.windows[s]
+		if w.ngroups == 0 {
+			continue
 		}
+		wStart, wClose, wFirst = append(wStart, w.start), append(wClose, w.closeAt), append(wFirst, w.firstEpoch)
+		wGroups = append(wGroups, int64(w.ngroups))
+		windows.add(j.saveWindow(ectx, w))
+	}
+	if len(wStart) > 0 {
+		i64 := arrow.PrimitiveTypes.Int64
+		out = append(out, array.NewRecordBatch(stateSchema(kindWindows, nil, []arrow.Field{
+			{Name: "start", Type: i64}, {Name: "close", Type: i64}, {Name: "first", Type: i64}, {Name: "groups", Type: i64},
+		}), []arrow.Array{int64Array(wStart), int64Array(wClose), int64Array(wFirst), int64Array(wGroups)}, int64(len(wStart))))
 	}
 	out = append(out, windows.flush()...)
 	if j.sessions != nil {
@@ -123,19 +137,15 @@ func (j *StreamJob) SaveState(ectx *expr.Ctx) ([]arrow.RecordBatch, error) {
 	return out, nil
 }
 
-// saveWindow returns one window's groups: the window's start, close time
-// and first epoch (repeated, so that many windows pack into one batch),
-// the dirty flags, the group keys, and each aggregate's state columns,
-// named a<aggregate>.<column>.
+// saveWindow returns one window's groups: the dirty flags, the group keys,
+// and each aggregate's state columns, named a<aggregate>.<column>.
 func (j *StreamJob) saveWindow(ectx *expr.Ctx, w *windowState) arrow.RecordBatch {
 	mem := ectx.Allocator()
 	n := w.ngroups
-	i64 := arrow.PrimitiveTypes.Int64
-	fields := []arrow.Field{{Name: "w_start", Type: i64}, {Name: "w_close", Type: i64}, {Name: "w_first", Type: i64},
-		{Name: "dirty", Type: arrow.FixedWidthTypes.Boolean}}
+	fields := []arrow.Field{{Name: "dirty", Type: arrow.FixedWidthTypes.Boolean}}
 	db := array.NewBooleanBuilder(mem)
 	db.AppendValues(w.dirty[:n], nil)
-	cols := []arrow.Array{repeatInt64(w.start, n), repeatInt64(w.closeAt, n), repeatInt64(w.firstEpoch, n), db.NewArray()}
+	cols := []arrow.Array{db.NewArray()}
 	db.Release()
 	for k, e := range j.plan.Agg.GroupBy {
 		vals := make([]expr.Datum, n)
@@ -313,12 +323,15 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 	j.Resume(n, rec)
 	ectx := j.Env.exprCtx()
 	var sessionRows []arrow.RecordBatch
+	var wl windowLoader
 	for _, b := range snapshot {
 		kind, _ := b.Schema().Metadata().GetValue(stateKind)
 		var err error
 		switch kind {
+		case kindWindows:
+			err = wl.addWindows(b)
 		case kindWindow:
-			err = j.loadWindows(ectx, b)
+			err = j.loadWindows(ectx, &wl, b)
 		case kindRows:
 			err = j.loadRows(b)
 		case kindSessions:
@@ -333,6 +346,9 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 		if err != nil {
 			return err
 		}
+	}
+	if wl.next < len(wl.start) {
+		return corruptSnapshot("windows without their groups")
 	}
 	for _, b := range sessionRows { // after the sessions they belong to
 		if err := j.loadSessionRows(b); err != nil {
@@ -352,43 +368,58 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 	return nil
 }
 
-// loadWindows restores the windows of a batch of saveWindow rows: each
-// run of rows with one w_start is one window.
-func (j *StreamJob) loadWindows(ectx *expr.Ctx, b arrow.RecordBatch) error {
+// windowLoader hands out the windows of a snapshot in order, with how
+// many of the following group rows belong to each.
+type windowLoader struct {
+	start, close, first, groups []int64
+	next                        int // the window whose groups come next
+}
+
+func (wl *windowLoader) addWindows(b arrow.RecordBatch) error {
+	if b.NumCols() != 4 {
+		return corruptSnapshot("windows of another shape")
+	}
+	var cols [4][]int64
+	for c := range cols {
+		var err error
+		if cols[c], err = int64Column(b, c); err != nil {
+			return err
+		}
+	}
+	wl.start = append(wl.start, cols[0]...)
+	wl.close = append(wl.close, cols[1]...)
+	wl.first = append(wl.first, cols[2]...)
+	wl.groups = append(wl.groups, cols[3]...)
+	return nil
+}
+
+// loadWindows restores the windows whose group rows a batch holds, cutting
+// it by the windows' group counts (the packer never splits a window).
+func (j *StreamJob) loadWindows(ectx *expr.Ctx, wl *windowLoader, b arrow.RecordBatch) error {
 	if j.plan.Agg == nil {
 		return corruptSnapshot("window state of a query without aggregation")
 	}
-	if b.NumCols() < 4 {
-		return corruptSnapshot("window state of another shape")
-	}
-	starts, err := int64Column(b, 0)
-	if err != nil {
-		return err
-	}
-	for lo := 0; lo < len(starts); {
-		hi := lo + 1
-		for hi < len(starts) && starts[hi] == starts[lo] {
-			hi++
+	for lo := int64(0); lo < b.NumRows(); {
+		if wl.next >= len(wl.start) {
+			return corruptSnapshot("group rows of no window")
 		}
-		if err := j.loadWindow(ectx, b.NewSlice(int64(lo), int64(hi))); err != nil {
+		k := wl.next
+		n := wl.groups[k]
+		if n <= 0 || lo+n > b.NumRows() {
+			return corruptSnapshot("a window's groups split across batches")
+		}
+		if err := j.loadWindow(ectx, wl.start[k], wl.first[k], b.NewSlice(lo, lo+n)); err != nil {
 			return err
 		}
-		lo = hi
+		lo += n
+		wl.next++
 	}
 	return nil
 }
 
-func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
+// loadWindow restores the window starting at start from its group rows.
+func (j *StreamJob) loadWindow(ectx *expr.Ctx, start, first int64, b arrow.RecordBatch) error {
 	s := b.Schema()
-	meta := make([]int64, 3) // start, close, first
-	for c := range meta {
-		vals, err := int64Column(b, c)
-		if err != nil {
-			return err
-		}
-		meta[c] = vals[0]
-	}
-	start, first := meta[0], meta[2]
 	if _, dup := j.windows[start]; dup {
 		return corruptSnapshot("a window saved twice")
 	}
@@ -399,11 +430,11 @@ func (j *StreamJob) loadWindow(ectx *expr.Ctx, b arrow.RecordBatch) error {
 	w.firstEpoch = first
 	n := int(b.NumRows())
 	nkeys := len(j.plan.Agg.GroupBy)
-	const fixed = 4 // w_start, w_close, w_first, dirty
+	const fixed = 1 // dirty
 	if int(b.NumCols()) < fixed+nkeys {
 		return corruptSnapshot("window state without its keys")
 	}
-	dirty, ok := b.Column(3).(*array.Boolean)
+	dirty, ok := b.Column(0).(*array.Boolean)
 	if !ok {
 		return corruptSnapshot("window state without dirty flags")
 	}
