@@ -143,9 +143,15 @@ func dropSnapshot(tx *state.Txn, oid uint32) error {
 
 // storedOutputEpochs is how many epochs' rows the table's chunks hold.
 func (e *Engine) storedOutputEpochs(oid uint32) (int64, error) {
+	return e.readCount(outputKey(oid))
+}
+
+// readCount reads a big-endian uint64 count stored under key (0 when the
+// key is missing).
+func (e *Engine) readCount(key []byte) (int64, error) {
 	tx := e.store.Begin(false)
 	defer tx.Discard()
-	v, err := tx.Get(outputKey(oid))
+	v, err := tx.Get(key)
 	if err == state.ErrNotFound {
 		return 0, nil
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
-	"github.com/weir-sql/weir/state"
 )
 
 // Input retention: WITH (retention = '24 hours') on a table removes its
@@ -50,16 +49,8 @@ func parseRetention(v string) (time.Duration, error) {
 
 // trimmedChunks is how many chunks retention removed from a table.
 func (e *Engine) trimmedChunks(rel uint32) (int, error) {
-	tx := e.store.Begin(false)
-	defer tx.Discard()
-	v, err := tx.Get(trimKey(rel))
-	if err == state.ErrNotFound {
-		return 0, nil
-	}
-	if err != nil || len(v) != 8 {
-		return 0, err
-	}
-	return int(binary.BigEndian.Uint64(v)), nil
+	n, err := e.readCount(trimKey(rel))
+	return int(n), err
 }
 
 // noteCommitTime records, for a table with retention, that its chunks up

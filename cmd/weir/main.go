@@ -58,6 +58,9 @@ func serve(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *snapRows < 0 {
+		return fmt.Errorf("--snapshot-rows must be 0 (automatic) or a positive number of rows, not %d", *snapRows)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	// WEIR_CPUPROFILE=<file> profiles the server until it stops (for
 	// finding hot spots in end-to-end workloads).

@@ -229,91 +229,70 @@ func copyFile(ctx context.Context, conn *pgx.Conn, path, table string, rows int)
 // weirWindowOnce recreates ev and r5, COPYs the events and waits until
 // every closed window is in r5. It returns the time and r5's rows.
 func weirWindowOnce(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats) (float64, []string, error) {
-	for _, q := range []string{"DROP STREAMING TABLE IF EXISTS r5", "DROP TABLE IF EXISTS ev", createEv, createR5} {
+	got, el, err := weirCopyUntilComplete(ctx, conn, csvPath, st, "r5", createR5, "SELECT region, window_start, n, total FROM r5")
+	if err == nil && len(got) != st.closedWindows {
+		err = fmt.Errorf("r5 has %d rows, the data has %d closed windows", len(got), st.closedWindows)
+	}
+	return el, got, err
+}
+
+// weirCopyUntilComplete creates ev and the streaming table name (create),
+// then times COPY of the event file until name has consumed every row,
+// plus reading it with sel. The table must count no late row.
+func weirCopyUntilComplete(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats, name, create, sel string) ([]string, float64, error) {
+	for _, q := range []string{"DROP STREAMING TABLE IF EXISTS r5", "DROP STREAMING TABLE IF EXISTS sk", "DROP TABLE IF EXISTS ev", createEv, create} {
 		if _, err := conn.Exec(ctx, q); err != nil {
-			return 0, nil, fmt.Errorf("%s: %w", q, err)
+			return nil, 0, fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	start := time.Now()
 	if err := copyFile(ctx, conn, csvPath, "ev", st.rows); err != nil {
-		return 0, nil, err
+		return nil, 0, err
 	}
 	copied := time.Since(start)
-	p, err := waitCaughtUp(ctx, conn, "r5", int64(st.rows), 10*time.Minute)
+	p, err := waitCaughtUp(ctx, conn, name, int64(st.rows), 10*time.Minute)
 	if err != nil {
-		return 0, nil, err
+		return nil, 0, err
 	}
-	got, err := textRows(ctx, conn, "SELECT region, window_start, n, total FROM r5")
+	got, err := textRows(ctx, conn, sel)
 	el := time.Since(start).Seconds()
 	if err != nil {
-		return 0, nil, err
+		return nil, 0, err
 	}
 	if p.lateRows != 0 {
-		return 0, nil, fmt.Errorf("r5 counted %d late rows, want 0", p.lateRows)
+		return nil, 0, fmt.Errorf("%s counted %d late rows, want 0", name, p.lateRows)
 	}
-	if len(got) != st.closedWindows {
-		return 0, nil, fmt.Errorf("r5 has %d rows, the data has %d closed windows", len(got), st.closedWindows)
-	}
-	logf("  weir: COPY returned after %.3f s, r5 complete after %.3f s (%d epochs)", copied.Seconds(), el, p.epoch)
-	return el, got, nil
+	logf("  weir: COPY returned after %.3f s, %s complete after %.3f s (%d rows, %d epochs)", copied.Seconds(), name, el, len(got), p.epoch)
+	return got, el, nil
 }
 
 // weirSessionOnce times COPY until every closed session is in sk.
 func weirSessionOnce(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats) (float64, []string, error) {
-	for _, q := range []string{"DROP STREAMING TABLE IF EXISTS r5", "DROP STREAMING TABLE IF EXISTS sk", "DROP TABLE IF EXISTS ev", createEv, createSk} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			return 0, nil, fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	start := time.Now()
-	if err := copyFile(ctx, conn, csvPath, "ev", st.rows); err != nil {
-		return 0, nil, err
-	}
-	p, err := waitCaughtUp(ctx, conn, "sk", int64(st.rows), 10*time.Minute)
-	if err != nil {
-		return 0, nil, err
-	}
-	got, err := textRows(ctx, conn, "SELECT k, window_start, window_end, n, total FROM sk")
-	el := time.Since(start).Seconds()
-	if err != nil {
-		return 0, nil, err
-	}
-	if p.lateRows != 0 {
-		return 0, nil, fmt.Errorf("sk counted %d late rows, want 0", p.lateRows)
-	}
-	logf("  weir: sk complete after %.3f s (%d sessions, %d epochs)", el, len(got), p.epoch)
-	return el, got, nil
+	got, el, err := weirCopyUntilComplete(ctx, conn, csvPath, st, "sk", createSk, "SELECT k, window_start, window_end, n, total FROM sk")
+	return el, got, err
 }
 
 func pgSessionOnce(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats) (float64, []string, error) {
-	for _, q := range []string{"DROP TABLE IF EXISTS ev", createEv} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			return 0, nil, fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	start := time.Now()
-	if err := copyFile(ctx, conn, csvPath, "ev", st.rows); err != nil {
-		return 0, nil, err
-	}
-	got, err := textRows(ctx, conn, pgSessionQ)
-	el := time.Since(start).Seconds()
-	if err != nil {
-		return 0, nil, err
-	}
-	return el, got, nil
+	return pgCopyThenQuery(ctx, conn, csvPath, st, pgSessionQ)
 }
 
 func pgWindowOnce(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats) (float64, []string, error) {
-	for _, q := range []string{"DROP TABLE IF EXISTS ev", createEv} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			return 0, nil, fmt.Errorf("%s: %w", q, err)
+	return pgCopyThenQuery(ctx, conn, csvPath, st, fmt.Sprintf(pgWindowQ, st.cutoff.Format("2006-01-02 15:04:05-07")))
+}
+
+// pgCopyThenQuery times, on PostgreSQL, COPY of the event file into a new
+// ev table plus the batch query q, and returns q's rows.
+func pgCopyThenQuery(ctx context.Context, conn *pgx.Conn, csvPath string, st evStats, q string) (float64, []string, error) {
+	for _, s := range []string{"DROP TABLE IF EXISTS ev", createEv} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", s, err)
 		}
 	}
 	start := time.Now()
 	if err := copyFile(ctx, conn, csvPath, "ev", st.rows); err != nil {
 		return 0, nil, err
 	}
-	got, err := textRows(ctx, conn, fmt.Sprintf(pgWindowQ, st.cutoff.Format("2006-01-02 15:04:05-07")))
+	got, err := textRows(ctx, conn, q)
 	el := time.Since(start).Seconds()
 	if err != nil {
 		return 0, nil, err
