@@ -93,6 +93,14 @@ func parseSCRAMVerifier(v string) (scramSecret, bool) {
 	return s, true
 }
 
+// IsSCRAMVerifier reports whether v has the form of a SCRAM-SHA-256
+// verifier as pg_authid keeps it (PostgreSQL's parse_scram_secret): such a
+// PASSWORD value is stored as it is rather than hashed again.
+func IsSCRAMVerifier(v string) bool {
+	_, ok := parseSCRAMVerifier(v)
+	return ok
+}
+
 func hmacSHA256(key, msg []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write(msg)
