@@ -127,7 +127,7 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 	s := v.s
 	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath(),
-		PID: int32(s.pid), ApplicationName: s.settings["application_name"]}
+		PID: int32(s.pid), ApplicationName: s.settings["application_name"], Activity: s.activity}
 	for _, name := range expr.ScalarNames() {
 		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: name})
 	}

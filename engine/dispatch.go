@@ -87,6 +87,8 @@ func (s *Session) exprCtx(params []expr.Datum) *expr.Ctx {
 		User:       s.user,
 		Database:   s.db,
 		BackendPID: int32(s.pid),
+		Done:       s.runDone,
+		Backends:   sessionBackends{s: s, io: s.runIO},
 	}
 }
 

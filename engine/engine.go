@@ -89,19 +89,17 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 func (e *Engine) Store() *state.Store { return e.store }
 
 // LookupRole implements wire.Handler.
-func (e *Engine) LookupRole(user string) (bool, string, error) {
+func (e *Engine) LookupRole(user string) (wire.Role, error) {
 	r, ok := e.cat.Role(user)
 	if !ok {
-		return false, "", nil
+		return wire.Role{}, nil
 	}
-	if !r.CanLogin {
-		return false, "", sqlerr.New(sqlerr.InvalidAuthorization, "role \"%s\" is not permitted to log in", user)
-	}
-	return true, r.Verifier, nil
+	return wire.Role{Exists: true, Verifier: r.Verifier, Superuser: r.Superuser, CanLogin: r.CanLogin}, nil
 }
 
 // NewSession implements wire.Handler.
-func (e *Engine) NewSession(ctx context.Context, params map[string]string, pid uint32) (wire.Session, error) {
+func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wire.Backend) (wire.Session, error) {
+	pid := b.PID()
 	user := params["user"]
 	db := params["database"]
 	if db == "" {
@@ -112,6 +110,7 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, pid u
 	}
 	role, _ := e.cat.Role(user)
 	s := newSession(e, user, db, pid, role != nil && role.Superuser, params)
+	s.backend = b
 	e.mu.Lock()
 	e.sessions[pid] = s
 	e.mu.Unlock()

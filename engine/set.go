@@ -73,6 +73,9 @@ func (s *Session) assign(st *setting, value string, io wire.ExecIO) {
 	if key == "timezone" {
 		s.applyTimeZone()
 	}
+	if key == "application_name" {
+		s.appName.Store(&value) // read by other sessions' pg_stat_activity
+	}
 	if st.reported && io != nil {
 		io.ParameterStatus(st.name, value)
 	}

@@ -43,6 +43,9 @@ type Ctx struct {
 	User, Database string
 	BackendPID     int32
 	Done           <-chan struct{}
+	// Backends reaches other sessions (pg_cancel_backend,
+	// pg_terminate_backend); nil where there are none.
+	Backends BackendControl
 }
 
 // OuterRow is one row of an enclosing query: its batch and row index.
