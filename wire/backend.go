@@ -93,7 +93,8 @@ func (c *conn) setIdle(tx byte) {
 	if c.act.State != state {
 		c.act.State, c.act.StateChange = state, now
 	}
-	if tx == 'I' {
+	if tx != 'T' {
+		// An aborted transaction block shows no xact_start in PostgreSQL.
 		c.act.XactStart = time.Time{}
 	}
 	c.actMu.Unlock()

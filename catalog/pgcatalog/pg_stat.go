@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -137,13 +138,18 @@ func pgStatActivity() *Table {
 				if a.ClientPort != 0 {
 					port = a.ClientPort
 				}
-				var state any
+				var state, waitType, wait any
 				if a.State != "" {
 					state = a.State
 				}
+				if strings.HasPrefix(a.State, "idle") {
+					// Waiting for the client's next message, as PostgreSQL
+					// reports it; running statements report no wait event.
+					waitType, wait = "Client", "ClientRead"
+				}
 				rb.add(datids[a.Database], a.Database, a.PID, nil, s.roleOID(a.User), a.User, a.ApplicationName,
 					addr, nil, port, ts(a.BackendStart), ts(a.XactStart), ts(a.QueryStart), ts(a.StateChange),
-					nil, nil, state, nil, nil, nil, a.Query, "client backend")
+					waitType, wait, state, nil, nil, nil, a.Query, "client backend")
 			}
 			return rb.finish()
 		}}

@@ -39,7 +39,7 @@ func init() {
 		})})
 	terminate := func(ctx *Ctx, pid, ms int64) (Datum, error) {
 		if ms < 0 {
-			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "\"timeout\" must not be negative")
+			return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "\"timeout\" must not be negative")
 		}
 		if err := noBackend(ctx); err != nil {
 			return nil, err
