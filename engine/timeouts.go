@@ -101,22 +101,15 @@ func checkTimeout(name string) func(string) (string, error) {
 		if err != nil {
 			return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 		}
-		if ms < 0 || ms > math.MaxInt32 {
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "%s is outside the valid range for parameter \"%s\" (0 .. 2147483647)",
-				outOfRangeText(v, ms), name)
+		if ms > math.MaxInt32 || ms < math.MinInt32 {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v).
+				WithHint("Value exceeds integer range.")
+		}
+		if ms < 0 {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "%d ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", ms, name)
 		}
 		return formatMilliseconds(ms), nil
 	}
-}
-
-// outOfRangeText is how PostgreSQL echoes an out-of-range value: the
-// number in the base unit, with "ms" when the value had a unit.
-func outOfRangeText(v string, ms int64) string {
-	t := strings.TrimSpace(v)
-	if _, err := strconv.ParseFloat(t, 64); err == nil {
-		return strconv.FormatInt(ms, 10)
-	}
-	return strconv.FormatInt(ms, 10) + " ms"
 }
 
 // formatMilliseconds prints a value in the largest unit that divides it,
