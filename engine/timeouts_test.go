@@ -146,5 +146,11 @@ func TestSleepFunctions(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Code != "57014" || pe.Message != "canceling statement due to statement timeout" {
 			t.Errorf("%s under statement_timeout: %v", q, err)
 		}
+		// The same through the simple protocol, where the timeout applies
+		// to each statement of a multi-statement string.
+		_, err = c.PgConn().Exec(ctx, "SELECT pg_sleep(0.06); SELECT pg_sleep(0.06); "+q).ReadAll()
+		if !errors.As(err, &pe) || pe.Code != "57014" || pe.Message != "canceling statement due to statement timeout" {
+			t.Errorf("simple protocol %s under statement_timeout: %v", q, err)
+		}
 	}
 }

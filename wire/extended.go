@@ -238,6 +238,12 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		return nil
 	}
 	c.activeStatement(p.stmt.query)
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancelCause(c.ctx)
+	}
+	// One statement_timeout and one client watch cover the whole Execute:
+	// running the statement and sending its rows.
+	defer c.running(p.cancel)()
 	if p.cur == nil {
 		if err := c.startPortal(p); err != nil {
 			c.closePortal(m.Portal)
@@ -249,7 +255,6 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(p.tag, p.cur.cols != nil, 0))})
 		return nil
 	}
-	defer c.running(p.cancel)()
 	n, err := c.sendRows(p.ctx, p.cur, int64(m.MaxRows))
 	if err != nil {
 		c.finishCopyIn()
@@ -269,10 +274,9 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	return nil
 }
 
-// startPortal calls Statement.Execute for the first Execute of a portal.
+// startPortal calls Statement.Execute for the first Execute of a portal,
+// under the portal's context (created by execute).
 func (c *conn) startPortal(p *portal) error {
-	p.ctx, p.cancel = context.WithCancelCause(c.ctx)
-	defer c.running(p.cancel)()
 	res, err := p.stmt.st.Execute(p.ctx, p.params, c.io)
 	if err != nil {
 		c.finishCopyIn()
