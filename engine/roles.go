@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
@@ -78,6 +80,16 @@ func verifierFor(password *string) (string, error) {
 			WithHint("Give the password in plain text or as a SCRAM-SHA-256 verifier.")
 	}
 	return wire.SCRAMVerifier(*password)
+}
+
+// checkPasswordEncryption accepts PostgreSQL 15's two values.
+func checkPasswordEncryption(v string) (string, error) {
+	switch lv := strings.ToLower(strings.TrimSpace(v)); lv {
+	case "scram-sha-256", "md5":
+		return lv, nil
+	}
+	return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"password_encryption\": \"%s\"", v).
+		WithHint("Available values: md5, scram-sha-256.")
 }
 
 // isMD5Hash recognises PostgreSQL's md5 password form: "md5" and 32 hex

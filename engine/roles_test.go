@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,5 +168,31 @@ func TestAlterRoleVerifier(t *testing.T) {
 	mustExec(t, wAdmin, "CREATE ROLE "+role3+" LOGIN PASSWORD 'SCRAM-SHA-256$nope'")
 	if _, err := connectAs(t, w.url(), role3, "SCRAM-SHA-256$nope"); err != nil {
 		t.Fatalf("a malformed verifier is a plaintext password: %v", err)
+	}
+}
+
+// TestPsqlPasswordCommand: psql's \password computes the SCRAM verifier
+// on the client (after reading password_encryption) and sends ALTER USER
+// with it; the role then logs in with the password.
+func TestPsqlPasswordCommand(t *testing.T) {
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		t.Skip("psql not installed")
+	}
+	w := startServer(t, t.TempDir())
+	admin := w.connect(t)
+	mustExec(t, admin, "CREATE ROLE pwrole LOGIN")
+	cmd := exec.Command(psql, w.url(), "-X", "-c", `\password pwrole`)
+	cmd.Stdin = strings.NewReader("hunter2\nhunter2\n")
+	// No controlling terminal: psql reads the password from stdin.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("psql \\password: %v\n%s", err, out)
+	}
+	if _, err := connectAs(t, w.url(), "pwrole", "hunter2"); err != nil {
+		t.Fatalf("login with the password set by \\password: %v", err)
+	}
+	if _, err := connectAs(t, w.url(), "pwrole", "wrong"); err == nil {
+		t.Fatal("a wrong password was accepted")
 	}
 }

@@ -55,6 +55,9 @@ var settingList = []setting{
 	{name: "lc_numeric", def: "C", desc: "Sets the locale for formatting numbers.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
 	{name: "lc_time", def: "C", desc: "Sets the locale for formatting date and time values.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
 	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", vartype: "enum", category: "Client Connection Defaults / Statement Behavior"},
+	// psql's \password and libpq's PQencryptPasswordConn read this to
+	// choose the verifier they compute on the client.
+	{name: "password_encryption", def: "scram-sha-256", desc: "Chooses the algorithm for encrypting passwords.", vartype: "enum", category: "Connections and Authentication / Authentication", check: checkPasswordEncryption},
 	{name: "superuser_reserved_connections", def: "3", readOnly: true, desc: "Sets the number of connection slots reserved for superusers.", vartype: "integer", category: "Connections and Authentication / Connection Settings"},
 	{name: "authentication_timeout", def: "1min", readOnly: true, desc: "Sets the maximum allowed time to complete client authentication.", vartype: "integer", category: "Connections and Authentication / Authentication"},
 	{name: "max_connections", def: "100", readOnly: true, desc: "Sets the maximum number of concurrent connections.", vartype: "integer", category: "Connections and Authentication / Connection Settings"},
