@@ -196,3 +196,26 @@ func TestPsqlPasswordCommand(t *testing.T) {
 		t.Fatal("a wrong password was accepted")
 	}
 }
+
+// TestNoLoginRole: a NOLOGIN role is refused after authentication with
+// PostgreSQL's FATAL, and a role that does not exist is refused as a wrong
+// password would be.
+func TestNoLoginRole(t *testing.T) {
+	pg := pgtest.Shared(t)
+	w := startServer(t, t.TempDir())
+	role := fmt.Sprintf("rnologin_%d", time.Now().UnixNano())
+	pgAdmin := pg.Connect(t)
+	mustExec(t, pgAdmin, "CREATE ROLE "+role+" NOLOGIN")
+	t.Cleanup(func() { pgAdmin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	mustExec(t, w.connect(t), "CREATE ROLE "+role+" NOLOGIN")
+	_, pgErr := connectAs(t, pg.URL(), role, "")
+	_, wErr := connectAs(t, w.url(), role, "")
+	var pe, we *pgconn.PgError
+	if !errors.As(pgErr, &pe) || !errors.As(wErr, &we) || pe.Code != we.Code || pe.Message != we.Message || pe.Severity != we.Severity {
+		t.Fatalf("NOLOGIN role\n  PostgreSQL: %v\n  weir:       %v", pgErr, wErr)
+	}
+	_, wErr = connectAs(t, w.url(), "nosuch_"+role, "pw")
+	if !errors.As(wErr, &we) || we.Code != "28P01" || we.Message != `password authentication failed for user "nosuch_`+role+`"` {
+		t.Fatalf("unknown role: %v", wErr)
+	}
+}

@@ -162,12 +162,19 @@ func TestUnknownRoleLooksLikeWrongPassword(t *testing.T) {
 func TestStartupBounds(t *testing.T) {
 	ts := startServer(t, slotsHandler(t), wire.Config{MaxStartups: 5, StartupTimeout: 300 * time.Millisecond})
 	first, _ := stallInSCRAM(t, ts.addr, "alice")
+	var last net.Conn
 	for i := 0; i < 5; i++ {
-		stallInSCRAM(t, ts.addr, "alice")
+		last, _ = stallInSCRAM(t, ts.addr, "alice")
 	}
 	first.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := first.Read(make([]byte, 1)); !errors.Is(err, io.EOF) && !isReset(err) {
 		t.Fatalf("oldest stalled handshake still open past MaxStartups: %v", err)
+	}
+
+	// A handshake stalled mid-SCRAM ends at StartupTimeout.
+	last.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(last); err != nil && !isReset(err) {
+		t.Fatalf("stalled handshake not closed at StartupTimeout: %v", err)
 	}
 
 	silent, err := net.Dial("tcp", ts.addr)
