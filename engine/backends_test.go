@@ -285,6 +285,11 @@ func TestStatActivity(t *testing.T) {
 		admin.query(fmt.Sprintf("SELECT pg_cancel_backend(%d)", a.pid))
 		outcomeWithin(t, run, 5*time.Second)
 
+		// Long texts are cut at track_activity_query_size, on a character
+		// boundary.
+		mustExec(t, a.c, "SELECT '"+strings.Repeat("é", 1500)+"'")
+		log = append(log, "long query: "+admin.query(fmt.Sprintf("SELECT octet_length(query) || ' ' || right(query, 3) FROM pg_stat_activity WHERE pid = %d", a.pid)))
+
 		// Everyone's client sessions are listed.
 		log = append(log, "b sees a: "+b.query(fmt.Sprintf("SELECT count(*) FROM pg_stat_activity WHERE pid IN (%d, %d, %d)", a.pid, b.pid, admin.pid)))
 		return log

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
 )
@@ -68,8 +70,19 @@ func clientAddr(nc net.Conn) net.Addr {
 	return nil
 }
 
+// trackActivityQuerySize is PostgreSQL's default track_activity_query_size:
+// pg_stat_activity shows at most 1023 bytes of a query.
+const trackActivityQuerySize = 1024
+
 // activeStatement records that a statement (text query) starts running.
 func (c *conn) activeStatement(query string) {
+	if len(query) >= trackActivityQuerySize {
+		n := trackActivityQuerySize - 1
+		for n > 0 && !utf8.RuneStart(query[n]) {
+			n--
+		}
+		query = strings.Clone(query[:n]) // do not keep a large text alive
+	}
 	now := time.Now()
 	c.actMu.Lock()
 	c.act.State, c.act.Query, c.act.QueryStart, c.act.StateChange = "active", query, now, now
