@@ -132,8 +132,9 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: name})
 	}
 	for _, st := range sortedSettings() {
+		value, unit := pgSettingsValue(st, s.settings[strings.ToLower(st.name)])
 		snap.Settings = append(snap.Settings, pgcatalog.Setting{
-			Name: st.name, Setting: s.settings[strings.ToLower(st.name)], Category: st.category,
+			Name: st.name, Setting: value, Unit: unit, Category: st.category,
 			ShortDesc: st.desc, VarType: st.vartype, Source: "default",
 		})
 	}

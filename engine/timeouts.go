@@ -200,3 +200,13 @@ func splitOptions(s string) []string {
 	}
 	return out
 }
+
+// pgSettingsValue is a setting as pg_settings shows it: the timeouts as a
+// number of milliseconds with unit ms, others as SHOW prints them.
+func pgSettingsValue(st *setting, v string) (value, unit string) {
+	switch st.name {
+	case "statement_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout":
+		return strconv.FormatInt(timeoutOf(v).Milliseconds(), 10), "ms"
+	}
+	return v, ""
+}

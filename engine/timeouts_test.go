@@ -24,7 +24,8 @@ func TestTimeoutSettings(t *testing.T) {
 			for _, v := range values {
 				// One round trip, so a short idle timeout cannot fire
 				// between the SET and the RESET.
-				q := fmt.Sprintf("SET %s = %s; SHOW %s; SELECT current_setting('%s'); RESET %s", name, v, name, name, name)
+				q := fmt.Sprintf("SET %s = %s; SHOW %s; SELECT current_setting('%s'); SELECT setting || ' ' || unit FROM pg_settings WHERE name = '%s'; RESET %s",
+					name, v, name, name, name, name)
 				res, err := s.c.PgConn().Exec(context.Background(), q).ReadAll()
 				var out []string
 				for _, r := range res {
