@@ -40,6 +40,8 @@ type Session struct {
 	runDone <-chan struct{}
 	runIO   wire.ExecIO
 
+	timeouts *wire.Timeouts // parsed timeout settings; nil after a change
+
 	tx txState
 
 	// plans caches prepared statements by query text, so that a repeated

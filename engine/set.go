@@ -76,6 +76,9 @@ func (s *Session) assign(st *setting, value string, io wire.ExecIO) {
 	if key == "application_name" {
 		s.appName.Store(&value) // read by other sessions' pg_stat_activity
 	}
+	if strings.HasSuffix(key, "_timeout") {
+		s.timeouts = nil
+	}
 	if st.reported && io != nil {
 		io.ParameterStatus(st.name, value)
 	}

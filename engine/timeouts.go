@@ -15,13 +15,18 @@ import (
 // idle_session_timeout are kept as PostgreSQL shows them ("0", "250ms",
 // "1s", "1min"); the wire layer enforces them through Session.Timeouts.
 
-// Timeouts implements wire.Session.
+// Timeouts implements wire.Session. The wire layer asks before every
+// message and statement, so the parsed values are kept until a SET of a
+// timeout (assign) drops them.
 func (s *Session) Timeouts() wire.Timeouts {
-	return wire.Timeouts{
-		Statement:         timeoutOf(s.settings["statement_timeout"]),
-		IdleInTransaction: timeoutOf(s.settings["idle_in_transaction_session_timeout"]),
-		IdleSession:       timeoutOf(s.settings["idle_session_timeout"]),
+	if s.timeouts == nil {
+		s.timeouts = &wire.Timeouts{
+			Statement:         timeoutOf(s.settings["statement_timeout"]),
+			IdleInTransaction: timeoutOf(s.settings["idle_in_transaction_session_timeout"]),
+			IdleSession:       timeoutOf(s.settings["idle_session_timeout"]),
+		}
 	}
+	return *s.timeouts
 }
 
 // timeoutOf reads a value checkTimeout produced.

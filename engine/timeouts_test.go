@@ -24,8 +24,13 @@ func TestTimeoutSettings(t *testing.T) {
 			for _, v := range values {
 				// One round trip, so a short idle timeout cannot fire
 				// between the SET and the RESET.
-				q := fmt.Sprintf("SET %s = %s; SHOW %s; SELECT current_setting('%s'); SELECT setting || ' ' || unit FROM pg_settings WHERE name = '%s'; RESET %s",
-					name, v, name, name, name, name)
+				settings := fmt.Sprintf(" SELECT setting || ' ' || unit FROM pg_settings WHERE name = '%s';", name)
+				if v == "'1500us'" || v == "1.4" {
+					// A timeout of 1-2 ms can cancel the pg_settings scan.
+					settings = ""
+				}
+				q := fmt.Sprintf("SET %s = %s; SHOW %s; SELECT current_setting('%s');%s RESET %s",
+					name, v, name, name, settings, name)
 				res, err := s.c.PgConn().Exec(context.Background(), q).ReadAll()
 				var out []string
 				for _, r := range res {
