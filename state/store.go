@@ -33,6 +33,7 @@ import (
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 // SyncPolicy says when commits are forced to stable storage.
@@ -66,6 +67,10 @@ type Options struct {
 	// (see Txn.Commit). Defaults 64 MiB and 1024 chunks.
 	PartBytes  int64
 	PartChunks int
+
+	// noVerify turns Badger's checksum verification off, as it was before
+	// weir turned it on: benchmarks measure what verification costs.
+	noVerify bool
 
 	// failAfterParts, when > 0, makes a multi-part commit stop after writing
 	// that many parts as if the process died there: no commit record, no
@@ -129,6 +134,16 @@ func Open(dir string, opts Options) (*Store, error) {
 		WithValueLogFileSize(256 << 20).
 		WithNumCompactors(2).
 		WithMetricsEnabled(false)
+	if !opts.noVerify {
+		// Every SST block is checked against its checksum when it is read
+		// and every value-log entry against its CRC, so that damage on disk
+		// is an error instead of data. Not OnTableRead: on a table that fails
+		// it at open, Badger logs and drops the whole table from the tree,
+		// which would lose its rows silently (see integrity.go for how a
+		// damaged table is reported instead).
+		bo = bo.WithChecksumVerificationMode(options.OnBlockRead).
+			WithVerifyValueChecksum(true)
+	}
 	db, err := badger.Open(bo)
 	if err != nil {
 		return nil, storageError("open data directory "+dir, err)
