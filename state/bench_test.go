@@ -15,7 +15,7 @@ const benchBatchRows = 8192
 func BenchmarkAppendChunks(b *testing.B) {
 	batch := makeBatch(0, benchBatchRows)
 	defer batch.Release()
-	data, err := encodeChunk(batch)
+	data, _, err := encodeChunk(batch)
 	if err != nil {
 		b.Fatal(err)
 	}

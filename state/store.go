@@ -31,6 +31,7 @@ import (
 	"log"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -68,6 +69,11 @@ type Options struct {
 	PartBytes  int64
 	PartChunks int
 
+	// ReadOnly opens the directory without writing anything to it (weir
+	// verify): no recovery of unfinished commits, no compaction, and
+	// commits fail.
+	ReadOnly bool
+
 	// noVerify turns Badger's checksum verification off, as it was before
 	// weir turned it on: benchmarks measure what verification costs.
 	noVerify bool
@@ -101,6 +107,12 @@ type Store struct {
 
 	tablesMu sync.Mutex
 	tables   map[uint32]*tableCache
+
+	// damaged are the table files that failed their check at Open, set
+	// before the store is shared and read-only afterwards (integrity.go).
+	damaged []damagedFile
+	// namer names relations in XX001 errors (NameRelations).
+	namer atomic.Pointer[func(uint32) string]
 }
 
 // Open opens (creating if needed) the store in dir, and discards the parts
@@ -118,7 +130,11 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.PartChunks <= 0 {
 		opts.PartChunks = defaultPartChunks
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if opts.ReadOnly {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, storageError("open data directory "+dir, err)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, storageError("create data directory "+dir, err)
 	}
 	bo := badger.DefaultOptions(dir).
@@ -133,7 +149,8 @@ func Open(dir string, opts Options) (*Store, error) {
 		WithValueThreshold(valueThreshold).
 		WithValueLogFileSize(256 << 20).
 		WithNumCompactors(2).
-		WithMetricsEnabled(false)
+		WithMetricsEnabled(false).
+		WithReadOnly(opts.ReadOnly)
 	if !opts.noVerify {
 		// Every SST block is checked against its checksum when it is read
 		// and every value-log entry against its CRC, so that damage on disk
@@ -156,6 +173,15 @@ func Open(dir string, opts Options) (*Store, error) {
 		tables:   map[uint32]*tableCache{},
 	}
 	s.syncer.init(db.Sync)
+	if !opts.noVerify {
+		if err := s.checkTableFiles(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	if opts.ReadOnly {
+		return s, nil
+	}
 	if err := s.recoverPending(); err != nil {
 		db.Close()
 		return nil, err

@@ -51,16 +51,19 @@ func (t *Txn) Get(key []byte) ([]byte, error) {
 	if t.done {
 		return nil, errTxnDone
 	}
+	if c := t.s.damageAt(0, key); c != nil {
+		return nil, t.s.relationError(c)
+	}
 	item, err := t.btx.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, storageError("read", err)
+		return nil, t.s.readError(key, err)
 	}
 	v, err := item.ValueCopy(nil)
 	if err != nil {
-		return nil, storageError("read", err)
+		return nil, t.s.readError(key, err)
 	}
 	return v, nil
 }
@@ -96,6 +99,9 @@ func (t *Txn) IteratePrefix(prefix []byte, fn func(key, val []byte) error) error
 	if t.done {
 		return errTxnDone
 	}
+	if c := t.s.damageIn(0, prefix, prefixEnd(prefix)); c != nil {
+		return t.s.relationError(c)
+	}
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = prefix
 	it := t.btx.NewIterator(opts)
@@ -108,7 +114,7 @@ func (t *Txn) IteratePrefix(prefix []byte, fn func(key, val []byte) error) error
 			return nil
 		})
 		if err != nil {
-			return storageError("read", err)
+			return t.s.readError(item.Key(), err)
 		}
 		if fnErr != nil {
 			return fnErr
@@ -220,7 +226,7 @@ func (t *Txn) commit() error {
 func (t *Txn) setChunks(btx *badger.Txn, chunks []pendingChunk, group uint64) error {
 	for i := range chunks {
 		c := &chunks[i]
-		putChunkHeader(c.data, group, c.rows)
+		putChunkHeader(c.data, group, c.rows, c.crc)
 		if err := btx.Set(chunkKey(c.rel, c.seq), c.data); err != nil {
 			return err
 		}
