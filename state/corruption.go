@@ -105,7 +105,8 @@ func badgerCorruption(rel uint32, key []byte, err error) *corruption {
 		strings.Contains(lower, "invalid read"),
 		strings.Contains(lower, "invalid value pointer offset"),
 		strings.Contains(lower, "invalid checksum length"),
-		strings.Contains(lower, "unexpected eof"):
+		strings.Contains(lower, "unexpected eof"),
+		strings.Contains(lower, "end of file"):
 	default:
 		return nil
 	}

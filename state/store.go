@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -96,7 +98,8 @@ const (
 
 // Store is an open data directory. It is safe for concurrent use.
 type Store struct {
-	db   *badger.DB
+	logger *warningLogger
+	db     *badger.DB
 	opts Options
 	dir  string
 
@@ -137,8 +140,14 @@ func Open(dir string, opts Options) (*Store, error) {
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, storageError("create data directory "+dir, err)
 	}
+	if !opts.ReadOnly {
+		if _, err := preserveVlogTail(dir); err != nil {
+			return nil, storageError("check the value log of "+dir, err)
+		}
+	}
+	logger := &warningLogger{}
 	bo := badger.DefaultOptions(dir).
-		WithLogger(warningLogger{}).
+		WithLogger(logger).
 		WithLoggingLevel(badger.WARNING).
 		WithSyncWrites(opts.Sync == SyncEachWrite).
 		WithMemTableSize(opts.MemTableSize).
@@ -166,6 +175,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, storageError("open data directory "+dir, err)
 	}
 	s := &Store{
+		logger:   logger,
 		db:       db,
 		opts:     opts,
 		dir:      dir,
@@ -214,14 +224,42 @@ func (s *Store) durable() error {
 
 // warningLogger keeps Badger quiet: only warnings and errors reach the log,
 // prefixed so that they can be told apart from weir's own messages.
-type warningLogger struct{}
+//
+// It also remembers which value-log file failed for which key: Badger's
+// Item.Value logs a failed value-log read and then returns an empty value
+// without an error, so the log line is the only place that names the file
+// (corruption.go reports it with the damaged chunk).
+type warningLogger struct {
+	vlogFailures sync.Map // string(key) → value-log file name
+}
 
-func (warningLogger) Errorf(f string, a ...any)   { log.Printf("badger ERROR: "+f, a...) }
-func (warningLogger) Warningf(f string, a ...any) { log.Printf("badger WARNING: "+f, a...) }
-func (warningLogger) Infof(string, ...any)        {}
-func (warningLogger) Debugf(string, ...any)       {}
+func (l *warningLogger) Errorf(f string, a ...any) {
+	log.Printf("badger ERROR: "+f, a...)
+	if strings.HasPrefix(f, "Unable to read: Key: ") && len(a) > 1 {
+		key, _ := a[0].([]byte)
+		err, _ := a[len(a)-1].(error)
+		if key != nil && err != nil {
+			if m := vlogFid.FindStringSubmatch(err.Error()); m != nil {
+				if n, err := strconv.Atoi(m[1]); err == nil {
+					l.vlogFailures.Store(string(key), fmt.Sprintf("%06d.vlog", n))
+				}
+			}
+		}
+	}
+}
+func (*warningLogger) Warningf(f string, a ...any) { log.Printf("badger WARNING: "+f, a...) }
+func (*warningLogger) Infof(string, ...any)        {}
+func (*warningLogger) Debugf(string, ...any)       {}
 
-var _ badger.Logger = warningLogger{}
+// vlogFailure names the value-log file whose read of key failed, or "".
+func (l *warningLogger) vlogFailure(key []byte) string {
+	if f, ok := l.vlogFailures.Load(string(key)); ok {
+		return f.(string)
+	}
+	return ""
+}
+
+var _ badger.Logger = (*warningLogger)(nil)
 
 // fmtRel names a relation in error messages of this layer, which knows only
 // OIDs.

@@ -243,6 +243,10 @@ func (s *Store) readChunks(rel uint32, fn func(seq uint64, b arrow.RecordBatch, 
 				return nil
 			})
 			if damage != nil {
+				if file := s.logger.vlogFailure(item.Key()); file != "" {
+					// Badger failed to read the value and handed over nothing.
+					return newCorruption(rel, "data checksum mismatch in value log", item.Key(), file)
+				}
 				return newCorruption(rel, damage.Error(), item.Key(), "")
 			}
 			var c *corruption
