@@ -141,7 +141,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, storageError("create data directory "+dir, err)
 	}
 	if !opts.ReadOnly {
-		if _, err := preserveVlogTail(dir); err != nil {
+		if _, err := preserveLogTails(dir); err != nil {
 			return nil, storageError("check the value log of "+dir, err)
 		}
 	}

@@ -1,7 +1,12 @@
 package state
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"sort"
 
 	"github.com/dgraph-io/badger/v4"
@@ -137,3 +142,83 @@ func (s *Store) Verify(rels []uint32) *VerifyReport {
 	return r
 }
 
+
+// OpenForVerify opens dir read-only for Verify. A directory left by a
+// crash has write-ahead logs (.mem) whose tail Badger would cut at the next
+// start, and Badger refuses to open such a directory read-only. Then the
+// logs are copied, cut where Badger would cut them, into a scratch
+// directory beside symbolic links to every other file, and that is opened
+// read-only instead; dir itself is never written. logDamage says, for each
+// write-ahead log that was cut, whether anything but zeros followed the
+// cut (damage: the transactions after it would be lost at the next start).
+// close removes the scratch directory after closing the store.
+func OpenForVerify(dir string) (s *Store, logDamage []ValueDamage, close func(), err error) {
+	s, err = Open(dir, Options{ReadOnly: true})
+	if err == nil {
+		return s, nil, func() { s.Close() }, nil
+	}
+	if !strings.Contains(err.Error(), "Log truncate required") {
+		return nil, nil, nil, err
+	}
+	scratch, terr := os.MkdirTemp("", "weir-verify-")
+	if terr != nil {
+		return nil, nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(scratch) }
+	entries, terr := os.ReadDir(dir)
+	if terr != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	abs, _ := filepath.Abs(dir)
+	for _, e := range entries {
+		src := filepath.Join(abs, e.Name())
+		dst := filepath.Join(scratch, e.Name())
+		if filepath.Ext(e.Name()) != ".mem" {
+			if terr := os.Symlink(src, dst); terr != nil {
+				cleanup()
+				return nil, nil, nil, terr
+			}
+			continue
+		}
+		data, terr := os.ReadFile(src)
+		if terr != nil {
+			cleanup()
+			return nil, nil, nil, terr
+		}
+		if terr := os.WriteFile(dst, data, 0o600); terr != nil {
+			cleanup()
+			return nil, nil, nil, terr
+		}
+	}
+	// Badger names the log and the offset it would cut at; cut the copy
+	// there and try again, log by log.
+	cut := regexp.MustCompile(`while opening fid: (\d+) .*end offset: (\d+) < size: (\d+)`)
+	for tries := 0; tries < 64; tries++ {
+		s, err = Open(scratch, Options{ReadOnly: true})
+		if err == nil {
+			s.dir = dir
+			return s, logDamage, func() { s.Close(); cleanup() }, nil
+		}
+		m := cut.FindStringSubmatch(err.Error())
+		if m == nil {
+			break
+		}
+		fid, _ := strconv.Atoi(m[1])
+		end, _ := strconv.Atoi(m[2])
+		name := fmt.Sprintf("%05d.mem", fid)
+		data, rerr := os.ReadFile(filepath.Join(scratch, name))
+		if rerr != nil || end > len(data) {
+			break
+		}
+		if _, damaged := damagedLog(data); damaged {
+			logDamage = append(logDamage, ValueDamage{File: name,
+				Reason: fmt.Sprintf("write-ahead log has a damaged entry before offset %d, with data after it: the transactions after it would be lost at the next start", end)})
+		}
+		if terr := os.Truncate(filepath.Join(scratch, name), int64(end)); terr != nil {
+			break
+		}
+	}
+	cleanup()
+	return nil, nil, nil, err
+}

@@ -29,7 +29,7 @@ func verify(args []string, out io.Writer) error {
 		return fmt.Errorf("data directory %s: %w", *data, err)
 	}
 	fmt.Fprintf(out, "verifying %s (read-only)\n", *data)
-	st, err := state.Open(*data, state.Options{ReadOnly: true})
+	st, logDamage, closeStore, err := state.OpenForVerify(*data)
 	if err != nil {
 		// Badger could not even open it: check the table files one by one,
 		// so that the report still says which are damaged.
@@ -43,7 +43,10 @@ func verify(args []string, out io.Writer) error {
 		}
 		return errDamaged
 	}
-	defer st.Close()
+	defer closeStore()
+	for _, d := range logDamage {
+		fmt.Fprintf(out, "DAMAGED: %s: %s\n", d.File, d.Reason)
+	}
 
 	names := map[uint32]string{}
 	var oids []uint32
@@ -97,7 +100,7 @@ func verify(args []string, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "DAMAGED: %s: %s (%s)\n", describe(d.Rel), d.Reason, where)
 	}
-	if cerr != nil || !r.Clean() {
+	if cerr != nil || !r.Clean() || len(logDamage) > 0 {
 		return errDamaged
 	}
 	fmt.Fprintln(out, "no damage found")
