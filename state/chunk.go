@@ -139,11 +139,19 @@ func dataBytes(d arrow.ArrayData) int {
 // decodeChunk checks and decodes a chunk value. A damaged format 1 chunk
 // (no checksum) can make the IPC reader fail or even panic: both are
 // reported as damage, and the decoded row count must match the header's.
-func decodeChunk(data []byte) (rec arrow.RecordBatch, err error) {
+func decodeChunk(data []byte) (arrow.RecordBatch, error) {
 	if err := checkChunk(data); err != nil {
 		return nil, err
 	}
-	h, _ := parseChunkHeader(data)
+	return decodeCheckedChunk(data)
+}
+
+// decodeCheckedChunk is decodeChunk after checkChunk.
+func decodeCheckedChunk(data []byte) (rec arrow.RecordBatch, err error) {
+	h, err := parseChunkHeader(data)
+	if err != nil {
+		return nil, err
+	}
 	payload := data[chunkHeaderLen:]
 	if h.format == chunkFormatV1 {
 		payload = data[chunkHeaderLenV1:]

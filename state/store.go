@@ -76,8 +76,10 @@ type Options struct {
 	// commits fail.
 	ReadOnly bool
 
-	// noVerify turns Badger's checksum verification off, as it was before
-	// weir turned it on: benchmarks measure what verification costs.
+	// noVerify turns all checks of stored data off (Badger's block and
+	// value checksums, the table-file check and log-tail check at Open,
+	// the chunk checksum on read), as before weir had them: benchmarks
+	// measure what they cost.
 	noVerify bool
 
 	// failAfterParts, when > 0, makes a multi-part commit stop after writing
@@ -140,7 +142,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, storageError("create data directory "+dir, err)
 	}
-	if !opts.ReadOnly {
+	if !opts.ReadOnly && !opts.noVerify {
 		if _, err := preserveLogTails(dir); err != nil {
 			return nil, storageError("check the value log of "+dir, err)
 		}
