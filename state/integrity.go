@@ -61,6 +61,7 @@ func (s *Store) checkTableFiles() error {
 	if err != nil {
 		return err
 	}
+	var found []damagedFile
 	for _, d := range damage {
 		df := damagedFile{file: d.File, first: d.First, last: d.Last, reason: d.Reason}
 		for _, ti := range infos {
@@ -76,7 +77,31 @@ func (s *Store) checkTableFiles() error {
 			}
 		}
 		newCorruption(0, "table file "+d.File+" is damaged: "+d.Reason, nil, d.File)
-		s.damaged = append(s.damaged, df)
+		found = append(found, df)
+	}
+	recorded, err := s.loadDamageRecords()
+	if err != nil {
+		return storageError("read the damage records of "+s.dir, err)
+	}
+	for _, d := range recorded {
+		newCorruption(0, "table file "+d.file+" was found damaged at an earlier start: "+d.reason, nil, d.file)
+	}
+	if len(found) > 0 && !s.opts.ReadOnly {
+		if err := s.recordDamage(found, recorded); err != nil {
+			return storageError("record the damage found in "+s.dir, err)
+		}
+	}
+	all := append(recorded, found...)
+	if len(all) > 0 {
+		s.damaged.Store(&all)
+	}
+	return nil
+}
+
+// damagedNow is the current list of damaged blocks.
+func (s *Store) damagedNow() []damagedFile {
+	if p := s.damaged.Load(); p != nil {
+		return *p
 	}
 	return nil
 }
@@ -225,10 +250,11 @@ func checkBlock(b []byte, compression options.CompressionType) error {
 // damageIn returns the damaged file whose keys overlap [lo, hi) (hi nil:
 // no upper bound), or nil. It is cheap when nothing is damaged.
 func (s *Store) damageIn(rel uint32, lo, hi []byte) *corruption {
-	if len(s.damaged) == 0 {
+	p := s.damaged.Load()
+	if p == nil {
 		return nil
 	}
-	for _, d := range s.damaged {
+	for _, d := range *p {
 		if d.overlaps(lo, hi) {
 			return newCorruption(rel, "data checksum mismatch in table file "+d.file, lo, d.file)
 		}
@@ -259,7 +285,7 @@ func prefixEnd(p []byte) []byte {
 
 // damageAt is damageIn for the one key k.
 func (s *Store) damageAt(rel uint32, k []byte) *corruption {
-	if len(s.damaged) == 0 {
+	if s.damaged.Load() == nil {
 		return nil
 	}
 	return s.damageIn(rel, k, append(append([]byte(nil), k...), 0))

@@ -113,9 +113,11 @@ type Store struct {
 	tablesMu sync.Mutex
 	tables   map[uint32]*tableCache
 
-	// damaged are the table files that failed their check at Open, set
-	// before the store is shared and read-only afterwards (integrity.go).
-	damaged []damagedFile
+	// damaged are the damaged blocks of table files, found at Open or
+	// recorded by an earlier one (integrity.go, damage_records.go); nil
+	// when there are none. Replaced as a whole when DropTable removes
+	// records.
+	damaged atomic.Pointer[[]damagedFile]
 	// namer names relations in XX001 errors (NameRelations).
 	namer atomic.Pointer[func(uint32) string]
 }

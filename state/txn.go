@@ -28,6 +28,9 @@ type Txn struct {
 	chunks []pendingChunk
 	// dropped relations: their caches are evicted after commit.
 	dropped []uint32
+	// damageAfter is the store's damage list once the commit deleted the
+	// damage records of dropped relations (nil: unchanged).
+	damageAfter *[]damagedFile
 }
 
 type write struct {
@@ -174,6 +177,13 @@ func (t *Txn) Commit() error {
 	t.chunks = nil
 	for _, rel := range t.dropped {
 		t.s.evictTable(rel)
+	}
+	if t.damageAfter != nil {
+		if len(*t.damageAfter) == 0 {
+			t.s.damaged.Store(nil)
+		} else {
+			t.s.damaged.Store(t.damageAfter)
+		}
 	}
 	return nil
 }
@@ -343,6 +353,13 @@ func (t *Txn) DropTable(rel uint32) error {
 		}
 	}
 	t.dropped = append(t.dropped, rel)
+	if t.s.damaged.Load() != nil {
+		kept, err := t.dropDamageRecords(rel)
+		if err != nil {
+			return err
+		}
+		t.damageAfter = &kept
+	}
 	return nil
 }
 

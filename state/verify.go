@@ -61,7 +61,7 @@ func (s *Store) Verify(rels []uint32) *VerifyReport {
 	r.TableFiles = len(names)
 	vlogs, _ := filepath.Glob(filepath.Join(s.dir, "*.vlog"))
 	r.ValueLogFiles = len(vlogs)
-	for _, d := range s.damaged {
+	for _, d := range s.damagedNow() {
 		r.DamagedFiles = append(r.DamagedFiles, TableFileDamage{File: d.file, Reason: d.reason, First: d.first, Last: d.last})
 	}
 	rel := func(oid uint32) *RelationCheck {
@@ -75,7 +75,7 @@ func (s *Store) Verify(rels []uint32) *VerifyReport {
 	for _, oid := range rels {
 		for _, o := range []uint32{oid, StateRelation(oid)} {
 			p := tablePrefix(o)
-			for _, d := range s.damaged {
+			for _, d := range s.damagedNow() {
 				if d.overlaps(p, prefixEnd(p)) {
 					rel(o).Damaged++
 					r.Damage = append(r.Damage, ValueDamage{Rel: o, Key: p, File: d.file,
