@@ -122,3 +122,16 @@ func badgerCorruption(rel uint32, key []byte, err error) *corruption {
 	}
 	return newCorruption(rel, reason, key, file)
 }
+
+// lostValue reports an empty value that is empty because Badger failed to
+// read it from the value log (it logs the failure and returns nothing; see
+// warningLogger) as XX001.
+func (s *Store) lostValue(key, v []byte) error {
+	if len(v) != 0 {
+		return nil
+	}
+	if file := s.logger.vlogFailure(key); file != "" {
+		return s.relationError(newCorruption(0, "data checksum mismatch in value log", key, file))
+	}
+	return nil
+}

@@ -250,3 +250,45 @@ func TestDamagedValueLogIsKeptAndReported(t *testing.T) {
 	_, err = s.ScanTable(1, testSchema)
 	wantCorrupted(t, err, "t")
 }
+
+// A large non-chunk value (catalog JSON of a wide table, say) whose
+// value-log entry is damaged: Badger hands over an empty value without an
+// error; Get and IteratePrefix report XX001 instead.
+func TestDamagedLargeValueIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	s := openTest(t, dir, Options{})
+	big := bytes.Repeat([]byte("catalog "), 2048) // 16 KiB: in the value log
+	tx := s.Begin(true)
+	if err := tx.Set([]byte("c/rel/x"), big); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	vlogs, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	data, _ := os.ReadFile(vlogs[0])
+	i := bytes.Index(data, big[:64])
+	if i < 0 {
+		t.Fatal("value not in the value log")
+	}
+	for j := 0; j < 64; j++ {
+		data[i+1000+j] ^= 0x33
+	}
+	os.WriteFile(vlogs[0], data, 0o600)
+	s = openTest(t, dir, Options{})
+	defer s.Close()
+	tx = s.Begin(false)
+	defer tx.Discard()
+	for _, read := range []func() error{
+		func() error { _, err := tx.Get([]byte("c/rel/x")); return err },
+		func() error {
+			return tx.IteratePrefix([]byte("c/rel/"), func(_, v []byte) error { return nil })
+		},
+	} {
+		var se *sqlerr.Error
+		if err := read(); !errors.As(err, &se) || se.Code != sqlerr.DataCorrupted {
+			t.Fatalf("want XX001, got %v", err)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
+	"github.com/dgraph-io/ristretto/v2/z"
 	"github.com/klauspost/compress/snappy"
 	"google.golang.org/protobuf/proto"
 )
@@ -146,10 +147,12 @@ func checkTableFile(name string) (damage []TableFileDamage) {
 			damage = whole(fmt.Sprint("unreadable: ", p))
 		}
 	}()
-	data, err := os.ReadFile(name)
+	mf, err := z.OpenMmapFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return whole(err.Error())
 	}
+	defer func() { _ = mf.Close(-1) }()
+	data := mf.Data
 	index, err := tableIndex(data)
 	if err != nil {
 		return whole("damaged index: " + err.Error())

@@ -152,7 +152,6 @@ func Open(dir string, opts Options) (*Store, error) {
 	logger := &warningLogger{}
 	bo := badger.DefaultOptions(dir).
 		WithLogger(logger).
-		WithLoggingLevel(badger.WARNING).
 		WithSyncWrites(opts.Sync == SyncEachWrite).
 		WithMemTableSize(opts.MemTableSize).
 		WithNumMemtables(3).
@@ -239,11 +238,11 @@ type warningLogger struct {
 
 func (l *warningLogger) Errorf(f string, a ...any) {
 	log.Printf("badger ERROR: "+f, a...)
-	if strings.HasPrefix(f, "Unable to read: Key: ") && len(a) > 1 {
-		key, _ := a[0].([]byte)
-		err, _ := a[len(a)-1].(error)
-		if key != nil && err != nil {
-			if m := vlogFid.FindStringSubmatch(err.Error()); m != nil {
+	// "Unable to read: Key: %v, … Error: %v" and then "Key: %v, …
+	// valuePointer: %+v": the file number is in the error or the pointer.
+	if (strings.HasPrefix(f, "Unable to read: Key: ") || strings.HasPrefix(f, "Key: ")) && len(a) > 1 {
+		if key, _ := a[0].([]byte); key != nil {
+			if m := vlogFid.FindStringSubmatch(fmt.Sprintf("%+v", a[len(a)-1])); m != nil {
 				if n, err := strconv.Atoi(m[1]); err == nil {
 					l.vlogFailures.Store(string(key), fmt.Sprintf("%06d.vlog", n))
 				}

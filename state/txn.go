@@ -68,6 +68,9 @@ func (t *Txn) Get(key []byte) ([]byte, error) {
 	if err != nil {
 		return nil, t.s.readError(key, err)
 	}
+	if err := t.s.lostValue(key, v); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -113,9 +116,16 @@ func (t *Txn) IteratePrefix(prefix []byte, fn func(key, val []byte) error) error
 		item := it.Item()
 		var fnErr error
 		err := item.Value(func(v []byte) error {
+			if err := t.s.lostValue(item.Key(), v); err != nil {
+				return err
+			}
 			fnErr = fn(item.Key(), v)
 			return nil
 		})
+		var se *sqlerr.Error
+		if errors.As(err, &se) {
+			return se
+		}
 		if err != nil {
 			return t.s.readError(item.Key(), err)
 		}

@@ -390,6 +390,12 @@ func TestCorruptionIsNeverServed(t *testing.T) {
 				if !strings.Contains(pe.Message, `"`) {
 					t.Errorf("%s: XX001 does not name the table: %s", what, pe.Message)
 				}
+				if !strings.Contains(pe.Detail, "key ") && !strings.Contains(pe.Detail, "file ") {
+					t.Errorf("%s: XX001 does not say where: %s", what, pe.Detail)
+				}
+				if verbose := testing.Verbose(); verbose && run < 4 {
+					t.Logf("%s: %s: %s (%s)", what, tb.name, pe.Message, pe.Detail)
+				}
 				// The session goes on.
 				var one int
 				if err := c.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
