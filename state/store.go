@@ -102,8 +102,8 @@ const (
 type Store struct {
 	logger *warningLogger
 	db     *badger.DB
-	opts Options
-	dir  string
+	opts   Options
+	dir    string
 
 	syncer groupSyncer
 

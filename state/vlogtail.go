@@ -152,4 +152,3 @@ func allZero(b []byte) bool {
 	}
 	return true
 }
-

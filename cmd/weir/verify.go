@@ -94,6 +94,10 @@ func verify(args []string, out io.Writer) error {
 		fmt.Fprintf(out, "DAMAGED: table file %s: %s\n", d.File, d.Reason)
 	}
 	for _, d := range r.Damage {
+		if d.Key == nil {
+			fmt.Fprintf(out, "DAMAGED: file %s: %s\n", d.File, d.Reason)
+			continue
+		}
 		where := fmt.Sprintf("key %x", d.Key)
 		if d.File != "" {
 			where = "file " + d.File + ", " + where
