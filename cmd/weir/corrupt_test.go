@@ -436,64 +436,64 @@ func lastLine(s string) string {
 }
 
 // TestNoDamageAfterKill: a server killed with SIGKILL in the middle of
-// writes leaves a directory that verifies clean and restarts without any
-// damage reported (a torn log tail is not damage).
+// writes, again and again, leaves a directory that verifies clean and
+// restarts without any damage reported (a torn log tail is not damage).
 func TestNoDamageAfterKill(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	s, err := startOn(t, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := s.connect(t)
 	ctx := context.Background()
-	if _, err := c.Exec(ctx, "CREATE TABLE big (id int, payload text); CREATE TABLE ev (k int, v int); CREATE STREAMING TABLE agg AS SELECT k, count(*) AS n FROM ev GROUP BY k"); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 0; ; i++ {
-			if _, err := c.Exec(ctx, fmt.Sprintf("INSERT INTO big SELECT g, repeat(md5(g::text), 3) FROM generate_series(%d, %d) g; INSERT INTO ev VALUES (%d, %d)", i*500, i*500+499, i%5, i)); err != nil {
-				return // the kill
-			}
+	var total int64
+	for kill := 0; kill < 5; kill++ {
+		s, err := startOn(t, dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	// Kill once a few commits are in.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		probe := s.connect(t)
+		if strings.Contains(s.log.String(), "DATA CORRUPTION") {
+			t.Fatalf("kill %d: damage reported after a plain SIGKILL:\n%s", kill, s.log)
+		}
+		c := s.connect(t)
 		var n int64
-		err := probe.QueryRow(ctx, "SELECT count(*) FROM big").Scan(&n)
-		probe.Close(ctx)
-		if err == nil && n >= 5000 {
-			break
+		if kill == 0 {
+			_, err = c.Exec(ctx, "CREATE TABLE big (id int, payload text); CREATE TABLE ev (k int, v int); CREATE STREAMING TABLE agg AS SELECT k, count(*) AS n FROM ev GROUP BY k")
+		} else {
+			err = c.QueryRow(ctx, "SELECT count(*) FROM big").Scan(&n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no commits within 30s (%v)", err)
+		if err != nil || n < total {
+			t.Fatalf("kill %d: %d rows of %d acknowledged, %v", kill, n, total, err)
 		}
-		time.Sleep(10 * time.Millisecond) // polling interval, not synchronisation
-	}
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	<-s.exited
-	<-done
-	if code, out := runVerify(t, dir); code != 0 {
-		t.Fatalf("verify after SIGKILL: exit %d\n%s", code, out)
-	}
-	s, err = startOn(t, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c = s.connect(t)
-	var n int64
-	if err := c.QueryRow(ctx, "SELECT count(*) FROM big").Scan(&n); err != nil || n == 0 {
-		t.Fatalf("after restart: %d rows, %v", n, err)
-	}
-	c.Close(ctx)
-	s.stop(t)
-	if strings.Contains(s.log.String(), "DATA CORRUPTION") {
-		t.Fatalf("damage reported after a plain SIGKILL:\n%s", s.log)
+		acked := make(chan int64, 1)
+		go func(first int64) {
+			rows := int64(0)
+			defer func() { acked <- rows }()
+			for i := first; ; i++ {
+				if _, err := c.Exec(ctx, fmt.Sprintf("INSERT INTO big SELECT g, repeat(md5(g::text), 3) FROM generate_series(%d, %d) g; INSERT INTO ev VALUES (%d, %d)", i*500, i*500+499, i%5, i)); err != nil {
+					return // the kill
+				}
+				rows += 500
+			}
+		}(int64(kill) * 1000)
+		// Kill once a few more commits are in.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			probe := s.connect(t)
+			var m int64
+			err := probe.QueryRow(ctx, "SELECT count(*) FROM big").Scan(&m)
+			probe.Close(ctx)
+			if err == nil && m >= n+2500 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no commits within 30s (%v)", err)
+			}
+			time.Sleep(10 * time.Millisecond) // polling interval, not synchronisation
+		}
+		s.cmd.Process.Signal(syscall.SIGKILL)
+		<-s.exited
+		total = n + <-acked
+		if code, out := runVerify(t, dir); code != 0 {
+			t.Fatalf("kill %d: verify after SIGKILL: exit %d\n%s", kill, code, out)
+		}
 	}
 	if copies, _ := filepath.Glob(filepath.Join(dir, "*.damaged-*")); len(copies) > 0 {
-		t.Fatalf("log files copied aside after a plain SIGKILL: %v", copies)
+		t.Fatalf("log files copied aside after plain SIGKILLs: %v", copies)
 	}
 }
