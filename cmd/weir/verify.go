@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/weir-sql/weir/catalog"
@@ -27,6 +28,9 @@ func verify(args []string, out io.Writer) error {
 	}
 	if _, err := os.Stat(*data); err != nil {
 		return fmt.Errorf("data directory %s: %w", *data, err)
+	}
+	if _, err := os.Stat(filepath.Join(*data, "MANIFEST")); err != nil {
+		return fmt.Errorf("%s is not a weir data directory (it has no MANIFEST)", *data)
 	}
 	fmt.Fprintf(out, "verifying %s (read-only)\n", *data)
 	st, logDamage, closeStore, err := state.OpenForVerify(*data)
