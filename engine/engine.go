@@ -67,6 +67,13 @@ func Open(cfg Config) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
+	// Damaged data is reported as XX001 naming the table (state/corruption.go).
+	st.NameRelations(func(oid uint32) string {
+		if r, ok := cat.RelationByOID(oid); ok {
+			return r.Name
+		}
+		return ""
+	})
 	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
 		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows}
 	e.startStreamingTables()

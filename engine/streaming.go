@@ -86,6 +86,29 @@ type runner struct {
 	outputStored bool
 	// restore loads the state snapshot before the first epoch (nil: none).
 	restore func() error
+	// recoveryFailed is closed when restoring the state or re-running the
+	// logged epochs failed (recoveryErr, e.g. XX001 for damaged input or a
+	// damaged snapshot): readers then get that error instead of waiting
+	// for a recovery that will not come.
+	recoveryFailed chan struct{}
+	recoveryOnce   sync.Once
+	recoveryErr    error
+}
+
+// failRecovery records err as the reason the job cannot recover, if it
+// has not recovered yet.
+func (r *runner) failRecovery(err error) {
+	if r.job != nil {
+		select {
+		case <-r.job.Recovered():
+			return
+		default:
+		}
+	}
+	r.recoveryOnce.Do(func() {
+		r.recoveryErr = err
+		close(r.recoveryFailed)
+	})
 }
 
 // trigger is when micro-batches run.
@@ -136,6 +159,7 @@ func (r *runner) run(ctx context.Context) {
 	if r.restore != nil {
 		if err := r.restoreState(); err != nil {
 			r.setStatus(statusFailed, sqlerr.From(err).Message)
+			r.failRecovery(err)
 		}
 	}
 	var tick <-chan time.Time
@@ -163,6 +187,7 @@ func (r *runner) run(ctx context.Context) {
 						continue
 					}
 					r.setStatus(statusFailed, sqlerr.From(err).Message)
+					r.failRecovery(err)
 					break
 				}
 				if !processed {
@@ -413,7 +438,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		status, lastErr = statusFailed, sqlerr.From(err).Message
 	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig, restore: restore,
-		job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
+		recoveryFailed: make(chan struct{}), job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
 		outputStored: sp.Mode == planner.AppendMode && stored}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
