@@ -128,8 +128,8 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 	s := v.s
 	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath(),
 		PID: int32(s.pid), ApplicationName: s.settings["application_name"]}
-	for _, name := range expr.ScalarNames() {
-		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: name})
+	for _, sig := range expr.ScalarSignatures() {
+		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: sig.Name, NumArgs: len(sig.Args), ArgTypes: sig.Args, RetType: sig.Ret})
 	}
 	for _, st := range sortedSettings() {
 		snap.Settings = append(snap.Settings, pgcatalog.Setting{
@@ -194,12 +194,44 @@ func (v *catalogView) TypeOID(name string) (uint32, error) {
 		t, ok = types.ByTypname(n)
 	}
 	if !ok {
+		// A relation's name is also its row type's (and "_name" the
+		// array's), as in PostgreSQL.
+		rel, arr := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "[]")), isArray
+		if sch, n := splitQualified(rel); !arr && strings.HasPrefix(n, "_") {
+			if r, err := v.LookupRelation(sch, n[1:]); err == nil {
+				return pgcatalog.RowArrayTypeOID(r.OID), nil
+			}
+		}
+		sch, n := splitQualified(rel)
+		if r, err := v.LookupRelation(sch, n); err == nil {
+			if arr {
+				return pgcatalog.RowArrayTypeOID(r.OID), nil
+			}
+			return pgcatalog.RowTypeOID(r.OID), nil
+		}
 		return 0, sqlerr.New(sqlerr.UndefinedObject, "type \"%s\" does not exist", name)
 	}
 	if isArray {
 		t = types.ArrayOf(t)
 	}
 	return t.OID, nil
+}
+
+// TypeName names a relation's row type (or its array type) as regtype
+// output does: the relation's name, qualified when not visible.
+func (v *catalogView) TypeName(oid uint32) (string, bool) {
+	rel, arr, ok := pgcatalog.RelationOfRowType(oid)
+	if !ok {
+		return "", false
+	}
+	name, ok := v.RelationName(rel)
+	if !ok {
+		return "", false
+	}
+	if arr {
+		name += "[]"
+	}
+	return name, true
 }
 
 func (v *catalogView) NamespaceOID(name string) (uint32, error) {
@@ -231,9 +263,9 @@ func (v *catalogView) RoleName(oid uint32) (string, bool) {
 }
 
 func (v *catalogView) ProcName(oid uint32) (string, bool) {
-	names := expr.ScalarNames()
-	if oid >= pgcatalog.FunctionOIDBase && int(oid-pgcatalog.FunctionOIDBase) < len(names) {
-		return names[oid-pgcatalog.FunctionOIDBase], true
+	sigs := expr.ScalarSignatures()
+	if oid >= pgcatalog.FunctionOIDBase && int(oid-pgcatalog.FunctionOIDBase) < len(sigs) {
+		return sigs[oid-pgcatalog.FunctionOIDBase].Name, true
 	}
 	switch oid {
 	case pgcatalog.ArrayInOID:
@@ -250,8 +282,8 @@ func (v *catalogView) ProcName(oid uint32) (string, bool) {
 
 func (v *catalogView) ProcOID(name string) (uint32, error) {
 	n := strings.TrimPrefix(strings.ToLower(name), "pg_catalog.")
-	for i, f := range expr.ScalarNames() {
-		if f == n {
+	for i, f := range expr.ScalarSignatures() {
+		if f.Name == n {
 			return pgcatalog.FunctionOIDBase + uint32(i), nil
 		}
 	}
@@ -285,12 +317,12 @@ func (v *catalogView) RelationVisible(oid uint32) bool {
 
 func (v *catalogView) SearchPath() []string { return v.s.searchPath() }
 
-func (v *catalogView) ViewDefinition(oid uint32) (string, bool) {
+func (v *catalogView) ViewDefinition(oid uint32, pretty bool) (string, bool) {
 	r, ok := v.s.eng.cat.RelationByOID(oid)
 	if !ok || r.ViewSQL == "" {
 		return "", false
 	}
-	if def, ok := planner.ViewDefinition(v, r.ViewSQL); ok {
+	if def, ok := planner.ViewDefinition(v, r.ViewSQL, pretty); ok {
 		return def, true
 	}
 	return " " + r.ViewSQL + ";", true

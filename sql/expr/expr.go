@@ -60,6 +60,9 @@ type CatalogFuncs interface {
 	RelationName(oid uint32) (string, bool)
 	// TypeOID resolves a type name (regtype input).
 	TypeOID(name string) (uint32, error)
+	// TypeName is regtype and format_type output for the types the
+	// catalog adds to sql/types' own (relations' row types).
+	TypeName(oid uint32) (string, bool)
 	// NamespaceOID resolves a schema name (regnamespace input).
 	NamespaceOID(name string) (uint32, error)
 	NamespaceName(oid uint32) (string, bool)
@@ -73,7 +76,7 @@ type CatalogFuncs interface {
 	// SearchPath is the session's effective schema search path.
 	SearchPath() []string
 	// ViewDefinition returns a view's SQL.
-	ViewDefinition(oid uint32) (string, bool)
+	ViewDefinition(oid uint32, pretty bool) (string, bool)
 	// IndexDef is pg_get_indexdef: the CREATE INDEX statement, or with
 	// column > 0 that key column's name.
 	IndexDef(oid uint32, column int) (string, bool)

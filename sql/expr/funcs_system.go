@@ -143,6 +143,11 @@ func init() {
 		}
 		oid := uint32(a[0].(int64))
 		if _, ok := types.Lookup(oid); !ok {
+			if ctx.Catalog != nil {
+				if s, ok := ctx.Catalog.TypeName(oid); ok {
+					return s, nil
+				}
+			}
 			return "???", nil
 		}
 		return types.FormatType(oid, int32(mod)), nil
@@ -172,7 +177,8 @@ func init() {
 	)
 	viewdef := func(ctx *Ctx, a []Datum) (Datum, error) {
 		if ctx.Catalog != nil {
-			if s, ok := ctx.Catalog.ViewDefinition(uint32(a[0].(int64))); ok {
+			pretty := len(a) > 1 && a[1].(bool)
+			if s, ok := ctx.Catalog.ViewDefinition(uint32(a[0].(int64)), pretty); ok {
 				return s, nil
 			}
 		}

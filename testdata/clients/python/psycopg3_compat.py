@@ -78,7 +78,10 @@ def call(name, fn):
 def info_text(info):
     if info is None:
         return "None"
-    out = f"{type(info).__name__} name={info.name} oid={info.oid} array_oid={info.array_oid} " \
+    # OIDs of user objects differ between servers; builtin ones must not.
+    def oid(o):
+        return o if o < 16384 else "user"
+    out = f"{type(info).__name__} name={info.name} oid={oid(info.oid)} array_oid={oid(info.array_oid)} " \
           f"regtype={info.regtype} delimiter={info.delimiter!r}"
     for attr in ("field_names", "field_types", "labels", "subtype_oid"):
         if hasattr(info, attr):
@@ -98,21 +101,18 @@ def introspection():
     for cls in (CompositeInfo, EnumInfo, RangeInfo):
         call(f"{cls.__name__}.fetch(no_such_type)", lambda: info_text(cls.fetch(conn, "no_such_type")))
     call("CompositeInfo.fetch(pg3_items)", lambda: info_text(CompositeInfo.fetch(conn, "pg3_items")))
-    call("RangeInfo.fetch(int4range)", lambda: info_text(RangeInfo.fetch(conn, "int4range")))
     # Register what TypeInfo found and use the adapters, arrays included,
     # in text and binary.
     for name in ("int4", "text", "numeric", "int2vector"):
-        info = TypeInfo.fetch(conn, name)
-        if info is not None:
-            info.register(conn)
+        call(f"register({name})", lambda: TypeInfo.fetch(conn, name).register(conn))
     for binary in (False, True):
         cur = conn.cursor(binary=binary)
         call(f"arrays(binary={binary})", lambda: cur.execute(
             "SELECT %s::int4[], %s::text[], %s::numeric[], ARRAY[1,2]::int2[], '{a,NULL}'::text[], "
-            "'1 2'::int2vector::int2[], '{}'::int8[], ARRAY[[1,2],[3,4]]",
+            "'1 2'::int2vector::int2[], '{}'::int8[], ARRAY['a','b']::varchar[], '{t,f}'::bool[]",
             ([1, None, 3], ["x", "y z"], [decimal.Decimal("1.5")])).fetchone())
         call(f"array param round trip(binary={binary})", lambda: cur.execute(
-            "SELECT %s = ARRAY[1,2,3]::int8[], array_length(%s, 1)", ([1, 2, 3], ["a", "b"])).fetchone())
+            "SELECT %s::int8[] = ARRAY[1,2,3]::int8[], array_length(%s::text[], 1)", ([1, 2, 3], ["a", "b"])).fetchone())
 
 
 check("params", params)
