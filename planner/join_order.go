@@ -411,7 +411,7 @@ func (p *joinProblem) connected(s relSet) bool {
 
 func (p *joinProblem) linked(a, z relSet) bool {
 	for _, c := range p.conjs {
-		if (a|z).has(c.rels) && c.rels&a != 0 && c.rels&z != 0 {
+		if (a | z).has(c.rels) && c.rels&a != 0 && c.rels&z != 0 {
 			return true
 		}
 	}
