@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math/bits"
+	"strings"
 
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/types"
@@ -114,7 +115,7 @@ func (b *binder) planJoinTree(from Node, where expr.Expr, es *estimator) Node {
 		for g, c := range cols {
 			exprs[g] = &expr.ColumnRef{Index: pos[g], T: c.T, Name: c.Name}
 		}
-		plan = &Project{Input: plan, Exprs: exprs, Cols: cols}
+		plan = &Project{Input: plan, Exprs: exprs, Cols: cols, Reorder: true}
 	}
 	if len(p.top) > 0 {
 		plan = &Filter{Input: plan, Pred: andOf(p.top)}
@@ -342,6 +343,8 @@ func (b *binder) planOuterJoin(j *Join, where []expr.Expr, es *estimator) Node {
 	}
 	j.Left = b.planJoinTree(j.Left, lw, es)
 	j.Right = b.planJoinTree(j.Right, rw, es)
+	qualifyJoin(j)
+	j.EstRows = es.rowsOf(j)
 	if len(above) > 0 {
 		return &Filter{Input: j, Pred: andOf(above)}
 	}
@@ -546,8 +549,9 @@ func (p *joinProblem) build(st *joinStep) (Node, []int) {
 	}
 	nl := len(ll)
 	toPair := func(e expr.Expr) expr.Expr {
-		out, _ := remapColumns(e, func(g int) int { return pos[g] })
-		return out
+		return mapColumnRefs(e, func(c *expr.ColumnRef) expr.Expr {
+			return &expr.ColumnRef{Index: pos[c.Index], T: c.T, Name: p.qualified(c)}
+		})
 	}
 	var rest []expr.Expr
 	for _, c := range p.conjs {
@@ -576,7 +580,79 @@ func (p *joinProblem) build(st *joinStep) (Node, []int) {
 		j.Cond = andOf(rest)
 	}
 	p.es.rows[j] = st.rows
+	j.EstRows = st.rows
 	return j, append(append([]int{}, ll...), rl...)
+}
+
+// qualified names a column of a join condition (FROM order) with its
+// relation's alias, so that EXPLAIN tells pkc.oid from fkc.oid.
+func (p *joinProblem) qualified(c *expr.ColumnRef) string {
+	l := p.leaves[p.colLeaf[c.Index]]
+	return qualifiedName(l.node, c.Index-l.off, c.Name)
+}
+
+// qualifiedName is name prefixed with the alias of the relation column i
+// of n comes from, if one can be told.
+func qualifiedName(n Node, i int, name string) string {
+	if name == "" || strings.Contains(name, ".") {
+		return name
+	}
+	for {
+		switch x := n.(type) {
+		case *Filter:
+			n = x.Input
+			continue
+		case *Sort:
+			n = x.Input
+			continue
+		case *Limit:
+			n = x.Input
+			continue
+		case *Project:
+			if i < len(x.Exprs) {
+				if c, ok := x.Exprs[i].(*expr.ColumnRef); ok {
+					n, i = x.Input, c.Index
+					continue
+				}
+			}
+		case *Join:
+			nl := len(x.Left.Columns())
+			if i < nl || x.Kind == SemiJoin || x.Kind == AntiJoin {
+				n = x.Left
+			} else {
+				n, i = x.Right, i-nl
+			}
+			continue
+		case *Scan:
+			if x.Alias != "" {
+				return x.Alias + "." + name
+			}
+		}
+		return name
+	}
+}
+
+// qualifyJoin names the columns of an outer join's keys and condition
+// with their relations' aliases, for EXPLAIN.
+func qualifyJoin(j *Join) {
+	nl := len(j.Left.Columns())
+	side := func(n Node, off int) func(*expr.ColumnRef) expr.Expr {
+		return func(c *expr.ColumnRef) expr.Expr {
+			return &expr.ColumnRef{Index: c.Index, T: c.T, Name: qualifiedName(n, c.Index-off, c.Name)}
+		}
+	}
+	for i := range j.LeftKeys {
+		j.LeftKeys[i] = mapColumnRefs(j.LeftKeys[i], side(j.Left, 0))
+		j.RightKeys[i] = mapColumnRefs(j.RightKeys[i], side(j.Right, 0))
+	}
+	if j.Cond != nil {
+		j.Cond = mapColumnRefs(j.Cond, func(c *expr.ColumnRef) expr.Expr {
+			if c.Index < nl {
+				return side(j.Left, 0)(c)
+			}
+			return side(j.Right, nl)(c)
+		})
+	}
 }
 
 func lowestLeaf(s relSet) int { return bits.TrailingZeros64(uint64(s)) }
