@@ -124,6 +124,29 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 	return batches, nil
 }
 
+// EstimateRows implements planner.RowEstimator: a stored table's
+// committed rows plus this transaction's, a catalog relation's guess from
+// the objects it lists.
+func (v *catalogView) EstimateRows(scan *planner.Scan) float64 {
+	if scan.Kind == planner.VirtualTable {
+		if scan.OID == progressOID {
+			return 10
+		}
+		if t := pgcatalog.Lookup(scan.Schema, scan.Name); t != nil {
+			return pgcatalog.EstimateRows(t, v.s.eng.cat)
+		}
+		return 10
+	}
+	rows, _, err := v.s.eng.store.TableStats(scan.OID)
+	if err != nil {
+		return 1000
+	}
+	for _, b := range v.s.tx.pending[scan.OID] {
+		rows += b.NumRows()
+	}
+	return float64(rows)
+}
+
 func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 	s := v.s
 	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath(),
