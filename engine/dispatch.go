@@ -79,14 +79,15 @@ func appendOnly(what string) error {
 // exprCtx builds the evaluation context of one statement.
 func (s *Session) exprCtx(params []expr.Datum) *expr.Ctx {
 	return &expr.Ctx{
-		Params:     params,
-		Location:   s.loc,
-		Now:        time.Now(),
-		Catalog:    s.catalogView(),
-		Settings:   s.currentSetting,
-		User:       s.user,
-		Database:   s.db,
-		BackendPID: int32(s.pid),
+		Params:      params,
+		Location:    s.loc,
+		Now:         time.Now(),
+		Catalog:     s.catalogView(),
+		Settings:    s.currentSetting,
+		User:        s.user,
+		SessionUser: s.ids.session.name,
+		Database:    s.db,
+		BackendPID:  int32(s.pid),
 	}
 }
 

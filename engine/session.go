@@ -23,6 +23,7 @@ type Session struct {
 	db        string
 	pid       uint32
 	superuser bool
+	ids       sessionIdentities // authenticated and session users (set_role.go)
 	settings  map[string]string // lower-case name → value
 	loc       *time.Location
 
@@ -63,6 +64,7 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 	if super {
 		s.settings["is_superuser"] = "on"
 	}
+	s.initIdentities()
 	// Startup parameters other than user/database/options are settings.
 	for k, v := range params {
 		switch k {

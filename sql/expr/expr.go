@@ -41,8 +41,11 @@ type Ctx struct {
 	Settings func(name string) (string, bool)
 	// Session identity for current_user, session_user, current_database.
 	User, Database string
-	BackendPID     int32
-	Done           <-chan struct{}
+	// SessionUser is session_user when it differs from User (after SET
+	// ROLE); "" means User.
+	SessionUser string
+	BackendPID  int32
+	Done        <-chan struct{}
 }
 
 // OuterRow is one row of an enclosing query: its batch and row index.

@@ -75,9 +75,15 @@ func init() {
 		RegisterScalar(name, Overload{Args: nil, Ret: types.Name, Impl: constFn(types.Name, fn)})
 	}
 	textConst("version", func(*Ctx) Datum { return Version })
-	for _, n := range []string{"current_user", "session_user", "user", "current_role"} {
+	for _, n := range []string{"current_user", "user", "current_role"} {
 		nameConst(n, func(ctx *Ctx) Datum { return ctx.User })
 	}
+	nameConst("session_user", func(ctx *Ctx) Datum {
+		if ctx.SessionUser != "" {
+			return ctx.SessionUser
+		}
+		return ctx.User
+	})
 	for _, n := range []string{"current_database", "current_catalog"} {
 		nameConst(n, func(ctx *Ctx) Datum { return ctx.Database })
 	}
