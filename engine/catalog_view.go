@@ -151,6 +151,12 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 	s := v.s
 	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath(),
 		PID: int32(s.pid), ApplicationName: s.settings["application_name"]}
+	prog := progressRelation()
+	er := pgcatalog.EngineRelation{OID: prog.OID, Schema: prog.Schema, Name: prog.Name}
+	for _, c := range prog.Cols {
+		er.Columns = append(er.Columns, catalog.Column{Name: c.Name, Type: c.T})
+	}
+	snap.EngineRelations = []pgcatalog.EngineRelation{er}
 	for _, sig := range expr.ScalarSignatures() {
 		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: sig.Name, NumArgs: len(sig.Args), ArgTypes: sig.Args, RetType: sig.Ret})
 	}
@@ -196,6 +202,9 @@ func (v *catalogView) RelationName(oid uint32) (string, bool) {
 			return quoteIdentIfNeeded(r.Name), true
 		}
 		return quoteIdentIfNeeded(r.Schema) + "." + quoteIdentIfNeeded(r.Name), true
+	}
+	if oid == progressOID {
+		return weirCatalogSchema + ".streaming_progress", true
 	}
 	for _, t := range pgcatalog.Tables() {
 		if t.OID == oid {
@@ -326,6 +335,9 @@ func (v *catalogView) ProcOID(name string) (uint32, error) {
 }
 
 func (v *catalogView) RelationVisible(oid uint32) bool {
+	if oid == progressOID {
+		return false // weir_catalog is never on the search path
+	}
 	r, ok := v.s.eng.cat.RelationByOID(oid)
 	if !ok {
 		return true // pg_catalog relations are always visible

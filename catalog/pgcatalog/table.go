@@ -59,6 +59,9 @@ type Snapshot struct {
 	// pg_stat_activity; zero values are fine.
 	PID             int32
 	ApplicationName string
+	// EngineRelations are the relations the engine serves itself
+	// (weir_catalog.streaming_progress), listed with the others.
+	EngineRelations []EngineRelation
 }
 
 // Function is one entry of the engine's function registry, as pg_proc

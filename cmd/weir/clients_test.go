@@ -152,7 +152,8 @@ func mustTool(t *testing.T, name string) string {
 // stderr and error.
 func run(t *testing.T, dir string, stdin string, env []string, name string, args ...string) (string, string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// Generous: a JVM compiling JdbcCompat.java on a loaded CI machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
@@ -217,7 +218,8 @@ func weirTarget(s *weirServer) psqlTarget {
 // pgTarget gives a fresh PostgreSQL 15 database in which objects are owned
 // by a superuser role called weir, so that the Owner columns of \d, \dt, \dv
 // print the same name as weir's (whose only user is weir) instead of
-// postgres: that difference is inherent, not a bug.
+// postgres: that difference is inherent, not a bug. It has an empty schema
+// weir_catalog, as weir has (with weir's own views in it).
 func pgTarget(t *testing.T) psqlTarget {
 	t.Helper()
 	pg := pgtest.Shared(t)
@@ -234,7 +236,13 @@ func pgTarget(t *testing.T) psqlTarget {
 		}
 	}
 	db := url[strings.LastIndex(url, "/")+1 : strings.Index(url, "?")]
-	return psqlTarget{"127.0.0.1", fmt.Sprint(pg.Port), "weir", db}
+	target := psqlTarget{"127.0.0.1", fmt.Sprint(pg.Port), "weir", db}
+	// weir has the schema weir_catalog (its own views); PostgreSQL gets an
+	// empty one with the same owner, so that \dn lists the same schemas.
+	if out, errOut, err := target.psql(t, t.TempDir(), "CREATE SCHEMA weir_catalog AUTHORIZATION weir;"); err != nil {
+		t.Fatalf("create schema weir_catalog on PostgreSQL: %v\n%s%s", err, out, errOut)
+	}
+	return target
 }
 
 const psqlSetup = `
