@@ -312,6 +312,17 @@ func (v *catalogView) ProcName(oid uint32) (string, bool) {
 	return "", false
 }
 
+// ProcSignature gives the types of a pg_proc entry: one of the registry's
+// overloads (their OIDs follow ScalarSignatures) or an array I/O function.
+func (v *catalogView) ProcSignature(oid uint32) ([]types.T, types.T, bool, bool) {
+	sigs := expr.ScalarSignatures()
+	if oid >= pgcatalog.FunctionOIDBase && int(oid-pgcatalog.FunctionOIDBase) < len(sigs) {
+		sig := sigs[oid-pgcatalog.FunctionOIDBase]
+		return sig.Args, sig.Ret, sig.Variadic, true
+	}
+	return nil, types.T{}, false, false
+}
+
 func (v *catalogView) ProcOID(name string) (uint32, error) {
 	n := strings.TrimPrefix(strings.ToLower(name), "pg_catalog.")
 	for i, f := range expr.ScalarSignatures() {

@@ -71,6 +71,10 @@ type CatalogFuncs interface {
 	NamespaceName(oid uint32) (string, bool)
 	// RoleName resolves an role OID (pg_get_userbyid).
 	RoleName(oid uint32) (string, bool)
+	// ProcSignature gives a pg_proc entry's argument and result types
+	// (pg_get_function_arguments, pg_get_function_result).
+	// variadic means the last argument repeats.
+	ProcSignature(oid uint32) (args []types.T, ret types.T, variadic, ok bool)
 	// ProcName is regproc output; ProcOID its input.
 	ProcName(oid uint32) (string, bool)
 	ProcOID(name string) (uint32, error)

@@ -249,9 +249,6 @@ func init() {
 	RegisterScalar("pg_get_statisticsobjdef_columns", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)})
 	RegisterScalar("pg_get_serial_sequence", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text, Impl: nullText(2)})
 	emptyText := Strict(types.Text, func(*Ctx, []Datum) (Datum, error) { return "", nil })
-	RegisterScalar("pg_get_function_result", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
-	RegisterScalar("pg_get_function_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
-	RegisterScalar("pg_get_function_identity_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
 	RegisterScalar("pg_tablespace_location", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
 	RegisterScalar("pg_encoding_to_char", Overload{Args: []types.T{types.Int4}, Ret: types.Name, Impl: Strict(types.Name, func(ctx *Ctx, a []Datum) (Datum, error) {
 		switch a[0].(int64) {
