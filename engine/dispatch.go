@@ -54,7 +54,7 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_MergeStmt:
 		return nil, appendOnly("MERGE")
 	case *pg_query.Node_DiscardStmt:
-		return commandResult("DISCARD ALL"), nil
+		return s.discard(x.DiscardStmt, io)
 	case *pg_query.Node_DeallocateStmt:
 		return commandResult("DEALLOCATE"), nil
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:

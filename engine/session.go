@@ -83,6 +83,10 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 		}
 	}
 	s.applyTimeZone()
+	s.ids.defaults = make(map[string]string, len(s.settings))
+	for k, v := range s.settings {
+		s.ids.defaults[k] = v
+	}
 	return s
 }
 

@@ -26,6 +26,9 @@ type identity struct {
 type sessionIdentities struct {
 	auth, session identity
 	role          string // the "role" setting: "none" or the role SET ROLE chose
+	// defaults are the settings as the session started (built-in defaults
+	// and startup parameters), which DISCARD ALL returns to.
+	defaults map[string]string
 }
 
 func (s *Session) initIdentities() {
