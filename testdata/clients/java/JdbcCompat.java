@@ -203,6 +203,24 @@ public class JdbcCompat {
         dump("getCrossReference", false, null,
                 () -> md.getCrossReference(null, "public", "jdbc_items", null, "jdbc_s", "jdbc_pair"));
 
+        // weir's own views (weir_catalog) are listed like any view, so that
+        // a metadata browser shows them. PostgreSQL has no such views: there
+        // the section only prints its name, as weir's does when it passes.
+        section("weir_catalog", () -> {
+            if (!md.getDatabaseProductVersion().contains("weir")) return;
+            List<String> views = new ArrayList<>();
+            try (ResultSet rs = md.getTables(null, "weir_catalog", "%", null)) {
+                while (rs.next()) views.add(rs.getString("TABLE_NAME") + ":" + rs.getString("TABLE_TYPE"));
+            }
+            check(views.contains("streaming_progress:VIEW"), "getTables(weir_catalog): " + views);
+            List<String> cols = new ArrayList<>();
+            try (ResultSet rs = md.getColumns(null, "weir_catalog", "streaming_progress", "%")) {
+                while (rs.next()) cols.add(rs.getString("COLUMN_NAME"));
+            }
+            check(cols.size() > 10 && cols.get(0).equals("name") && cols.contains("watermark"),
+                    "getColumns(weir_catalog.streaming_progress): " + cols);
+        });
+
         section("DatabaseMetaData scalars", () -> {
             System.out.println("identifierQuoteString: " + md.getIdentifierQuoteString());
             System.out.println("searchStringEscape: " + md.getSearchStringEscape());
