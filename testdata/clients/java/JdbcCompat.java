@@ -219,6 +219,28 @@ public class JdbcCompat {
             }
             check(cols.size() > 10 && cols.get(0).equals("name") && cols.contains("watermark"),
                     "getColumns(weir_catalog.streaming_progress): " + cols);
+            // A streaming table opened in a metadata browser: every call a
+            // table's tabs make answers.
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE STREAMING TABLE jdbc_totals AS SELECT name, count(*) AS n FROM STREAM jdbc_items GROUP BY name");
+            }
+            int rows = 0;
+            for (Call call : new Call[] {
+                    () -> md.getTables(null, "public", "jdbc_totals", null),
+                    () -> md.getColumns(null, "public", "jdbc_totals", "%"),
+                    () -> md.getPrimaryKeys(null, "public", "jdbc_totals"),
+                    () -> md.getIndexInfo(null, "public", "jdbc_totals", false, true),
+                    () -> md.getImportedKeys(null, "public", "jdbc_totals"),
+                    () -> md.getExportedKeys(null, "public", "jdbc_totals"),
+                    () -> md.getTablePrivileges(null, "public", "jdbc_totals"),
+                    () -> md.getColumnPrivileges(null, "public", "jdbc_totals", "%"),
+                    () -> md.getBestRowIdentifier(null, "public", "jdbc_totals", DatabaseMetaData.bestRowSession, true),
+                    () -> md.getVersionColumns(null, "public", "jdbc_totals")}) {
+                try (ResultSet rs = call.open()) {
+                    while (rs.next()) rows++;
+                }
+            }
+            check(rows > 0, "no metadata rows for a streaming table");
         });
 
         section("DatabaseMetaData scalars", () -> {
