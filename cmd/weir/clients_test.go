@@ -583,7 +583,7 @@ func TestSQLAlchemyPsycopg2(t *testing.T) {
 		t.Fatalf("SQLAlchemy against PostgreSQL exited with %v\nstdout:\n%s\nstderr:\n%s", err, want, perr)
 	}
 	oracleDiff(t, "SQLAlchemy+psycopg2", out, want, func(s string) string { return s })
-	if !strings.HasSuffix(out, "query ok\n") {
+	if !strings.HasSuffix(out, "query ok\nweir_catalog ok\n") {
 		t.Errorf("SQLAlchemy run did not finish: %q", out)
 	}
 }
