@@ -19,9 +19,26 @@ import (
 // catalogView is the catalog as one session sees it: its search path, its
 // uncommitted writes, and the virtual pg_catalog relations. It implements
 // planner.Catalog, expr.CatalogFuncs and exec.TableSource.
-type catalogView struct{ s *Session }
+type catalogView struct {
+	s *Session
+	// virtual, when not nil, keeps the rows of each virtual relation the
+	// view has computed, so that a statement builds pg_class once however
+	// often it scans it: a correlated subquery over pg_class, such as
+	// pgjdbc's type-cache query (one per pg_type row), would otherwise
+	// rebuild it for every outer row. Only a view that serves one
+	// statement's execution caches (statementCatalogView): the catalog
+	// does not change while a query runs.
+	virtual map[uint32]arrow.RecordBatch
+	snap    *pgcatalog.Snapshot
+}
 
 func (s *Session) catalogView() *catalogView { return &catalogView{s: s} }
+
+// statementCatalogView is a catalogView for running one query; it computes
+// each virtual relation at most once.
+func (s *Session) statementCatalogView() *catalogView {
+	return &catalogView{s: s, virtual: map[uint32]arrow.RecordBatch{}}
+}
 
 // searchPath is the effective search path: "$user" is dropped (weir has no
 // per-user schemas) and unknown schemas are skipped.
@@ -103,13 +120,26 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 		}
 	}
 	if scan.Kind == planner.VirtualTable {
+		if b, ok := v.virtual[scan.OID]; ok {
+			return []arrow.RecordBatch{b}, nil
+		}
 		t := pgcatalog.Lookup(scan.Schema, scan.Name)
 		if t == nil {
 			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", scan.Schema, scan.Name)
 		}
-		b, err := t.Rows(v.snapshot())
+		if v.virtual != nil && v.snap == nil {
+			v.snap = v.snapshot()
+		}
+		snap := v.snap
+		if snap == nil {
+			snap = v.snapshot()
+		}
+		b, err := t.Rows(snap)
 		if err != nil {
 			return nil, err
+		}
+		if v.virtual != nil {
+			v.virtual[scan.OID] = b
 		}
 		return []arrow.RecordBatch{b}, nil
 	}

@@ -100,7 +100,7 @@ func (s *Session) currentSetting(name string) (string, bool) {
 }
 
 func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Datum) (wire.Result, error) {
-	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(params)}
+	env := &exec.Env{Tables: s.statementCatalogView(), Ctx: s.exprCtx(params)}
 	batches, err := exec.Run(ctx, env, st.query.Plan)
 	if err != nil {
 		return nil, err
