@@ -24,6 +24,7 @@ type Session struct {
 	db        string
 	pid       uint32
 	superuser bool
+	ids       sessionIdentities // authenticated and session users (set_role.go)
 	settings  map[string]string // lower-case name → value
 	loc       *time.Location
 
@@ -80,6 +81,7 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 	if super {
 		s.settings["is_superuser"] = "on"
 	}
+	s.initIdentities()
 	// Startup parameters other than user/database are settings, and so
 	// are the -c name=value switches of options (PGOPTIONS), which come
 	// after them as in PostgreSQL.
@@ -99,6 +101,10 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 	s.applyTimeZone()
 	app := s.settings["application_name"]
 	s.appName.Store(&app)
+	s.ids.defaults = make(map[string]string, len(s.settings))
+	for k, v := range s.settings {
+		s.ids.defaults[k] = v
+	}
 	return s
 }
 

@@ -28,6 +28,9 @@ func (s *Session) set(v *pg_query.VariableSetStmt, io wire.ExecIO) (wire.Result,
 		// accept and remember nothing.
 		return commandResult("SET"), nil
 	}
+	if res, ok, err := s.setIdentity(v, io); ok {
+		return res, err
+	}
 	st, ok := lookupSetting(v.Name)
 	if !ok {
 		return nil, unknownSetting(v.Name)

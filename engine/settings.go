@@ -33,6 +33,7 @@ var settingList = []setting{
 	{name: "server_encoding", def: "UTF8", reported: true, readOnly: true, desc: "Shows the server (database) character set encoding.", vartype: "string", category: "Preset Options"},
 	{name: "server_version", def: ServerVersion, reported: true, readOnly: true, desc: "Shows the server version.", vartype: "string", category: "Preset Options"},
 	{name: "session_authorization", def: "", reported: true, readOnly: true, desc: "Sets the session user name.", vartype: "string", category: "Preset Options"},
+	{name: "role", def: "none", readOnly: true, desc: "Sets the current role.", vartype: "string", category: "Preset Options"},
 	{name: "standard_conforming_strings", def: "on", reported: true, desc: "Causes '...' strings to treat backslashes literally.", vartype: "bool", category: "Version and Platform Compatibility", check: checkStandardStrings},
 	{name: "TimeZone", def: "UTC", reported: true, desc: "Sets the time zone for displaying and interpreting time stamps.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting", check: checkTimeZone},
 	{name: "server_version_num", def: "150000", readOnly: true, desc: "Shows the server version as an integer.", vartype: "integer", category: "Preset Options"},

@@ -62,6 +62,9 @@ type Snapshot struct {
 	// Activity lists every session for pg_stat_activity, as the current
 	// role may see them; nil shows only the current session.
 	Activity func() []BackendActivity
+	// EngineRelations are the relations the engine serves itself
+	// (weir_catalog.streaming_progress), listed with the others.
+	EngineRelations []EngineRelation
 }
 
 // Function is one entry of the engine's function registry, as pg_proc
