@@ -107,7 +107,7 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 		if t == nil {
 			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", scan.Schema, scan.Name)
 		}
-		b, err := t.Rows(v.snapshot())
+		b, err := pgcatalog.CachedRows(t, v.s.eng.cat, v.snapshot)
 		if err != nil {
 			return nil, err
 		}
