@@ -27,8 +27,10 @@ import (
 // list; a Project on top restores the FROM order, which is the order the
 // scope resolved names against.
 
-// dpLimit is the largest join problem solved exhaustively (3^n splits).
-const dpLimit = 12
+// dpLimit is the largest join problem solved exhaustively (up to 3^n
+// splits): measured on a chain of joins, 10 relations plan in 3 ms, 12 in
+// 20 ms; beyond, the greedy order plans 16 in 2 ms.
+const dpLimit = 10
 
 // relSet is a set of leaves of one join problem.
 type relSet uint64
@@ -487,6 +489,9 @@ func (p *joinProblem) orderDP() *joinStep {
 			z := s ^ a
 			if a < z {
 				continue
+			}
+			if b := best[s]; b != nil && b.tier == 1 && !(conn[a] && conn[z]) {
+				continue // cannot beat a split of two connected parts
 			}
 			st := p.combine(best[a], best[z], rows, conn[a], conn[z])
 			if better(st, best[s]) {
