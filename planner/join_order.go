@@ -270,8 +270,15 @@ func (p *joinProblem) add(c expr.Expr) {
 // planLeaf plans inside one leaf and applies its conjuncts (over its own
 // columns).
 func (b *binder) planLeaf(n Node, conjs []expr.Expr, es *estimator) Node {
-	if j, ok := n.(*Join); ok {
+	if j, ok := n.(*Join); ok && j.EstRows == 0 { // EstRows is set once planned
 		return b.planOuterJoin(j, conjs, es)
+	}
+	if p, ok := n.(*Project); ok {
+		// A join under a projection of its own (a merged USING key):
+		// its inputs are still join problems.
+		if j, ok := p.Input.(*Join); ok && j.EstRows == 0 {
+			p.Input = b.planOuterJoin(j, nil, es)
+		}
 	}
 	if len(conjs) == 0 {
 		return n
