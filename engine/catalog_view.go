@@ -147,6 +147,13 @@ func (v *catalogView) EstimateRows(scan *planner.Scan) float64 {
 	return float64(rows)
 }
 
+// UniqueColumn implements planner.UniqueColumns: the column of a
+// one-column primary key.
+func (v *catalogView) UniqueColumn(scan *planner.Scan, col int) bool {
+	rel, ok := v.s.eng.cat.RelationByOID(scan.OID)
+	return ok && len(rel.PrimaryKey) == 1 && col < len(scan.Cols) && rel.PrimaryKey[0] == scan.Cols[col].Name
+}
+
 func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 	s := v.s
 	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath(),
