@@ -362,7 +362,7 @@ func (b *binder) bindJoin(j *pg_query.JoinExpr, parent *scope) (Node, *scope, er
 	}
 	right, rs, err := b.bindFromItem(j.Rarg, parent)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, laterFromReference(err, ls)
 	}
 	kind := InnerJoin
 	switch j.Jointype {
