@@ -154,3 +154,32 @@ func TestCatalogQueriesOn1000Tables(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCatalogQueries times each catalog query on 1,000 tables
+// in-process (for profiling; weirbench -catalog compares with PostgreSQL).
+func BenchmarkCatalogQueries(b *testing.B) {
+	queries := readCatalogQueries(b)
+	ctx := context.Background()
+	srv := startServer(b, b.TempDir())
+	c := srv.connect(b)
+	ddl := catalogTablesDDL(1000)
+	for i := 0; i < len(ddl); i += 100 {
+		if _, err := c.Exec(ctx, strings.Join(ddl[i:min(i+100, len(ddl))], ";\n")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var oid uint32
+	if err := c.QueryRow(ctx, "SELECT 't0500'::regclass::oid").Scan(&oid); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range queries {
+		b.Run(strings.ReplaceAll(q.name, " ", "_"), func(b *testing.B) {
+			sql, args := q.fill(oid)
+			for i := 0; i < b.N; i++ {
+				if _, err := countRows(ctx, c, sql, args); err != nil {
+					b.Skip(err)
+				}
+			}
+		})
+	}
+}

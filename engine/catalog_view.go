@@ -127,14 +127,17 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 		if t == nil {
 			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", scan.Schema, scan.Name)
 		}
-		if v.virtual != nil && v.snap == nil {
-			v.snap = v.snapshot()
+		snapshot := v.snapshot
+		if v.virtual != nil {
+			// One snapshot serves every catalog relation of the query.
+			snapshot = func() *pgcatalog.Snapshot {
+				if v.snap == nil {
+					v.snap = v.snapshot()
+				}
+				return v.snap
+			}
 		}
-		snap := v.snap
-		if snap == nil {
-			snap = v.snapshot()
-		}
-		b, err := t.Rows(snap)
+		b, err := pgcatalog.CachedRows(t, v.s.eng.cat, snapshot)
 		if err != nil {
 			return nil, err
 		}
@@ -175,6 +178,13 @@ func (v *catalogView) EstimateRows(scan *planner.Scan) float64 {
 		rows += b.NumRows()
 	}
 	return float64(rows)
+}
+
+// UniqueColumn implements planner.UniqueColumns: the column of a
+// one-column primary key.
+func (v *catalogView) UniqueColumn(scan *planner.Scan, col int) bool {
+	rel, ok := v.s.eng.cat.RelationByOID(scan.OID)
+	return ok && len(rel.PrimaryKey) == 1 && col < len(scan.Cols) && rel.PrimaryKey[0] == scan.Cols[col].Name
 }
 
 func (v *catalogView) snapshot() *pgcatalog.Snapshot {

@@ -854,6 +854,9 @@ func (g *gen) joinFrom() (string, []scopeCol) {
 }
 
 func (g *gen) genJoin() *query {
+	if g.chance(40) {
+		return g.genMultiJoin()
+	}
 	q := &query{kind: "join"}
 	from, sc := g.joinFrom()
 	g.scope = sc

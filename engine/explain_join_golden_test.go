@@ -6,7 +6,6 @@ package engine_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -72,6 +71,5 @@ func TestExplainJoinGolden(t *testing.T) {
 		if n := strings.Count(plan, "Cross Join"); n > 1 {
 			t.Errorf("%d cross joins, want at most 1 (con × pos):\n%s", n, plan)
 		}
-		fmt.Sprint()
 	})
 }

