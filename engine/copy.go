@@ -180,11 +180,14 @@ func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.Co
 		return nil, err
 	}
 	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(nil)}
-	batches, err := exec.Run(ctx, env, q.Plan)
+	op, err := exec.Build(env, q.Plan)
 	if err != nil {
 		return nil, err
 	}
-	res := &batchResult{cols: wireColumns(q.Plan.Columns()), batches: batches}
+	// Rows go out as the plan makes them: COPY TO of a huge table holds a
+	// batch at a time, and a cancel stops the operators mid-way.
+	res := &operatorResult{cols: wireColumns(q.Plan.Columns()), op: op}
+	defer res.Close()
 	n, err := io.CopyOut(ctx, opts, res)
 	if err != nil {
 		return nil, err

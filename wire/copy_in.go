@@ -53,12 +53,19 @@ func (x *execIO) CopyIn(opts CopyOptions, columns []types.T) (CopySource, error)
 	return s, nil
 }
 
-// finishCopyIn ends the statement's COPY FROM STDIN, if any: whatever the
-// client still sends up to CopyDone/CopyFail is read and dropped so that
-// the next message read is the client's next command.
+// finishCopyIn ends the statement's COPY FROM STDIN, if any. A COPY whose
+// data ended (the \. marker or the binary trailer) reads the client's
+// CopyDone now. A COPY stopped in the middle (bad data, a cancel, an error
+// storing rows) does not wait for the rest of the stream: as in
+// PostgreSQL, the error goes out at once and the main loop drops the
+// CopyData/CopyDone/CopyFail still arriving. Waiting here would deadlock a
+// client such as pgx, which sends CopyDone only after it has seen the
+// error, and would make a cancelled COPY of an endless stream never end.
 func (c *conn) finishCopyIn() {
 	if c.copyIn != nil {
-		c.copyIn.drain()
+		if c.copyIn.dataEnd && c.copyIn.err == nil {
+			c.copyIn.drain()
+		}
 		c.copyIn.releaseBuilders()
 		c.copyIn = nil
 	}
@@ -137,7 +144,6 @@ func (s *copyInSource) Next() (arrow.RecordBatch, error) {
 }
 
 func (s *copyInSource) fail(err error) error {
-	s.drain()
 	s.releaseBuilders()
 	if s.err == nil {
 		s.err = err
