@@ -10,6 +10,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
@@ -110,10 +111,72 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 	if err != nil {
 		return nil, err
 	}
+	if s.tx.open {
+		return s.copyIntoBlock(ctx, src, rel, idx)
+	}
+	return s.copyStreaming(ctx, src, rel, idx)
+}
+
+// copyFlushBytes is how much encoded COPY data a statement holds before it
+// writes it to the store as a part of its (still invisible) commit.
+const copyFlushBytes = 32 << 20
+
+// copyStreaming is COPY FROM STDIN outside a transaction block: the rows go
+// into one store transaction as they arrive, written out in parts every
+// copyFlushBytes, so a COPY of gigabytes holds tens of MB. The parts belong
+// to one multi-part commit whose record is written last: a bad line, a
+// cancel or a vanished client anywhere commits nothing (the deferred
+// Discard removes the parts; after a crash Open does).
+func (s *Session) copyStreaming(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
+	tx := s.eng.store.Begin(true)
+	defer tx.Discard()
+	schema := planner.Schema(relColumns(rel))
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, errQueryCanceled()
+		}
+		b, err := src.Next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		w := widen(b, rel, idx)
+		if err := checkNotNull(rel, w); err != nil {
+			return nil, err
+		}
+		out := array.NewRecordBatch(schema, w.Columns(), w.NumRows())
+		err = tx.AppendChunks(rel.OID, []arrow.RecordBatch{out})
+		out.Release()
+		if err != nil {
+			return nil, err
+		}
+		n += w.NumRows()
+		if tx.PendingChunkBytes() >= copyFlushBytes {
+			if err := tx.FlushChunks(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	failpoint.Hit("write-before-commit")
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	failpoint.Hit("write-after-commit")
+	s.eng.noteCommitTime(rel.OID)
+	s.eng.notifyCommit()
+	return commandResult(fmt.Sprintf("COPY %d", n)), nil
+}
+
+// copyIntoBlock is COPY FROM STDIN inside BEGIN ... COMMIT: the rows join
+// the block's pending writes and commit with it.
+func (s *Session) copyIntoBlock(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
 	var batches []arrow.RecordBatch
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+			return nil, errQueryCanceled()
 		}
 		b, err := src.Next()
 		if err != nil {
@@ -124,7 +187,7 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 		}
 		batches = append(batches, widen(b, rel, idx))
 	}
-	// The whole COPY commits at once: a bad line anywhere commits nothing.
+	// The whole COPY joins the block at once: a bad line anywhere adds nothing.
 	n, err := s.appendRows(rel, batches)
 	if err != nil {
 		return nil, err

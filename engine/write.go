@@ -40,10 +40,8 @@ func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch)
 		if b.NumRows() == 0 {
 			continue
 		}
-		for i, c := range rel.Cols {
-			if c.NotNull && b.Column(i).NullN() > 0 {
-				return 0, sqlerr.New(sqlerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name)
-			}
+		if err := checkNotNull(rel, b); err != nil {
+			return 0, err
 		}
 		rows += b.NumRows()
 		out = append(out, array.NewRecordBatch(schema, b.Columns(), b.NumRows()))
@@ -74,6 +72,16 @@ func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch)
 	s.eng.noteCommitTime(rel.OID)
 	s.eng.notifyCommit()
 	return rows, nil
+}
+
+// checkNotNull fails with 23502 when b has a NULL in a NOT NULL column.
+func checkNotNull(rel *planner.Relation, b arrow.RecordBatch) error {
+	for i, c := range rel.Cols {
+		if c.NotNull && b.Column(i).NullN() > 0 {
+			return sqlerr.New(sqlerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name)
+		}
+	}
+	return nil
 }
 
 func relColumns(rel *planner.Relation) []planner.Column {

@@ -140,8 +140,9 @@ type CopySource interface {
 	// Next returns the next batch of decoded rows (about 8192 of them) or
 	// nil at the end. The caller owns each batch (it may keep it; batches
 	// use the Go allocator, so dropping one is enough). A data error is a
-	// *CopyDataError carrying PostgreSQL's CONTEXT line; by the time it is
-	// returned the rest of the client's COPY stream has been consumed.
+	// *CopyDataError carrying PostgreSQL's CONTEXT line. After an error the
+	// rest of the client's COPY stream is not waited for: the error goes to
+	// the client at once and what it still sends is dropped.
 	Next() (arrow.RecordBatch, error)
 	// Rows is the number of rows read so far.
 	Rows() int64
