@@ -101,6 +101,13 @@ type StreamJob struct {
 	published chan struct{}
 	pubSeq    uint64
 	pubEpoch  int64
+	// StateLimit is the most state (bytes, as state_bytes estimates it)
+	// the job may hold after an epoch; 0 is no limit. Past it the epoch
+	// fails with 53200 before it commits. TableName names the table in
+	// that error.
+	StateLimit int64
+	TableName  string
+
 	mu        sync.Mutex
 	progress  Progress
 	// lastTrigger is when the latest micro-batch with input started (the
@@ -355,6 +362,10 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 			return false, err
 		}
 	}
+	stateRows, stateBytes := j.stateSize()
+	if j.StateLimit > 0 && stateBytes > j.StateLimit {
+		return false, j.stateLimitError(stateRows, stateBytes)
+	}
 	j.offset = end
 	epoch := j.progress.Epoch + 1
 	if j.plan.Mode == planner.AppendMode && j.epochOut == nil {
@@ -411,7 +422,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	p.LastBatchDuration = d
 	p.HasWatermark = j.plan.EventTime != nil && j.watermark != math.MinInt64
 	p.Watermark = j.watermark
-	p.StateRows, p.StateBytes = j.stateSize()
+	p.StateRows, p.StateBytes = stateRows, stateBytes
 	if secs := d.Seconds(); secs > 0 {
 		p.ProcessedRowsPerSecond = float64(inRows) / secs
 	}
