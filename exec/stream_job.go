@@ -108,8 +108,8 @@ type StreamJob struct {
 	StateLimit int64
 	TableName  string
 
-	mu        sync.Mutex
-	progress  Progress
+	mu       sync.Mutex
+	progress Progress
 	// lastTrigger is when the latest micro-batch with input started (the
 	// job's creation before the first): input_rows_per_second's interval.
 	lastTrigger time.Time
