@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +15,7 @@ import (
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/state"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -130,35 +132,9 @@ const copyFlushBytes = 32 << 20
 func (s *Session) copyStreaming(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
 	tx := s.eng.store.Begin(true)
 	defer tx.Discard()
-	schema := planner.Schema(relColumns(rel))
-	var n int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, errQueryCanceled()
-		}
-		b, err := src.Next()
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			break
-		}
-		w := widen(b, rel, idx)
-		if err := checkNotNull(rel, w); err != nil {
-			return nil, err
-		}
-		out := array.NewRecordBatch(schema, w.Columns(), w.NumRows())
-		err = tx.AppendChunks(rel.OID, []arrow.RecordBatch{out})
-		out.Release()
-		if err != nil {
-			return nil, err
-		}
-		n += w.NumRows()
-		if tx.PendingChunkBytes() >= copyFlushBytes {
-			if err := tx.FlushChunks(); err != nil {
-				return nil, err
-			}
-		}
+	n, err := copyChunks(ctx, tx, src, rel, idx)
+	if err != nil {
+		return nil, err
 	}
 	failpoint.Hit("write-before-commit")
 	if err := tx.Commit(); err != nil {
@@ -170,29 +146,59 @@ func (s *Session) copyStreaming(ctx context.Context, src wire.CopySource, rel *p
 	return commandResult(fmt.Sprintf("COPY %d", n)), nil
 }
 
-// copyIntoBlock is COPY FROM STDIN inside BEGIN ... COMMIT: the rows join
-// the block's pending writes and commit with it.
+// copyIntoBlock is COPY FROM STDIN inside BEGIN ... COMMIT: the rows
+// stream into the block's own store transaction, flushed in parts as
+// outside a block, and commit with the block. A COPY that fails marks the
+// block failed (only ROLLBACK remains), so its rows never commit; ROLLBACK
+// or a session that ends discards the parts.
 func (s *Session) copyIntoBlock(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
-	var batches []arrow.RecordBatch
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, errQueryCanceled()
-		}
-		b, err := src.Next()
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			break
-		}
-		batches = append(batches, widen(b, rel, idx))
+	if s.tx.store == nil {
+		s.tx.store = s.eng.store.Begin(true)
 	}
-	// The whole COPY joins the block at once: a bad line anywhere adds nothing.
-	n, err := s.appendRows(rel, batches)
+	tx := s.tx.store
+	if !slices.Contains(s.tx.streamed, rel.OID) {
+		s.tx.streamed = append(s.tx.streamed, rel.OID)
+	}
+	n, err := copyChunks(ctx, tx, src, rel, idx)
 	if err != nil {
 		return nil, err
 	}
 	return commandResult(fmt.Sprintf("COPY %d", n)), nil
+}
+
+// copyChunks reads the COPY stream into tx as table chunks of rel,
+// flushing them to the store every copyFlushBytes, and returns the rows.
+func copyChunks(ctx context.Context, tx *state.Txn, src wire.CopySource, rel *planner.Relation, idx []int) (int64, error) {
+	schema := planner.Schema(relColumns(rel))
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, errQueryCanceled()
+		}
+		b, err := src.Next()
+		if err != nil {
+			return n, err
+		}
+		if b == nil {
+			return n, nil
+		}
+		w := widen(b, rel, idx)
+		if err := checkNotNull(rel, w); err != nil {
+			return n, err
+		}
+		out := array.NewRecordBatch(schema, w.Columns(), w.NumRows())
+		err = tx.AppendChunks(rel.OID, []arrow.RecordBatch{out})
+		out.Release()
+		if err != nil {
+			return n, err
+		}
+		n += w.NumRows()
+		if tx.PendingChunkBytes() >= copyFlushBytes {
+			if err := tx.FlushChunks(); err != nil {
+				return n, err
+			}
+		}
+	}
 }
 
 // widen places COPY's columns at their table positions, with NULL for

@@ -158,12 +158,19 @@ func TestCopyFromAllOrNothing(t *testing.T) {
 		t.Fatalf("%d rows committed by a COPY whose client vanished", n)
 	}
 
-	// In a block: nothing until COMMIT, nothing at all after ROLLBACK.
+	// In a block (500,000 rows, about 40 MB: flushed parts and a tail in
+	// memory, plus an INSERT): the block reads its own rows, nobody else
+	// does until COMMIT, and nothing is left after ROLLBACK or a COPY that
+	// failed in the block.
+	const blockRows = 500_000
 	for _, end := range []string{"ROLLBACK", "COMMIT"} {
 		if _, err := c.Exec(ctx, "BEGIN"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.PgConn().CopyFrom(ctx, &copyRows{n: 100_000}, "COPY lines FROM STDIN"); err != nil {
+		if _, err := c.PgConn().CopyFrom(ctx, &copyRows{n: blockRows}, "COPY lines FROM STDIN"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "INSERT INTO lines VALUES (-1, 'inserted')"); err != nil {
 			t.Fatal(err)
 		}
 		other := s.connect(t)
@@ -171,16 +178,32 @@ func TestCopyFromAllOrNothing(t *testing.T) {
 		if err := other.QueryRow(ctx, "SELECT count(*) FROM lines").Scan(&seen); err != nil || seen != 0 {
 			t.Fatalf("another session sees %d rows of an open block (%v)", seen, err)
 		}
-		if n := count(); n != 100_000 {
-			t.Fatalf("the block sees %d of its own rows", n)
+		var own, sum int64
+		if err := c.QueryRow(ctx, "SELECT count(*), sum(n) FROM lines").Scan(&own, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if own != blockRows+1 || sum != blockRows*(blockRows+1)/2-1 {
+			t.Fatalf("the block sees %d of its own rows, sum %d", own, sum)
 		}
 		if _, err := c.Exec(ctx, end); err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]int64{"ROLLBACK": 0, "COMMIT": 100_000}[end]
+		want := map[string]int64{"ROLLBACK": 0, "COMMIT": blockRows + 1}[end]
 		if n := count(); n != want {
 			t.Fatalf("after %s: %d rows, want %d", end, n, want)
 		}
+	}
+	if _, err := c.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PgConn().CopyFrom(ctx, &copyRows{n: blockRows, bad: blockRows - 1}, "COPY lines FROM STDIN"); err == nil {
+		t.Fatal("bad line in a block: no error")
+	}
+	if _, err := c.Exec(ctx, "COMMIT"); err != nil { // a failed block: ROLLBACK
+		t.Fatal(err)
+	}
+	if n := count(); n != blockRows+1 {
+		t.Fatalf("after a failed COPY in a block: %d rows, want %d", n, blockRows+1)
 	}
 
 }

@@ -94,11 +94,14 @@ func relColumns(rel *planner.Relation) []planner.Column {
 
 // commitPending writes a transaction block's rows in one store commit.
 func (s *Session) commitPending() error {
-	if len(s.tx.order) == 0 {
+	if len(s.tx.order) == 0 && s.tx.store == nil {
 		return nil
 	}
-	tx := s.eng.store.Begin(true)
-	defer tx.Discard()
+	tx := s.tx.store // holds what COPY streamed into the block
+	if tx == nil {
+		tx = s.eng.store.Begin(true)
+		defer tx.Discard()
+	}
 	for _, rel := range s.tx.order {
 		if err := tx.AppendChunks(rel, s.tx.pending[rel]); err != nil {
 			return err
@@ -110,6 +113,9 @@ func (s *Session) commitPending() error {
 	}
 	failpoint.Hit("write-after-commit")
 	for _, rel := range s.tx.order {
+		s.eng.noteCommitTime(rel)
+	}
+	for _, rel := range s.tx.streamed {
 		s.eng.noteCommitTime(rel)
 	}
 	s.eng.notifyCommit()

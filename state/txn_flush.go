@@ -1,5 +1,12 @@
 package state
 
+import (
+	"encoding/binary"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dgraph-io/badger/v4"
+)
+
 // Streaming a large append into a transaction: a COPY of gigabytes must
 // not hold its whole input until Commit. FlushChunks writes what was
 // appended so far as parts of the transaction's multi-part commit group
@@ -49,4 +56,55 @@ func (t *Txn) noteFlushed(rel uint32) {
 		}
 	}
 	t.flushed = append(t.flushed, rel)
+}
+
+// OwnChunks returns the rows rel has gained in this transaction, flushed
+// or not, in append order: what a statement later in the same transaction
+// block reads besides the committed rows. Flushed chunks are read back
+// from the store.
+func (t *Txn) OwnChunks(rel uint32) ([]arrow.RecordBatch, error) {
+	if t.done {
+		return nil, errTxnDone
+	}
+	var out []arrow.RecordBatch
+	if t.group != 0 {
+		prefix := binary.BigEndian.AppendUint32(groupPendingPrefix(t.group), rel)
+		err := t.s.db.View(func(txn *badger.Txn) error {
+			opts := badger.DefaultIteratorOptions
+			opts.Prefix = prefix
+			opts.PrefetchValues = false
+			it := txn.NewIterator(opts)
+			defer it.Close()
+			for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+				_, r, seq, ok := parsePendingKey(it.Item().Key())
+				if !ok || r != rel {
+					continue
+				}
+				item, err := txn.Get(chunkKey(rel, seq))
+				if err != nil {
+					return err
+				}
+				if err := item.Value(func(v []byte) error {
+					b, err := decodeChunk(v)
+					if err == nil {
+						out = append(out, b)
+					}
+					return err
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, storageError("read "+fmtRel(rel), err)
+		}
+	}
+	for _, c := range t.chunks {
+		if c.rel == rel {
+			c.batch.Retain()
+			out = append(out, c.batch)
+		}
+	}
+	return out, nil
 }
