@@ -111,6 +111,9 @@ func TestCancelEveryOperator(t *testing.T) {
 		queryCase("function scan", "SELECT count(*) FROM "+huge+" g"),
 		queryCase("generate_series timestamp to infinity",
 			"SELECT count(*) FROM generate_series('2020-01-01'::timestamp, 'infinity', interval '1 second') g"),
+		// a select-list SRF: one input row, a set of 10^11 (streamed, so
+		// bounded memory too)
+		queryCase("select-list generate_series", "SELECT count(*) FROM (SELECT generate_series(1, 100000000000) AS g) s"),
 		queryCase("filter", "SELECT count(*) FROM "+huge+" g WHERE md5(g::text) = 'nothing'"),
 		queryCase("project expensive expression",
 			// about 1.6 ms a row: 13 s for one batch
