@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/weir-sql/weir/engine"
 )
 
 type restartFigures struct {
@@ -76,8 +78,17 @@ func readRestartFigures(t *testing.T, c *pgx.Conn, names []string) map[string]re
 }
 
 func TestProgressAfterRestart(t *testing.T) {
+	// Without snapshots a restart re-runs the epochs; with a snapshot after
+	// every epoch it restores the state and re-runs none.
+	for _, snapRows := range []int64{0, 1} {
+		t.Run(fmt.Sprintf("snapshot_rows=%d", snapRows), func(t *testing.T) { testProgressAfterRestart(t, snapRows) })
+	}
+}
+
+func testProgressAfterRestart(t *testing.T, snapRows int64) {
 	dir := t.TempDir()
-	s := startServer(t, dir)
+	cfg := engine.Config{DataDir: dir, SnapshotRows: snapRows}
+	s := startServerWith(t, cfg)
 	c := s.connect(t)
 	ctx := context.Background()
 	names := []string{"by_group", "by_minute", "evens", "now_rows"}
@@ -131,7 +142,7 @@ func TestProgressAfterRestart(t *testing.T) {
 	}
 
 	s.stop()
-	s = startServer(t, dir)
+	s = startServerWith(t, cfg)
 	c = s.connect(t)
 	// Recovery re-runs epochs in the background: wait until every figure
 	// is back, and say which is not.
