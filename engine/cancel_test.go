@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // cancelPending names matrix cases that are known not to stop in time yet
@@ -140,6 +141,7 @@ func TestCancelEveryOperator(t *testing.T) {
 			_, err := c.PgConn().CopyFrom(ctx, &endlessCopy{}, "COPY sink FROM STDIN")
 			return err
 		}},
+		{name: "COPY FROM STDIN of a client that stalls", run: stalledCopyFrom},
 		queryCase("SUBSCRIBE", "SUBSCRIBE TO counts"),
 	}
 	for _, tc := range cases {
@@ -207,3 +209,46 @@ func (w *startedWriter) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*startedWriter)(nil)
+
+// stalledCopyFrom starts COPY FROM STDIN by hand, sends one row and then
+// nothing (pgx's CopyFrom cannot stall: it waits for its reader before it
+// reads the server's answer). The cancel sends a CancelRequest; the server
+// must answer 57014 and ReadyForQuery without waiting for more data. The
+// client then ends its side of the COPY, which the server drops.
+func stalledCopyFrom(ctx context.Context, c *pgx.Conn, started func()) error {
+	pc := c.PgConn()
+	fe := pc.Frontend()
+	fe.Send(&pgproto3.Query{String: "COPY sink FROM STDIN"})
+	if err := fe.Flush(); err != nil {
+		return err
+	}
+	if msg, err := fe.Receive(); err != nil {
+		return err
+	} else if _, ok := msg.(*pgproto3.CopyInResponse); !ok {
+		return fmt.Errorf("COPY answered %T", msg)
+	}
+	fe.Send(&pgproto3.CopyData{Data: []byte("1\tone\n")})
+	if err := fe.Flush(); err != nil {
+		return err
+	}
+	started()
+	stop := context.AfterFunc(ctx, func() { _ = pc.CancelRequest(context.Background()) })
+	defer stop()
+	var result error
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			return err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.ErrorResponse:
+			result = pgconn.ErrorResponseToPgError(m)
+		case *pgproto3.ReadyForQuery:
+			fe.Send(&pgproto3.CopyDone{})
+			if err := fe.Flush(); err != nil {
+				return err
+			}
+			return result
+		}
+	}
+}

@@ -109,7 +109,7 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 		colTypes[i], names[i] = rel.Cols[j].T, rel.Cols[j].Name
 	}
 	opts.Table, opts.ColumnNames = rel.Name, names
-	src, err := io.CopyIn(opts, colTypes)
+	src, err := io.CopyIn(ctx, opts, colTypes)
 	if err != nil {
 		return nil, err
 	}
