@@ -27,7 +27,16 @@ import (
 
 // cancelPending names matrix cases that are known not to stop in time yet
 // because the operator is being rewritten elsewhere; empty when all pass.
-var cancelPending = map[string]string{}
+var cancelPending = map[string]string{
+	// exec/sort.go sorts all collected rows in one call, and exec/window.go
+	// computes a whole partition (its sort, then every
+	// row's frame) in one call without looking at the context; it is being
+	// rewritten to spill by another engineer, who adds the checks. Without
+	// them 57014 comes after the partition is done (seconds for 1.5M rows). The lead removes an entry once its part
+	// is merged; the case must then pass.
+	"sort phase of a large input": "exec/sort.go: the collected input is sorted in one slices.SortStableFunc call with no cancel check (sort rewrite for spilling, with sorted runs, pending)",
+	"window partition sort of a large input": "exec/window.go: no cancel check inside a partition's sort and frame loop (window rewrite for spilling pending)",
+}
 
 // cancelWithin is issue 8's bound between the cancel and the error.
 const cancelWithin = time.Second
@@ -99,6 +108,10 @@ func TestCancelEveryOperator(t *testing.T) {
 		"CREATE TABLE big (a bigint, b text)",
 		"INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 200000) g",
 		"CREATE TABLE sink (a bigint, b text)",
+		// collected in a moment, sorted in seconds: a cancel arrives while
+		// the sort itself runs
+		"CREATE TABLE sortme (b text)",
+		"INSERT INTO sortme SELECT md5(g::text) || md5((g * 7)::text) FROM generate_series(1, 1500000) g",
 		"CREATE TABLE events (k bigint)",
 		"CREATE STREAMING TABLE counts AS SELECT k, count(*) AS n FROM events GROUP BY k",
 	} {
@@ -125,6 +138,8 @@ func TestCancelEveryOperator(t *testing.T) {
 		queryCase("scan of a large table", "SELECT count(*) FROM big b1, big b2 WHERE b1.b < b2.b"),
 		queryCase("join", "SELECT count(*) FROM big b1 JOIN big b2 ON b1.a % 7 = b2.a % 7"),
 		queryCase("sort", "SELECT g FROM (SELECT g FROM "+huge+" g ORDER BY g DESC) s LIMIT 1"),
+		queryCase("sort phase of a large input", "SELECT b FROM (SELECT b FROM sortme ORDER BY b DESC) s LIMIT 1"),
+		queryCase("window partition sort of a large input", "SELECT max(r) FROM (SELECT row_number() OVER (ORDER BY b) AS r FROM sortme) w"),
 		queryCase("aggregate", "SELECT g % 1000, count(*) FROM "+huge+" g GROUP BY 1"),
 		queryCase("distinct", "SELECT count(DISTINCT g) FROM "+huge+" g"),
 		queryCase("window", "SELECT max(s) FROM (SELECT sum(g) OVER (ORDER BY g) AS s FROM "+huge+" g) w"),
