@@ -29,11 +29,11 @@ import (
 // because the operator is being rewritten elsewhere; empty when all pass.
 var cancelPending = map[string]string{
 	// exec/sort.go sorts all collected rows in one call, and exec/window.go
-	// computes a whole partition (its sort, then every
-	// row's frame) in one call without looking at the context; it is being
-	// rewritten to spill by another engineer, who adds the checks. Without
-	// them 57014 comes after the partition is done (seconds for 1.5M rows). The lead removes an entry once its part
-	// is merged; the case must then pass.
+	// computes a whole partition (its sort, then every row's frame) in one
+	// call, without looking at the context. Both are being rewritten to
+	// spill by another engineer, who adds the checks; until then 57014
+	// comes after the sort (seconds for 1.5M rows). The lead removes an
+	// entry once that part is merged, and the case must then pass.
 	"sort phase of a large input": "exec/sort.go: the collected input is sorted in one slices.SortStableFunc call with no cancel check (sort rewrite for spilling, with sorted runs, pending)",
 	"window partition sort of a large input": "exec/window.go: no cancel check inside a partition's sort and frame loop (window rewrite for spilling pending)",
 }
