@@ -34,7 +34,7 @@ var cancelPending = map[string]string{
 	// spill by another engineer, who adds the checks; until then 57014
 	// comes after the sort (seconds for 1.5M rows). The lead removes an
 	// entry once that part is merged, and the case must then pass.
-	"sort phase of a large input": "exec/sort.go: the collected input is sorted in one slices.SortStableFunc call with no cancel check (sort rewrite for spilling, with sorted runs, pending)",
+	"sort phase of a large input":            "exec/sort.go: the collected input is sorted in one slices.SortStableFunc call with no cancel check (sort rewrite for spilling, with sorted runs, pending)",
 	"window partition sort of a large input": "exec/window.go: no cancel check inside a partition's sort and frame loop (window rewrite for spilling pending)",
 }
 
