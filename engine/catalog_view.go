@@ -20,9 +20,26 @@ import (
 // catalogView is the catalog as one session sees it: its search path, its
 // uncommitted writes, and the virtual pg_catalog relations. It implements
 // planner.Catalog, expr.CatalogFuncs and exec.TableSource.
-type catalogView struct{ s *Session }
+type catalogView struct {
+	s *Session
+	// virtual, when not nil, keeps the rows of each virtual relation the
+	// view has computed, so that a statement builds pg_class once however
+	// often it scans it: a correlated subquery over pg_class, such as
+	// pgjdbc's type-cache query (one per pg_type row), would otherwise
+	// rebuild it for every outer row. Only a view that serves one
+	// statement's execution caches (statementCatalogView): the catalog
+	// does not change while a query runs.
+	virtual map[uint32]arrow.RecordBatch
+	snap    *pgcatalog.Snapshot
+}
 
 func (s *Session) catalogView() *catalogView { return &catalogView{s: s} }
+
+// statementCatalogView is a catalogView for running one query; it computes
+// each virtual relation at most once.
+func (s *Session) statementCatalogView() *catalogView {
+	return &catalogView{s: s, virtual: map[uint32]arrow.RecordBatch{}}
+}
 
 // searchPath is the effective search path: "$user" is dropped (weir has no
 // per-user schemas) and unknown schemas are skipped.
@@ -104,13 +121,26 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 		}
 	}
 	if scan.Kind == planner.VirtualTable {
+		if b, ok := v.virtual[scan.OID]; ok {
+			return []arrow.RecordBatch{b}, nil
+		}
 		t := pgcatalog.Lookup(scan.Schema, scan.Name)
 		if t == nil {
 			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", scan.Schema, scan.Name)
 		}
-		b, err := t.Rows(v.snapshot())
+		if v.virtual != nil && v.snap == nil {
+			v.snap = v.snapshot()
+		}
+		snap := v.snap
+		if snap == nil {
+			snap = v.snapshot()
+		}
+		b, err := t.Rows(snap)
 		if err != nil {
 			return nil, err
+		}
+		if v.virtual != nil {
+			v.virtual[scan.OID] = b
 		}
 		return []arrow.RecordBatch{b}, nil
 	}
@@ -133,16 +163,46 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 	return batches, nil
 }
 
+// EstimateRows implements planner.RowEstimator: a stored table's
+// committed rows plus this transaction's, a catalog relation's guess from
+// the objects it lists.
+func (v *catalogView) EstimateRows(scan *planner.Scan) float64 {
+	if scan.Kind == planner.VirtualTable {
+		if scan.OID == progressOID {
+			return 10
+		}
+		if t := pgcatalog.Lookup(scan.Schema, scan.Name); t != nil {
+			return pgcatalog.EstimateRows(t, v.s.eng.cat)
+		}
+		return 10
+	}
+	rows, _, err := v.s.eng.store.TableStats(scan.OID)
+	if err != nil {
+		return 1000
+	}
+	for _, b := range v.s.tx.pending[scan.OID] {
+		rows += b.NumRows()
+	}
+	return float64(rows)
+}
+
 func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 	s := v.s
 	snap := &pgcatalog.Snapshot{Cat: s.eng.cat, Database: s.db, User: s.user, SearchPath: s.searchPath(),
-		PID: int32(s.pid), ApplicationName: s.settings["application_name"]}
-	for _, name := range expr.ScalarNames() {
-		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: name})
+		PID: int32(s.pid), ApplicationName: s.settings["application_name"], Activity: s.activity}
+	prog := progressRelation()
+	er := pgcatalog.EngineRelation{OID: prog.OID, Schema: prog.Schema, Name: prog.Name}
+	for _, c := range prog.Cols {
+		er.Columns = append(er.Columns, catalog.Column{Name: c.Name, Type: c.T})
+	}
+	snap.EngineRelations = []pgcatalog.EngineRelation{er}
+	for _, sig := range expr.ScalarSignatures() {
+		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: sig.Name, NumArgs: len(sig.Args), ArgTypes: sig.Args, RetType: sig.Ret})
 	}
 	for _, st := range sortedSettings() {
+		value, unit := pgSettingsValue(st, s.settings[strings.ToLower(st.name)])
 		snap.Settings = append(snap.Settings, pgcatalog.Setting{
-			Name: st.name, Setting: s.settings[strings.ToLower(st.name)], Category: st.category,
+			Name: st.name, Setting: value, Unit: unit, Category: st.category,
 			ShortDesc: st.desc, VarType: st.vartype, Source: "default",
 		})
 	}
@@ -183,6 +243,9 @@ func (v *catalogView) RelationName(oid uint32) (string, bool) {
 		}
 		return quoteIdentIfNeeded(r.Schema) + "." + quoteIdentIfNeeded(r.Name), true
 	}
+	if oid == progressOID {
+		return weirCatalogSchema + ".streaming_progress", true
+	}
 	for _, t := range pgcatalog.Tables() {
 		if t.OID == oid {
 			if t.Schema == "pg_catalog" {
@@ -203,12 +266,44 @@ func (v *catalogView) TypeOID(name string) (uint32, error) {
 		t, ok = types.ByTypname(n)
 	}
 	if !ok {
+		// A relation's name is also its row type's (and "_name" the
+		// array's), as in PostgreSQL.
+		rel, arr := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "[]")), isArray
+		if sch, n := splitQualified(rel); !arr && strings.HasPrefix(n, "_") {
+			if r, err := v.LookupRelation(sch, n[1:]); err == nil {
+				return pgcatalog.RowArrayTypeOID(r.OID), nil
+			}
+		}
+		sch, n := splitQualified(rel)
+		if r, err := v.LookupRelation(sch, n); err == nil {
+			if arr {
+				return pgcatalog.RowArrayTypeOID(r.OID), nil
+			}
+			return pgcatalog.RowTypeOID(r.OID), nil
+		}
 		return 0, sqlerr.New(sqlerr.UndefinedObject, "type \"%s\" does not exist", name)
 	}
 	if isArray {
 		t = types.ArrayOf(t)
 	}
 	return t.OID, nil
+}
+
+// TypeName names a relation's row type (or its array type) as regtype
+// output does: the relation's name, qualified when not visible.
+func (v *catalogView) TypeName(oid uint32) (string, bool) {
+	rel, arr, ok := pgcatalog.RelationOfRowType(oid)
+	if !ok {
+		return "", false
+	}
+	name, ok := v.RelationName(rel)
+	if !ok {
+		return "", false
+	}
+	if arr {
+		name += "[]"
+	}
+	return name, true
 }
 
 func (v *catalogView) NamespaceOID(name string) (uint32, error) {
@@ -240,9 +335,9 @@ func (v *catalogView) RoleName(oid uint32) (string, bool) {
 }
 
 func (v *catalogView) ProcName(oid uint32) (string, bool) {
-	names := expr.ScalarNames()
-	if oid >= pgcatalog.FunctionOIDBase && int(oid-pgcatalog.FunctionOIDBase) < len(names) {
-		return names[oid-pgcatalog.FunctionOIDBase], true
+	sigs := expr.ScalarSignatures()
+	if oid >= pgcatalog.FunctionOIDBase && int(oid-pgcatalog.FunctionOIDBase) < len(sigs) {
+		return sigs[oid-pgcatalog.FunctionOIDBase].Name, true
 	}
 	switch oid {
 	case pgcatalog.ArrayInOID:
@@ -257,10 +352,21 @@ func (v *catalogView) ProcName(oid uint32) (string, bool) {
 	return "", false
 }
 
+// ProcSignature gives the types of a pg_proc entry: one of the registry's
+// overloads (their OIDs follow ScalarSignatures) or an array I/O function.
+func (v *catalogView) ProcSignature(oid uint32) ([]types.T, types.T, bool, bool) {
+	sigs := expr.ScalarSignatures()
+	if oid >= pgcatalog.FunctionOIDBase && int(oid-pgcatalog.FunctionOIDBase) < len(sigs) {
+		sig := sigs[oid-pgcatalog.FunctionOIDBase]
+		return sig.Args, sig.Ret, sig.Variadic, true
+	}
+	return nil, types.T{}, false, false
+}
+
 func (v *catalogView) ProcOID(name string) (uint32, error) {
 	n := strings.TrimPrefix(strings.ToLower(name), "pg_catalog.")
-	for i, f := range expr.ScalarNames() {
-		if f == n {
+	for i, f := range expr.ScalarSignatures() {
+		if f.Name == n {
 			return pgcatalog.FunctionOIDBase + uint32(i), nil
 		}
 	}
@@ -280,6 +386,9 @@ func (v *catalogView) ProcOID(name string) (uint32, error) {
 }
 
 func (v *catalogView) RelationVisible(oid uint32) bool {
+	if oid == progressOID {
+		return false // weir_catalog is never on the search path
+	}
 	r, ok := v.s.eng.cat.RelationByOID(oid)
 	if !ok {
 		return true // pg_catalog relations are always visible
@@ -294,12 +403,12 @@ func (v *catalogView) RelationVisible(oid uint32) bool {
 
 func (v *catalogView) SearchPath() []string { return v.s.searchPath() }
 
-func (v *catalogView) ViewDefinition(oid uint32) (string, bool) {
+func (v *catalogView) ViewDefinition(oid uint32, pretty bool) (string, bool) {
 	r, ok := v.s.eng.cat.RelationByOID(oid)
 	if !ok || r.ViewSQL == "" {
 		return "", false
 	}
-	if def, ok := planner.ViewDefinition(v, r.ViewSQL); ok {
+	if def, ok := planner.ViewDefinition(v, r.ViewSQL, pretty); ok {
 		return def, true
 	}
 	return " " + r.ViewSQL + ";", true

@@ -54,7 +54,7 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_MergeStmt:
 		return nil, appendOnly("MERGE")
 	case *pg_query.Node_DiscardStmt:
-		return commandResult("DISCARD ALL"), nil
+		return s.discard(x.DiscardStmt, io)
 	case *pg_query.Node_DeallocateStmt:
 		return commandResult("DEALLOCATE"), nil
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
@@ -79,14 +79,17 @@ func appendOnly(what string) error {
 // exprCtx builds the evaluation context of one statement.
 func (s *Session) exprCtx(params []expr.Datum) *expr.Ctx {
 	return &expr.Ctx{
-		Params:     params,
-		Location:   s.loc,
-		Now:        time.Now(),
-		Catalog:    s.catalogView(),
-		Settings:   s.currentSetting,
-		User:       s.user,
-		Database:   s.db,
-		BackendPID: int32(s.pid),
+		Params:      params,
+		Location:    s.loc,
+		Now:         time.Now(),
+		Catalog:     s.catalogView(),
+		Settings:    s.currentSetting,
+		User:        s.user,
+		SessionUser: s.ids.session.name,
+		Database:    s.db,
+		BackendPID:  int32(s.pid),
+		Done:        s.runDone,
+		Backends:    sessionBackends{s: s, io: s.runIO},
 	}
 }
 
@@ -99,7 +102,7 @@ func (s *Session) currentSetting(name string) (string, bool) {
 }
 
 func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Datum) (wire.Result, error) {
-	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(params)}
+	env := &exec.Env{Tables: s.statementCatalogView(), Ctx: s.exprCtx(params)}
 	batches, err := exec.Run(ctx, env, st.query.Plan)
 	if err != nil {
 		return nil, err

@@ -76,6 +76,13 @@ func Open(cfg Config) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
+	// Damaged data is reported as XX001 naming the table (state/corruption.go).
+	st.NameRelations(func(oid uint32) string {
+		if r, ok := cat.RelationByOID(oid); ok {
+			return r.Name
+		}
+		return ""
+	})
 	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
 		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows, stateLimit: cfg.StreamingStateMemory}
 	if e.stateLimit == 0 {
@@ -101,19 +108,17 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 func (e *Engine) Store() *state.Store { return e.store }
 
 // LookupRole implements wire.Handler.
-func (e *Engine) LookupRole(user string) (bool, string, error) {
+func (e *Engine) LookupRole(user string) (wire.Role, error) {
 	r, ok := e.cat.Role(user)
 	if !ok {
-		return false, "", nil
+		return wire.Role{}, nil
 	}
-	if !r.CanLogin {
-		return false, "", sqlerr.New(sqlerr.InvalidAuthorization, "role \"%s\" is not permitted to log in", user)
-	}
-	return true, r.Verifier, nil
+	return wire.Role{Exists: true, Verifier: r.Verifier, Superuser: r.Superuser, CanLogin: r.CanLogin}, nil
 }
 
 // NewSession implements wire.Handler.
-func (e *Engine) NewSession(ctx context.Context, params map[string]string, pid uint32) (wire.Session, error) {
+func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wire.Backend) (wire.Session, error) {
+	pid := b.PID()
 	user := params["user"]
 	db := params["database"]
 	if db == "" {
@@ -124,6 +129,7 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, pid u
 	}
 	role, _ := e.cat.Role(user)
 	s := newSession(e, user, db, pid, role != nil && role.Superuser, params)
+	s.backend = b
 	e.mu.Lock()
 	e.sessions[pid] = s
 	e.mu.Unlock()

@@ -43,6 +43,14 @@ func (st *statement) decodeParams(params []wire.Value) ([]expr.Datum, error) {
 			order = append(order, t)
 			defer pd.b.Release()
 		}
+		if p.Format == 0 && isRegType(t.OID) {
+			d, err := st.regParam(t, p.Data)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = d
+			continue
+		}
 		var err error
 		if p.Format == 1 {
 			err = types.AppendParsedBinary(pd.b, t, p.Data)
@@ -63,4 +71,35 @@ func (st *statement) decodeParams(params []wire.Value) ([]expr.Datum, error) {
 		arr.Release()
 	}
 	return out, nil
+}
+
+// isRegType reports whether oid is one of the reg* types, whose text input
+// names a catalog object.
+func isRegType(oid uint32) bool {
+	switch oid {
+	case types.OidRegclass, types.OidRegtype, types.OidRegproc, types.OidRegnamespace, types.OidRegrole:
+		return true
+	}
+	return false
+}
+
+// regParam reads a reg* parameter sent as text ('int4' for $1::regtype,
+// as psycopg's TypeInfo.fetch sends it): the name is looked up in the
+// catalog, as the type's input function does in PostgreSQL.
+func (st *statement) regParam(t types.T, data []byte) (expr.Datum, error) {
+	b := expr.NewBuilder(nil, types.Text)
+	defer b.Release()
+	b.(*array.StringBuilder).Append(string(data))
+	in := b.NewArray()
+	defer in.Release()
+	cast, err := expr.LookupCast(types.Text, t)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cast(st.sess.exprCtx(nil), in, types.Text, t)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Release()
+	return expr.DatumAt(res, 0), nil
 }

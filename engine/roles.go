@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
@@ -9,11 +11,15 @@ import (
 )
 
 // roleOptions reads PASSWORD / SUPERUSER / LOGIN options of CREATE and
-// ALTER ROLE.
+// ALTER ROLE. others counts the options weir accepts and ignores
+// (INHERIT, CREATEDB, ...): changing them is still a privilege question.
 type roleOptions struct {
-	password  *string
-	superuser *bool
-	login     *bool
+	password    *string
+	superuser   *bool
+	login       *bool
+	replication bool // REPLICATION / NOREPLICATION given
+	bypassRLS   bool // BYPASSRLS / NOBYPASSRLS given
+	others      int
 }
 
 func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
@@ -44,8 +50,13 @@ func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
 				v = d.Arg.GetInteger().Ival != 0
 			}
 			ro.login = &v
-		case "inherit", "createdb", "createrole", "connectionlimit", "validUntil", "isreplication", "bypassrls":
+		case "isreplication":
+			ro.replication = true
+		case "bypassrls":
+			ro.bypassRLS = true
+		case "inherit", "createdb", "createrole", "connectionlimit", "validUntil", "addroleto", "rolemembers", "adminmembers":
 			// Accepted for compatibility; weir has no such privileges.
+			ro.others++
 		default:
 			return ro, sqlerr.New(sqlerr.FeatureNotSupported, "role option \"%s\" is not supported", d.Defname)
 		}
@@ -53,11 +64,46 @@ func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
 	return ro, nil
 }
 
+// verifierFor is what pg_authid keeps for a PASSWORD option. As in
+// PostgreSQL, a value that already is a SCRAM-SHA-256 verifier (what psql's
+// \password and pgAdmin send, so the password never travels) is stored as
+// it is; anything else is a plaintext password and is hashed here.
 func verifierFor(password *string) (string, error) {
 	if password == nil || *password == "" {
 		return "", nil
 	}
+	if wire.IsSCRAMVerifier(*password) {
+		return *password, nil
+	}
+	if isMD5Hash(*password) {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "MD5 password hashes are not supported").
+			WithHint("Give the password in plain text or as a SCRAM-SHA-256 verifier.")
+	}
 	return wire.SCRAMVerifier(*password)
+}
+
+// checkPasswordEncryption accepts PostgreSQL 15's two values.
+func checkPasswordEncryption(v string) (string, error) {
+	switch lv := strings.ToLower(strings.TrimSpace(v)); lv {
+	case "scram-sha-256", "md5":
+		return lv, nil
+	}
+	return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"password_encryption\": \"%s\"", v).
+		WithHint("Available values: md5, scram-sha-256.")
+}
+
+// isMD5Hash recognises PostgreSQL's md5 password form: "md5" and 32 hex
+// digits.
+func isMD5Hash(p string) bool {
+	if len(p) != 35 || p[:3] != "md5" {
+		return false
+	}
+	for _, c := range p[3:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Session) requireSuperuser(what string) error {
@@ -95,13 +141,11 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 	if a.Role.Roletype == pg_query.RoleSpecType_ROLESPEC_CURRENT_USER || a.Role.Roletype == pg_query.RoleSpecType_ROLESPEC_SESSION_USER {
 		name = s.user
 	}
-	if name != s.user {
-		if err := s.requireSuperuser("alter role"); err != nil {
-			return nil, err
-		}
-	}
 	ro, err := parseRoleOptions(a.Options)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.mayAlterRole(name, ro); err != nil {
 		return nil, err
 	}
 	ch := catalog.RoleChange{Superuser: ro.superuser, CanLogin: ro.login}
@@ -116,6 +160,31 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 		return nil, err
 	}
 	return commandResult("ALTER ROLE"), nil
+}
+
+// mayAlterRole applies PostgreSQL 15's rules (AlterRole in user.c) for a
+// role without CREATEROLE, which is every weir role but a superuser: it
+// may change its own password and nothing else.
+func (s *Session) mayAlterRole(name string, ro roleOptions) error {
+	target, ok := s.eng.cat.Role(name)
+	if !ok {
+		return sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
+	}
+	if s.superuser {
+		return nil
+	}
+	denied := func(msg string) error { return sqlerr.New(sqlerr.InsufficientPrivilege, "%s", msg) }
+	switch {
+	case target.Superuser || ro.superuser != nil:
+		return denied("must be superuser to alter superuser roles or change superuser attribute")
+	case ro.replication:
+		return denied("must be superuser to alter replication roles or change replication attribute")
+	case ro.bypassRLS:
+		return denied("must be superuser to change bypassrls attribute")
+	case ro.login != nil || ro.others > 0 || ro.password == nil || name != s.user:
+		return denied("permission denied")
+	}
+	return nil
 }
 
 func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Result, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/weir-sql/weir/state"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -24,8 +25,24 @@ type Session struct {
 	db        string
 	pid       uint32
 	superuser bool
+	ids       sessionIdentities // authenticated and session users (set_role.go)
 	settings  map[string]string // lower-case name → value
 	loc       *time.Location
+
+	// backend is the client connection (nil for internal sessions).
+	// loginUser and appName are what other sessions read for
+	// pg_stat_activity and pg_cancel_backend, so they are immutable or
+	// atomic; the rest of Session belongs to its connection's goroutine.
+	backend   wire.Backend
+	loginUser string
+	appName   atomic.Pointer[string]
+
+	// runDone is the Done channel of the statement running now, for
+	// functions that wait (pg_sleep) and operators' cancellation checks.
+	runDone <-chan struct{}
+	runIO   wire.ExecIO
+
+	timeouts *wire.Timeouts // parsed timeout settings; nil after a change
 
 	tx txState
 
@@ -76,15 +93,16 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 		s.settings[strings.ToLower(st.name)] = st.def
 	}
 	s.settings["session_authorization"] = user
+	s.loginUser = user
 	if super {
 		s.settings["is_superuser"] = "on"
 	}
-	// Startup parameters other than user/database/options are settings.
-	for k, v := range params {
-		switch k {
-		case "user", "database", "replication", "options":
-			continue
-		}
+	s.initIdentities()
+	// Startup parameters other than user/database are settings, and so
+	// are the -c name=value switches of options (PGOPTIONS), which come
+	// after them as in PostgreSQL.
+	for _, kv := range startupSettings(params) {
+		k, v := kv[0], kv[1]
 		if st, ok := lookupSetting(k); ok && !st.readOnly {
 			if st.check != nil {
 				cv, err := st.check(v)
@@ -97,6 +115,12 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 		}
 	}
 	s.applyTimeZone()
+	app := s.settings["application_name"]
+	s.appName.Store(&app)
+	s.ids.defaults = make(map[string]string, len(s.settings))
+	for k, v := range s.settings {
+		s.ids.defaults[k] = v
+	}
 	return s
 }
 

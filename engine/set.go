@@ -28,6 +28,9 @@ func (s *Session) set(v *pg_query.VariableSetStmt, io wire.ExecIO) (wire.Result,
 		// accept and remember nothing.
 		return commandResult("SET"), nil
 	}
+	if res, ok, err := s.setIdentity(v, io); ok {
+		return res, err
+	}
 	st, ok := lookupSetting(v.Name)
 	if !ok {
 		return nil, unknownSetting(v.Name)
@@ -72,6 +75,12 @@ func (s *Session) assign(st *setting, value string, io wire.ExecIO) {
 	s.settings[key] = value
 	if key == "timezone" {
 		s.applyTimeZone()
+	}
+	if key == "application_name" {
+		s.appName.Store(&value) // read by other sessions' pg_stat_activity
+	}
+	if strings.HasSuffix(key, "_timeout") {
+		s.timeouts = nil
 	}
 	if st.reported && io != nil {
 		io.ParameterStatus(st.name, value)

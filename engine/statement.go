@@ -108,6 +108,10 @@ func (st *statement) Columns() []wire.Column { return st.cols }
 // Execute implements wire.Statement.
 func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.ExecIO) (res wire.Result, err error) {
 	s := st.sess
+	// Functions that wait (pg_sleep) and pg_cancel_backend's WARNINGs
+	// need the statement's cancellation and connection.
+	s.runDone, s.runIO = ctx.Done(), io
+	defer func() { s.runDone, s.runIO = nil, nil }()
 	if s.tx.failed && (st.stream != nil || !isTxEnd(st.parsed.Node)) {
 		return nil, sqlerr.New(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}

@@ -93,6 +93,13 @@ type runner struct {
 	// stateDropped: the job let its state go after failing over the state
 	// limit, and is recovered from its epoch log before it runs again.
 	stateDropped bool
+	// recoveryFailed is closed when restoring the state or re-running the
+	// logged epochs failed (recoveryErr, e.g. XX001 for damaged input or a
+	// damaged snapshot): readers then get that error instead of waiting
+	// for a recovery that will not come.
+	recoveryFailed chan struct{}
+	recoveryOnce   sync.Once
+	recoveryErr    error
 }
 
 // recoverDropped rewinds a job whose state was dropped to its epoch log,
@@ -153,6 +160,22 @@ func ParseMemorySize(v string) (int64, error) {
 	return n << shift, nil
 }
 
+// failRecovery records err as the reason the job cannot recover, if it
+// has not recovered yet.
+func (r *runner) failRecovery(err error) {
+	if r.job != nil {
+		select {
+		case <-r.job.Recovered():
+			return
+		default:
+		}
+	}
+	r.recoveryOnce.Do(func() {
+		r.recoveryErr = err
+		close(r.recoveryFailed)
+	})
+}
+
 // trigger is when micro-batches run.
 type trigger struct {
 	kind     string // continuous, processing_time, available_now
@@ -205,6 +228,7 @@ func (r *runner) run(ctx context.Context) {
 	if r.restore != nil {
 		if err := r.restoreState(); err != nil {
 			r.setStatus(statusFailed, sqlerr.From(err).Message)
+			r.failRecovery(err)
 		}
 	}
 	var tick <-chan time.Time
@@ -241,6 +265,7 @@ func (r *runner) run(ctx context.Context) {
 						r.mu.Unlock()
 					}
 					r.setStatus(statusFailed, sqlerr.From(err).Message)
+					r.failRecovery(err)
 					break
 				}
 				if !processed {
@@ -511,7 +536,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		status, lastErr = statusFailed, sqlerr.From(err).Message
 	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig, restore: restore,
-		job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
+		recoveryFailed: make(chan struct{}), job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
 		outputStored: sp.Mode == planner.AppendMode && stored}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel

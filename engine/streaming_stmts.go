@@ -391,6 +391,12 @@ func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.Re
 	}
 	select {
 	case <-r.job.Recovered():
+	case <-r.recoveryFailed:
+		select {
+		case <-r.job.Recovered(): // a REFRESH recovered it after all
+		default:
+			return nil, r.recoveryErr
+		}
 	case <-r.done:
 	case <-ctx.Done():
 		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")

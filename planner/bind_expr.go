@@ -506,6 +506,10 @@ func (b *binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (expr.Expr, error) {
 				return nil, err
 			}
 		}
+		// int2vector and oidvector are arrays to ANY/ALL, as in PostgreSQL.
+		if arr, err = b.vectorAsArray(arr); err != nil {
+			return nil, err
+		}
 		if !arr.Type().IsArray() {
 			return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "op ANY/ALL (array) requires array on right side")
 		}

@@ -194,7 +194,13 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 		args = append(args, e)
 	}
 	var plan Node
-	if setReturning[name] {
+	if name == "pg_get_keywords" {
+		kw, err := keywordsValues(args, int(fc.Location))
+		if err != nil {
+			return nil, nil, err
+		}
+		plan = kw
+	} else if setReturning[name] {
 		fs, err := b.bindSetReturning(name, args, int(fc.Location))
 		if err != nil {
 			return nil, nil, err

@@ -226,6 +226,7 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 			return nil, err
 		}
 	}
+	var where expr.Expr
 	if s.WhereClause != nil {
 		if containsAggregate(s.WhereClause) {
 			return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE")
@@ -237,8 +238,9 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		if pred, err = b.coerceBool(pred, "WHERE"); err != nil {
 			return nil, err
 		}
-		input = pushFilter(input, pred)
+		where = pred
 	}
+	input = b.planJoins(input, where)
 
 	groupItems := s.GroupClause
 	if i, fc := sparkWindowGroup(groupItems); fc != nil {

@@ -38,3 +38,13 @@ type RelColumn struct {
 	NotNull bool
 	Default string // SQL text of the DEFAULT expression, "" if none
 }
+
+// RowEstimator is implemented by catalogs that can guess how many rows a
+// scanned relation holds without reading it: a stored table's committed
+// row count, a virtual catalog relation's size from the objects it lists.
+// The join planner orders joins by these guesses; they need not be exact,
+// only cheap (it is asked once per relation in a FROM list) and never
+// negative. A catalog without it gets PostgreSQL's default guess.
+type RowEstimator interface {
+	EstimateRows(scan *Scan) float64
+}

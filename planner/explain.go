@@ -16,6 +16,15 @@ func Explain(n Node) []string {
 }
 
 func explainNode(n Node, depth int, out *[]string) {
+	if p, ok := n.(*Project); ok && (p.Reorder || isCatalogScanWithTableOID(p)) {
+		// Column bookkeeping, not a step of the plan: the join planner's
+		// return to FROM order, and the tableoid a catalog scan adds.
+		n = p.Input
+		if _, ok := n.(*Scan); !ok {
+			explainNode(n, depth, out)
+			return
+		}
+	}
 	pad := strings.Repeat("  ", depth)
 	arrow := ""
 	if depth > 0 {
@@ -78,15 +87,19 @@ func explainNode(n Node, depth int, out *[]string) {
 		line("Limit")
 	case *Join:
 		kind := [...]string{"Inner", "Left", "Right", "Full", "Cross", "Semi", "Anti"}[x.Kind]
+		est := ""
+		if x.EstRows > 0 {
+			est = fmt.Sprintf(" (rows=%.0f)", x.EstRows)
+		}
 		if len(x.LeftKeys) > 0 {
-			line("Hash " + kind + " Join")
+			line("Hash " + kind + " Join" + est)
 			var conds []string
 			for i := range x.LeftKeys {
 				conds = append(conds, x.LeftKeys[i].String()+" = "+x.RightKeys[i].String())
 			}
 			detail("Hash Cond: " + strings.Join(conds, " AND "))
 		} else {
-			line("Nested Loop " + kind + " Join")
+			line("Nested Loop " + kind + " Join" + est)
 		}
 		if x.Cond != nil {
 			detail("Join Filter: " + x.Cond.String())
@@ -136,4 +149,20 @@ func exprList(es []expr.Expr) string {
 		parts[i] = e.String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// isCatalogScanWithTableOID recognises the projection bindRangeVar puts over
+// a catalog scan: its columns as they are, then the constant tableoid.
+func isCatalogScanWithTableOID(p *Project) bool {
+	s, ok := p.Input.(*Scan)
+	if !ok || s.Kind != VirtualTable || len(p.Exprs) != len(s.Cols)+1 {
+		return false
+	}
+	for i, e := range p.Exprs[:len(s.Cols)] {
+		if c, ok := e.(*expr.ColumnRef); !ok || c.Index != i {
+			return false
+		}
+	}
+	_, ok = p.Exprs[len(s.Cols)].(*expr.Const)
+	return ok
 }

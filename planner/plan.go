@@ -87,6 +87,10 @@ type Project struct {
 	Input Node
 	Exprs []expr.Expr
 	Cols  []Column
+	// Reorder marks the projection the join planner puts over a
+	// reordered join tree to give its columns back in FROM order; EXPLAIN
+	// leaves it out, as PostgreSQL shows no such step.
+	Reorder bool
 }
 
 // AggCall is one aggregate in an Aggregate node.
@@ -155,6 +159,9 @@ type Join struct {
 	LeftKeys  []expr.Expr
 	RightKeys []expr.Expr
 	Cond      expr.Expr
+	// EstRows is the planner's guess of the output rows (0: not
+	// estimated), shown by EXPLAIN.
+	EstRows float64
 }
 
 // Distinct removes duplicate rows (NULLs equal). With On set it is

@@ -10,12 +10,14 @@ import (
 )
 
 // ViewDefinition prints a view's query the way PostgreSQL 15's
-// pg_get_viewdef(view, true) does, for the shapes it covers: a select list
-// over one table with an optional WHERE — columns qualified by the
+// pg_get_viewdef(view, pretty) does, for the shapes it covers: a select
+// list over one table with an optional WHERE — columns qualified by the
 // relation, constants with the casts the binder applied, one select item
-// per line. ok is false for other shapes; callers then show the stored
-// text.
-func ViewDefinition(cat Catalog, sql string) (string, bool) {
+// per line. Without pretty (pg_get_viewdef(view), which SQLAlchemy's
+// get_view_definition calls) every operator, boolean and cast argument is
+// parenthesised, as PostgreSQL does without PRETTYFLAG_PAREN. ok is false
+// for other shapes; callers then show the stored text.
+func ViewDefinition(cat Catalog, sql string, pretty bool) (string, bool) {
 	stmts, err := parse.Parse(sql)
 	if err != nil || len(stmts) != 1 {
 		return "", false
@@ -37,7 +39,7 @@ func ViewDefinition(cat Catalog, sql string) (string, bool) {
 	if !ok || scan.Kind != StoredTable {
 		return "", false
 	}
-	d := &viewDeparser{scan: scan}
+	d := &viewDeparser{scan: scan, pretty: pretty}
 	var sb strings.Builder
 	sb.WriteString(" SELECT ")
 	for i, e := range p.Exprs {
@@ -69,7 +71,10 @@ func ViewDefinition(cat Catalog, sql string) (string, bool) {
 	return sb.String(), true
 }
 
-type viewDeparser struct{ scan *Scan }
+type viewDeparser struct {
+	scan   *Scan
+	pretty bool
+}
 
 // expr prints e as an operand of parent (nil at the top), adding the
 // parentheses PostgreSQL's pretty printer adds: an operator under an
@@ -80,6 +85,19 @@ func (d *viewDeparser) expr(e expr.Expr, parent expr.Expr) (string, bool) {
 	s, ok := d.bare(e)
 	if !ok {
 		return "", false
+	}
+	if !d.pretty {
+		// Every operator and boolean expression prints its own
+		// parentheses; bare() already parenthesised cast arguments.
+		switch x := e.(type) {
+		case *expr.FuncCall:
+			if x.Op {
+				s = "(" + s + ")"
+			}
+		case *expr.BoolOp, *expr.IsNull:
+			s = "(" + s + ")"
+		}
+		return s, true
 	}
 	if parent != nil && needsParens(e, parent) {
 		s = "(" + s + ")"
@@ -95,8 +113,6 @@ func (d *viewDeparser) bare(e expr.Expr) (string, bool) {
 			alias = d.scan.Name
 		}
 		return quoteIfNeeded(alias) + "." + quoteIfNeeded(d.scan.Cols[x.Index].Name), true
-	case *expr.Const:
-		return constText(x)
 	case *expr.FuncCall:
 		args := make([]string, len(x.Args))
 		for i, a := range x.Args {
@@ -108,7 +124,7 @@ func (d *viewDeparser) bare(e expr.Expr) (string, bool) {
 			if !ok {
 				return "", false
 			}
-			if x.Op && i == 0 && len(x.Args) == 2 {
+			if d.pretty && x.Op && i == 0 && len(x.Args) == 2 {
 				if f, isOp := a.(*expr.FuncCall); isOp && f.Op && samePriority(f.Name, x.Name) {
 					s = strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
 				}
@@ -150,7 +166,12 @@ func (d *viewDeparser) bare(e expr.Expr) (string, bool) {
 		if !ok {
 			return "", false
 		}
+		if !d.pretty {
+			s = "(" + s + ")"
+		}
 		return s + "::" + x.T.String(), true
+	case *expr.Const:
+		return d.constText(x)
 	}
 	return "", false
 }
@@ -208,7 +229,19 @@ func needsParens(e, parent expr.Expr) bool {
 }
 
 // constText prints a constant as PostgreSQL's get_const_expr does: integers
-// and decimal numerics bare, other values quoted with their type.
+// and decimal numerics bare, other values quoted with their type. An
+// integral numeric is the binder's folding of an integer cast to numeric,
+// which PostgreSQL prints as a cast: 1::numeric, or (1)::numeric when not
+// pretty.
+func (d *viewDeparser) constText(c *expr.Const) (string, bool) {
+	if !d.pretty && c.Val != nil && c.T.OID == types.OidNumeric {
+		if s := c.Val.(string); !strings.HasPrefix(s, "-") && !strings.Contains(s, ".") {
+			return "(" + s + ")::numeric", true
+		}
+	}
+	return constText(c)
+}
+
 func constText(c *expr.Const) (string, bool) {
 	if c.Val == nil {
 		return "NULL::" + c.T.String(), true

@@ -36,6 +36,11 @@ func storageError(op string, err error) error {
 		return &sqlerr.Error{Code: sqlerr.IOError,
 			Message: "could not " + op + ": " + ioReason(msg),
 			Detail:  msg}
+	case strings.Contains(strings.ToLower(msg), "checksum mismatch"):
+		return &sqlerr.Error{Code: sqlerr.DataCorrupted,
+			Message: "could not " + op + ": data checksum mismatch",
+			Detail:  msg,
+			Hint:    "Run `weir verify --data DIR` on the stopped server's data directory."}
 	case errors.Is(err, badger.ErrConflict):
 		return &sqlerr.Error{Code: "40001",
 			Message: "could not serialize access due to concurrent update"}

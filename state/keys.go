@@ -23,6 +23,9 @@ import "encoding/binary"
 //	                                  table rel (StateRelation): chunks like a
 //	                                  table's, replaced as a whole by an epoch
 //	                                  commit. Catalog OIDs stay far below 2^31.
+//	d/<sst file>/<first key>          a damaged block of a table file found
+//	                                  at Open (damage_records.go): its key
+//	                                  range reads as XX001 until dropped
 //	o/<operator…>                     operator state (reserved, streaming)
 //	e/<epoch…>                        epochs and checkpoints (reserved)
 //
@@ -34,6 +37,7 @@ const (
 	PrefixTable    = "t/"
 	PrefixPending  = "p/"
 	PrefixGroup    = "g/"
+	PrefixDamage   = "d/"
 	PrefixOperator = "o/"
 	PrefixEpoch    = "e/"
 )

@@ -61,6 +61,10 @@ func (s *Store) counterLocked(name string) (*counter, error) {
 		return c, nil
 	}
 	c := &counter{next: 1, leaseEnd: 1}
+	if d := s.damageAt(0, sequenceKey(name)); d != nil {
+		// A counter read as missing would hand out its IDs again.
+		return nil, s.relationError(d)
+	}
 	err := s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(sequenceKey(name))
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -80,6 +84,9 @@ func (s *Store) counterLocked(name string) (*counter, error) {
 		})
 	})
 	if err != nil {
+		if d := badgerCorruption(0, sequenceKey(name), err); d != nil {
+			return nil, s.relationError(d)
+		}
 		return nil, storageError("read counter "+name, err)
 	}
 	s.counters[name] = c

@@ -30,9 +30,13 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 // SyncPolicy says when commits are forced to stable storage.
@@ -67,6 +71,17 @@ type Options struct {
 	PartBytes  int64
 	PartChunks int
 
+	// ReadOnly opens the directory without writing anything to it (weir
+	// verify): no recovery of unfinished commits, no compaction, and
+	// commits fail.
+	ReadOnly bool
+
+	// noVerify turns all checks of stored data off (Badger's block and
+	// value checksums, the table-file check and log-tail check at Open,
+	// the chunk checksum on read), as before weir had them: benchmarks
+	// measure what they cost.
+	noVerify bool
+
 	// failAfterParts, when > 0, makes a multi-part commit stop after writing
 	// that many parts as if the process died there: no commit record, no
 	// clean-up. Tests only.
@@ -85,9 +100,10 @@ const (
 
 // Store is an open data directory. It is safe for concurrent use.
 type Store struct {
-	db   *badger.DB
-	opts Options
-	dir  string
+	logger *warningLogger
+	db     *badger.DB
+	opts   Options
+	dir    string
 
 	syncer groupSyncer
 
@@ -96,6 +112,14 @@ type Store struct {
 
 	tablesMu sync.Mutex
 	tables   map[uint32]*tableCache
+
+	// damaged are the damaged blocks of table files, found at Open or
+	// recorded by an earlier one (integrity.go, damage_records.go); nil
+	// when there are none. Replaced as a whole when DropTable removes
+	// records.
+	damaged atomic.Pointer[[]damagedFile]
+	// namer names relations in XX001 errors (NameRelations).
+	namer atomic.Pointer[func(uint32) string]
 }
 
 // Open opens (creating if needed) the store in dir, and discards the parts
@@ -113,12 +137,21 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.PartChunks <= 0 {
 		opts.PartChunks = defaultPartChunks
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if opts.ReadOnly {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, storageError("open data directory "+dir, err)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, storageError("create data directory "+dir, err)
 	}
+	if !opts.ReadOnly && !opts.noVerify {
+		if _, err := preserveLogTails(dir); err != nil {
+			return nil, storageError("check the value log of "+dir, err)
+		}
+	}
+	logger := &warningLogger{}
 	bo := badger.DefaultOptions(dir).
-		WithLogger(warningLogger{}).
-		WithLoggingLevel(badger.WARNING).
+		WithLogger(logger).
 		WithSyncWrites(opts.Sync == SyncEachWrite).
 		WithMemTableSize(opts.MemTableSize).
 		WithNumMemtables(3).
@@ -128,12 +161,24 @@ func Open(dir string, opts Options) (*Store, error) {
 		WithValueThreshold(valueThreshold).
 		WithValueLogFileSize(256 << 20).
 		WithNumCompactors(2).
-		WithMetricsEnabled(false)
+		WithMetricsEnabled(false).
+		WithReadOnly(opts.ReadOnly)
+	if !opts.noVerify {
+		// Every SST block is checked against its checksum when it is read
+		// and every value-log entry against its CRC, so that damage on disk
+		// is an error instead of data. Not OnTableRead: on a table that fails
+		// it at open, Badger logs and drops the whole table from the tree,
+		// which would lose its rows silently (see integrity.go for how a
+		// damaged table is reported instead).
+		bo = bo.WithChecksumVerificationMode(options.OnBlockRead).
+			WithVerifyValueChecksum(true)
+	}
 	db, err := badger.Open(bo)
 	if err != nil {
 		return nil, storageError("open data directory "+dir, err)
 	}
 	s := &Store{
+		logger:   logger,
 		db:       db,
 		opts:     opts,
 		dir:      dir,
@@ -141,6 +186,15 @@ func Open(dir string, opts Options) (*Store, error) {
 		tables:   map[uint32]*tableCache{},
 	}
 	s.syncer.init(db.Sync)
+	if !opts.noVerify {
+		if err := s.checkTableFiles(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	if opts.ReadOnly {
+		return s, nil
+	}
 	if err := s.recoverPending(); err != nil {
 		db.Close()
 		return nil, err
@@ -173,14 +227,42 @@ func (s *Store) durable() error {
 
 // warningLogger keeps Badger quiet: only warnings and errors reach the log,
 // prefixed so that they can be told apart from weir's own messages.
-type warningLogger struct{}
+//
+// It also remembers which value-log file failed for which key: Badger's
+// Item.Value logs a failed value-log read and then returns an empty value
+// without an error, so the log line is the only place that names the file
+// (corruption.go reports it with the damaged chunk).
+type warningLogger struct {
+	vlogFailures sync.Map // string(key) → value-log file name
+}
 
-func (warningLogger) Errorf(f string, a ...any)   { log.Printf("badger ERROR: "+f, a...) }
-func (warningLogger) Warningf(f string, a ...any) { log.Printf("badger WARNING: "+f, a...) }
-func (warningLogger) Infof(string, ...any)        {}
-func (warningLogger) Debugf(string, ...any)       {}
+func (l *warningLogger) Errorf(f string, a ...any) {
+	log.Printf("badger ERROR: "+f, a...)
+	// "Unable to read: Key: %v, … Error: %v" and then "Key: %v, …
+	// valuePointer: %+v": the file number is in the error or the pointer.
+	if (strings.HasPrefix(f, "Unable to read: Key: ") || strings.HasPrefix(f, "Key: ")) && len(a) > 1 {
+		if key, _ := a[0].([]byte); key != nil {
+			if m := vlogFid.FindStringSubmatch(fmt.Sprintf("%+v", a[len(a)-1])); m != nil {
+				if n, err := strconv.Atoi(m[1]); err == nil {
+					l.vlogFailures.Store(string(key), fmt.Sprintf("%06d.vlog", n))
+				}
+			}
+		}
+	}
+}
+func (*warningLogger) Warningf(f string, a ...any) { log.Printf("badger WARNING: "+f, a...) }
+func (*warningLogger) Infof(string, ...any)        {}
+func (*warningLogger) Debugf(string, ...any)       {}
 
-var _ badger.Logger = warningLogger{}
+// vlogFailure names the value-log file whose read of key failed, or "".
+func (l *warningLogger) vlogFailure(key []byte) string {
+	if f, ok := l.vlogFailures.Load(string(key)); ok {
+		return f.(string)
+	}
+	return ""
+}
+
+var _ badger.Logger = (*warningLogger)(nil)
 
 // fmtRel names a relation in error messages of this layer, which knows only
 // OIDs.

@@ -1,42 +1,14 @@
 package state
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/weir-sql/weir/sql/sqlerr"
 )
-
-// A chunk value is a fixed header followed by an Arrow IPC stream (schema
-// message + one record batch, uncompressed: decoding speed matters more
-// than disk here, and scans are served from the cache anyway).
-//
-//	[0]     format version (1)
-//	[1:9]   commit group, u64 BE; 0 = committed in one transaction
-//	[9:17]  row count, u64 BE, so that TableStats need not decode
-const (
-	chunkFormat    = 1
-	chunkHeaderLen = 17
-)
-
-func putChunkHeader(b []byte, group uint64, rows int64) {
-	b[0] = chunkFormat
-	binary.BigEndian.PutUint64(b[1:9], group)
-	binary.BigEndian.PutUint64(b[9:17], uint64(rows))
-}
-
-func parseChunkHeader(b []byte) (group uint64, rows int64, ok bool) {
-	if len(b) < chunkHeaderLen || b[0] != chunkFormat {
-		return 0, 0, false
-	}
-	return binary.BigEndian.Uint64(b[1:9]), int64(binary.BigEndian.Uint64(b[9:17])), true
-}
 
 // pendingChunk is a chunk appended in a transaction not yet committed.
 type pendingChunk struct {
@@ -44,6 +16,7 @@ type pendingChunk struct {
 	seq   uint64
 	rows  int64
 	data  []byte            // header + IPC stream
+	crc   uint32            // CRC-32C of the IPC stream
 	batch arrow.RecordBatch // retained; goes into the cache after commit
 }
 
@@ -62,7 +35,7 @@ func (t *Txn) AppendChunks(rel uint32, batches []arrow.RecordBatch) error {
 		if b.NumRows() == 0 {
 			continue
 		}
-		data, err := encodeChunk(b)
+		data, crc, err := encodeChunk(b)
 		if err != nil {
 			return err
 		}
@@ -71,64 +44,9 @@ func (t *Txn) AppendChunks(rel uint32, batches []arrow.RecordBatch) error {
 			return err
 		}
 		b.Retain()
-		t.chunks = append(t.chunks, pendingChunk{rel: rel, seq: seq, rows: b.NumRows(), data: data, batch: b})
+		t.chunks = append(t.chunks, pendingChunk{rel: rel, seq: seq, rows: b.NumRows(), data: data, crc: crc, batch: b})
 	}
 	return nil
-}
-
-func encodeChunk(b arrow.RecordBatch) ([]byte, error) {
-	var buf bytes.Buffer
-	// Room for the columns' buffers plus the IPC framing, so that a large
-	// batch is not copied over and over as the buffer doubles.
-	// The buffers of a slice are the whole array's: cap the estimate by a
-	// generous per-value size, past which the buffer grows as it must.
-	size := 0
-	for _, c := range b.Columns() {
-		size += dataBytes(c.Data())
-	}
-	size = min(size, int(b.NumRows())*int(b.NumCols())*64)
-	buf.Grow(chunkHeaderLen + 4096 + size + size/16)
-	buf.Write(make([]byte, chunkHeaderLen))
-	w := ipc.NewWriter(&buf, ipc.WithSchema(b.Schema()))
-	if err := w.Write(b); err != nil {
-		return nil, &sqlerr.Error{Code: sqlerr.InternalError, Message: "could not encode table chunk: " + err.Error()}
-	}
-	if err := w.Close(); err != nil {
-		return nil, &sqlerr.Error{Code: sqlerr.InternalError, Message: "could not encode table chunk: " + err.Error()}
-	}
-	return buf.Bytes(), nil
-}
-
-// dataBytes is the size of an array's buffers (an upper bound of what IPC
-// writes for it, before padding).
-func dataBytes(d arrow.ArrayData) int {
-	n := 0
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += b.Len() + 64 // IPC pads each buffer to 64 bytes
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
-}
-
-func decodeChunk(data []byte) (arrow.RecordBatch, error) {
-	r, err := ipc.NewReader(bytes.NewReader(data[chunkHeaderLen:]))
-	if err != nil {
-		return nil, err
-	}
-	defer r.Release()
-	if !r.Next() {
-		if r.Err() != nil {
-			return nil, r.Err()
-		}
-		return nil, errors.New("chunk holds no record batch")
-	}
-	rec := r.RecordBatch()
-	rec.Retain()
-	return rec, nil
 }
 
 // tableCache holds the decoded, committed chunks of one relation in
@@ -168,7 +86,7 @@ func (s *Store) ScanTable(rel uint32, schema *arrow.Schema) ([]arrow.RecordBatch
 func (s *Store) ScanTableFrom(rel uint32, schema *arrow.Schema, from int) ([]arrow.RecordBatch, error) {
 	tc, err := s.loadedTable(rel)
 	if err != nil {
-		return nil, err
+		return nil, s.relationError(err)
 	}
 	defer tc.mu.RUnlock()
 	from = min(max(from, 0), len(tc.batches))
@@ -197,7 +115,7 @@ func (s *Store) ScanTableFrom(rel uint32, schema *arrow.Schema, from int) ([]arr
 func (s *Store) TableStats(rel uint32) (rows, bytes int64, err error) {
 	tc, err := s.loadedTable(rel)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, s.relationError(err)
 	}
 	defer tc.mu.RUnlock()
 	return tc.rows, tc.bytes, nil
@@ -264,16 +182,21 @@ func (s *Store) ReadChunks(rel uint32) ([]arrow.RecordBatch, error) {
 		for _, b := range out {
 			b.Release()
 		}
-		return nil, err
+		return nil, s.relationError(err)
 	}
 	return out, nil
 }
 
-// readChunks calls fn with every published chunk of rel, in order.
+// readChunks calls fn with every published chunk of rel, in order. Damage
+// (a chunk or value-log entry failing its checksum, a chunk that does not
+// decode, the relation's keys in a damaged table file) is a *corruption.
 func (s *Store) readChunks(rel uint32, fn func(seq uint64, b arrow.RecordBatch, size int)) error {
+	prefix := tablePrefix(rel)
+	if c := s.damageIn(rel, prefix, prefixEnd(prefix)); c != nil {
+		return c
+	}
 	err := s.db.View(func(txn *badger.Txn) error {
 		groups := map[uint64]bool{}
-		prefix := tablePrefix(rel)
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix = prefix
 		opts.PrefetchValues = false
@@ -285,39 +208,67 @@ func (s *Store) readChunks(rel uint32, fn func(seq uint64, b arrow.RecordBatch, 
 			if !ok {
 				continue
 			}
+			var damage error // a chunk's own damage, told apart from Badger's errors
 			err := item.Value(func(v []byte) error {
-				group, _, ok := parseChunkHeader(v)
-				if !ok {
-					return errors.New("unknown chunk format")
+				// The checksum first: a damaged commit group must not make
+				// the chunk look unpublished and be skipped.
+				if !s.opts.noVerify {
+					if err := checkChunk(v); err != nil {
+						damage = err
+						return err
+					}
 				}
-				if group != 0 {
-					published, seen := groups[group]
+				h, _ := parseChunkHeader(v)
+				if h.group != 0 {
+					published, seen := groups[h.group]
 					if !seen {
-						_, err := txn.Get(groupKey(group))
+						if c := s.damageAt(rel, groupKey(h.group)); c != nil {
+							return c
+						}
+						_, err := txn.Get(groupKey(h.group))
 						if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
 							return err
 						}
 						published = err == nil
-						groups[group] = published
+						groups[h.group] = published
 					}
 					if !published {
 						return nil
 					}
 				}
-				b, err := decodeChunk(v)
+				b, err := decodeCheckedChunk(v)
 				if err != nil {
+					damage = err
 					return err
 				}
 				fn(seq, b, len(v))
 				return nil
 			})
+			if damage != nil {
+				if file := s.logger.vlogFailure(item.Key()); file != "" {
+					// Badger failed to read the value and handed over nothing.
+					return newCorruption(rel, "data checksum mismatch in value log", item.Key(), file)
+				}
+				return newCorruption(rel, damage.Error(), item.Key(), "")
+			}
+			var c *corruption
+			if errors.As(err, &c) {
+				return c
+			}
 			if err != nil {
+				if c := badgerCorruption(rel, item.Key(), err); c != nil {
+					return c
+				}
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
+		var c *corruption
+		if errors.As(err, &c) {
+			return c
+		}
 		return storageError("read "+fmtRel(rel), err)
 	}
 	return nil

@@ -11,7 +11,7 @@ func (s *Store) TrimTable(rel uint32, n int, key, val []byte) error {
 	}
 	tc, err := s.loadedTable(rel) // read-locked
 	if err != nil {
-		return err
+		return s.relationError(err)
 	}
 	if n > len(tc.seqs) {
 		n = len(tc.seqs)
@@ -41,7 +41,7 @@ func (s *Store) TrimTable(rel uint32, n int, key, val []byte) error {
 func (s *Store) ChunkCount(rel uint32) (int, error) {
 	tc, err := s.loadedTable(rel)
 	if err != nil {
-		return 0, err
+		return 0, s.relationError(err)
 	}
 	defer tc.mu.RUnlock()
 	return len(tc.seqs), nil

@@ -33,6 +33,9 @@ type Txn struct {
 	group   uint64
 	flushed []uint32
 	parts   int // parts written so far
+	// damageAfter is the store's damage list once the commit deleted the
+	// damage records of dropped relations (nil: unchanged).
+	damageAfter *[]damagedFile
 }
 
 type write struct {
@@ -56,16 +59,22 @@ func (t *Txn) Get(key []byte) ([]byte, error) {
 	if t.done {
 		return nil, errTxnDone
 	}
+	if c := t.s.damageAt(0, key); c != nil {
+		return nil, t.s.relationError(c)
+	}
 	item, err := t.btx.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, storageError("read", err)
+		return nil, t.s.readError(key, err)
 	}
 	v, err := item.ValueCopy(nil)
 	if err != nil {
-		return nil, storageError("read", err)
+		return nil, t.s.readError(key, err)
+	}
+	if err := t.s.lostValue(key, v); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
@@ -101,6 +110,9 @@ func (t *Txn) IteratePrefix(prefix []byte, fn func(key, val []byte) error) error
 	if t.done {
 		return errTxnDone
 	}
+	if c := t.s.damageIn(0, prefix, prefixEnd(prefix)); c != nil {
+		return t.s.relationError(c)
+	}
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = prefix
 	it := t.btx.NewIterator(opts)
@@ -109,11 +121,18 @@ func (t *Txn) IteratePrefix(prefix []byte, fn func(key, val []byte) error) error
 		item := it.Item()
 		var fnErr error
 		err := item.Value(func(v []byte) error {
+			if err := t.s.lostValue(item.Key(), v); err != nil {
+				return err
+			}
 			fnErr = fn(item.Key(), v)
 			return nil
 		})
+		var se *sqlerr.Error
+		if errors.As(err, &se) {
+			return se
+		}
 		if err != nil {
-			return storageError("read", err)
+			return t.s.readError(item.Key(), err)
 		}
 		if fnErr != nil {
 			return fnErr
@@ -186,6 +205,13 @@ func (t *Txn) Commit() error {
 	for _, rel := range t.dropped {
 		t.s.evictTable(rel)
 	}
+	if t.damageAfter != nil {
+		if len(*t.damageAfter) == 0 {
+			t.s.damaged.Store(nil)
+		} else {
+			t.s.damaged.Store(t.damageAfter)
+		}
+	}
 	return nil
 }
 
@@ -242,7 +268,7 @@ func (t *Txn) commit() error {
 func (t *Txn) setChunks(btx *badger.Txn, chunks []pendingChunk, group uint64) error {
 	for i := range chunks {
 		c := &chunks[i]
-		putChunkHeader(c.data, group, c.rows)
+		putChunkHeader(c.data, group, c.rows, c.crc)
 		if err := btx.Set(chunkKey(c.rel, c.seq), c.data); err != nil {
 			return err
 		}
@@ -372,6 +398,13 @@ func (t *Txn) DropTable(rel uint32) error {
 		}
 	}
 	t.dropped = append(t.dropped, rel)
+	if t.s.damaged.Load() != nil {
+		kept, err := t.dropDamageRecords(rel)
+		if err != nil {
+			return err
+		}
+		t.damageAfter = &kept
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"container/list"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -33,17 +34,25 @@ type conn struct {
 
 	pid       uint32
 	key       [4]byte
-	holdsSlot bool // guarded by srv.mu
+	holdsSlot bool          // guarded by srv.mu
+	startElem *list.Element // in srv.starting until authenticated; guarded by srv.mu
 
-	ctx    context.Context // cancelled at shutdown and when the connection ends
-	cancel context.CancelFunc
+	// ctx is cancelled at shutdown, by pg_terminate_backend (cause
+	// errTerminated), when the client is found gone (errClientGone) and
+	// when the connection ends.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when serve returns
 
 	sess Session
 	user string
 	io   *execIO
 
 	runMu     sync.Mutex
-	runCancel context.CancelFunc // of the statement running now, for CancelRequest
+	runCancel context.CancelCauseFunc // of the statement running now, for CancelRequest
+
+	actMu sync.Mutex
+	act   Activity // what pg_stat_activity shows; guarded by actMu
 
 	stmts        map[string]*prepared
 	portals      map[string]*portal
@@ -60,9 +69,11 @@ type conn struct {
 func newConn(s *Server, nc net.Conn) *conn {
 	be := pgproto3.NewBackend(nc, nc)
 	be.SetMaxBodyLen(s.cfg.MaxMessageSize)
-	ctx, cancel := context.WithCancel(s.base)
+	ctx, cancel := context.WithCancelCause(s.base)
+	now := time.Now()
 	c := &conn{
-		srv: s, nc: nc, be: be, ctx: ctx, cancel: cancel,
+		srv: s, nc: nc, be: be, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		act:     Activity{BackendStart: now, StateChange: now, State: "starting", ClientAddr: clientAddr(nc)},
 		stmts:   map[string]*prepared{},
 		portals: map[string]*portal{},
 	}
@@ -74,8 +85,9 @@ func newConn(s *Server, nc net.Conn) *conn {
 // serve runs the connection to its end. A panic anywhere below is reported
 // to this client as XX000 and ends only this connection.
 func (c *conn) serve() {
+	defer close(c.done)
 	defer c.nc.Close()
-	defer c.cancel()
+	defer c.cancel(nil)
 	defer c.endSession()
 	defer c.recoverPanic()
 	if !c.startup() {
@@ -110,14 +122,21 @@ func (c *conn) endSession() {
 // connection must end.
 func (c *conn) loop() {
 	for !c.broken {
+		idle := c.armIdleTimeout()
 		if c.ctx.Err() != nil {
+			// Checked after arming: Shutdown and Terminate cancel ctx
+			// before they set the read deadline that wakes us, so either
+			// we see the cancel here or their deadline replaces ours.
 			c.fatal(sqlerr.AdminShutdown, "terminating connection due to administrator command")
 			return
 		}
 		msg, err := c.be.Receive()
 		if err != nil {
-			c.receiveFailed(err)
+			c.receiveFailedIdle(err, idle)
 			return
+		}
+		if idle != "" {
+			_ = c.nc.SetReadDeadline(time.Time{})
 		}
 		if c.skipTillSync {
 			switch msg.(type) {
@@ -170,16 +189,42 @@ func (c *conn) shutdownPending() bool {
 	return true
 }
 
-// receiveFailed turns a failed read into the right goodbye: nothing when
-// the client left, 57P01 at shutdown, 08P01 for a malformed message.
-func (c *conn) receiveFailed(err error) {
+// armIdleTimeout sets the read deadline of idle_session_timeout or
+// idle_in_transaction_session_timeout for the wait for the next message and
+// says which one it armed ("" for none).
+func (c *conn) armIdleTimeout() string {
+	t := c.sess.Timeouts()
+	switch {
+	case c.sess.TxStatus() != 'I' && t.IdleInTransaction > 0:
+		_ = c.nc.SetReadDeadline(time.Now().Add(t.IdleInTransaction))
+		return "in transaction"
+	case c.sess.TxStatus() == 'I' && t.IdleSession > 0:
+		_ = c.nc.SetReadDeadline(time.Now().Add(t.IdleSession))
+		return "session"
+	}
+	return ""
+}
+
+// receiveFailed is receiveFailedIdle for a read outside the idle wait.
+func (c *conn) receiveFailed(err error) { c.receiveFailedIdle(err, "") }
+
+// receiveFailedIdle turns a failed read into the right goodbye: nothing
+// when the client left, 57P01 at shutdown or pg_terminate_backend, 25P03
+// or 57P05 when the idle timeout armed for the read ran out, 08P01 for a
+// malformed message.
+func (c *conn) receiveFailedIdle(err error, idle string) {
 	if isDisconnect(err) {
 		return
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		if c.ctx.Err() != nil {
+		switch {
+		case c.ctx.Err() != nil:
 			c.fatal(sqlerr.AdminShutdown, "terminating connection due to administrator command")
+		case idle == "in transaction":
+			c.fatal(codeIdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout")
+		case idle == "session":
+			c.fatal(codeIdleSessionTimeout, "terminating connection due to idle-session timeout")
 		}
 		return
 	}
@@ -219,7 +264,9 @@ func (c *conn) sync() {
 }
 
 func (c *conn) readyForQuery() {
-	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	tx := c.sess.TxStatus()
+	c.setIdle(tx)
+	c.send(&pgproto3.ReadyForQuery{TxStatus: tx})
 	c.flush()
 }
 
@@ -243,7 +290,7 @@ func (c *conn) flush() {
 	}
 	if err := c.be.Flush(); err != nil {
 		c.broken = true
-		c.cancel()
+		c.cancel(errClientGone)
 		if !isDisconnect(err) {
 			c.srv.log.Debug("wire: write failed", "pid", c.pid, "err", err)
 		}
@@ -299,22 +346,6 @@ func errorResponse(err error) *pgproto3.ErrorResponse {
 	return r
 }
 
-// setRunning publishes the cancel function of the statement now running so
-// a CancelRequest can reach it; nil clears it.
-func (c *conn) setRunning(cancel context.CancelFunc) {
-	c.runMu.Lock()
-	c.runCancel = cancel
-	c.runMu.Unlock()
-}
-
-func (c *conn) cancelIfKey(key []byte) {
-	if subtle.ConstantTimeCompare(key, c.key[:]) != 1 {
-		return
-	}
-	c.runMu.Lock()
-	cancel := c.runCancel
-	c.runMu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
+func (c *conn) keyMatches(key []byte) bool {
+	return subtle.ConstantTimeCompare(key, c.key[:]) == 1
 }

@@ -12,6 +12,7 @@ import (
 // string (Execute answers EmptyQueryResponse).
 type prepared struct {
 	st         Statement
+	query      string // the text, for pg_stat_activity
 	paramTypes []uint32
 	// describedNoData: Describe S answered NoData. If the statement then
 	// turns out to return rows (SHOW, EXPLAIN know their shape only when
@@ -30,7 +31,7 @@ type portal struct {
 	describedNone bool    // Describe P answered NoData
 
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	cur    *cursor
 	tag    string // CommandComplete tag once the result ended
 }
@@ -40,7 +41,7 @@ func (p *portal) close() {
 		p.cur.close()
 	}
 	if p.cancel != nil {
-		p.cancel()
+		p.cancel(nil)
 	}
 }
 
@@ -64,6 +65,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 			return sqlerr.New("42P05", "prepared statement %q already exists", m.Name)
 		}
 	}
+	c.activeStatement(m.Query)
 	paramTypes := append([]uint32(nil), m.ParameterOIDs...)
 	stmts, err := c.sess.Prepare(c.ctx, m.Query, paramTypes)
 	if err != nil {
@@ -72,7 +74,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if len(stmts) > 1 {
 		return sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	p := &prepared{paramTypes: paramTypes}
+	p := &prepared{query: m.Query, paramTypes: paramTypes}
 	if len(stmts) == 1 {
 		p.st = stmts[0]
 		p.paramTypes = p.st.ParamTypes()
@@ -235,6 +237,13 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
+	c.activeStatement(p.stmt.query)
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancelCause(c.ctx)
+	}
+	// One statement_timeout and one client watch cover the whole Execute:
+	// running the statement and sending its rows.
+	defer c.running(p.cancel)()
 	if p.cur == nil {
 		if err := c.startPortal(p); err != nil {
 			c.closePortal(m.Portal)
@@ -246,8 +255,6 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(p.tag, p.cur.cols != nil, 0))})
 		return nil
 	}
-	c.setRunning(p.cancel)
-	defer c.setRunning(nil)
 	n, err := c.sendRows(p.ctx, p.cur, int64(m.MaxRows))
 	if err != nil {
 		c.finishCopyIn()
@@ -267,11 +274,9 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	return nil
 }
 
-// startPortal calls Statement.Execute for the first Execute of a portal.
+// startPortal calls Statement.Execute for the first Execute of a portal,
+// under the portal's context (created by execute).
 func (c *conn) startPortal(p *portal) error {
-	p.ctx, p.cancel = context.WithCancel(c.ctx)
-	c.setRunning(p.cancel)
-	defer c.setRunning(nil)
 	res, err := p.stmt.st.Execute(p.ctx, p.params, c.io)
 	if err != nil {
 		c.finishCopyIn()

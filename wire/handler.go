@@ -2,6 +2,8 @@ package wire
 
 import (
 	"context"
+	"net"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -11,16 +13,72 @@ import (
 // Handler is what the wire layer calls: the engine implements it. wire knows
 // the protocol; it knows nothing about SQL beyond value encoding.
 type Handler interface {
-	// LookupRole tells how a role authenticates. exists=false rejects the
-	// login with 28000. An empty verifier means the role has no password and
-	// is trusted from loopback only. A verifier has the form PostgreSQL keeps
-	// in pg_authid: SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>.
-	LookupRole(user string) (exists bool, verifier string, err error)
+	// LookupRole tells how a role authenticates. An unknown role is
+	// answered with Exists false and no error: the wire layer then runs a
+	// mock SCRAM exchange and fails it exactly as for a wrong password, so
+	// that role names cannot be probed.
+	LookupRole(user string) (Role, error)
 
 	// NewSession opens a session for an authenticated user. params are the
-	// StartupMessage parameters (user, database, application_name, ...). It
-	// fails with 3D000 for an unknown database.
-	NewSession(ctx context.Context, params map[string]string, pid uint32) (Session, error)
+	// StartupMessage parameters (user, database, application_name, ...);
+	// b is the connection, for pg_stat_activity and for cancelling or
+	// ending the session from another one. It fails with 3D000 for an
+	// unknown database.
+	NewSession(ctx context.Context, params map[string]string, b Backend) (Session, error)
+}
+
+// Role is what authentication needs to know of a role.
+type Role struct {
+	Exists bool
+	// Verifier is empty when the role has no password: it is then trusted
+	// from loopback only. Otherwise it has the form PostgreSQL keeps in
+	// pg_authid: SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>.
+	Verifier string
+	// Superuser sessions may use the superuser_reserved_connections slots.
+	Superuser bool
+	// CanLogin false refuses the login (28000) once the client has
+	// authenticated, as PostgreSQL does.
+	CanLogin bool
+}
+
+// Backend is the connection side of one session, handed to the engine at
+// NewSession. Its methods may be called from any goroutine (another
+// session's pg_cancel_backend, a pg_stat_activity scan).
+type Backend interface {
+	PID() uint32
+	// Activity is a snapshot of what the connection is doing.
+	Activity() Activity
+	// CancelStatement cancels the statement running now, if any, as a
+	// CancelRequest does: it fails with 57014 "canceling statement due to
+	// user request".
+	CancelStatement()
+	// Terminate ends the session: the running statement is cancelled and
+	// the client gets FATAL 57P01 "terminating connection due to
+	// administrator command".
+	Terminate()
+	// Done is closed once the connection has ended.
+	Done() <-chan struct{}
+}
+
+// Activity is one row of pg_stat_activity as the wire layer knows it.
+type Activity struct {
+	BackendStart time.Time
+	ClientAddr   net.Addr // nil for an in-process pipe
+	// State is PostgreSQL's: "active", "idle", "idle in transaction" or
+	// "idle in transaction (aborted)"; "starting" before the first
+	// ReadyForQuery.
+	State string
+	// Query is the text of the statement running now, or of the last one.
+	Query       string
+	QueryStart  time.Time // zero before the first statement
+	StateChange time.Time
+	XactStart   time.Time // zero outside a transaction
+}
+
+// Timeouts are a session's statement_timeout,
+// idle_in_transaction_session_timeout and idle_session_timeout; 0 is none.
+type Timeouts struct {
+	Statement, IdleInTransaction, IdleSession time.Duration
 }
 
 // Session is one client connection's SQL state: settings, prepared
@@ -44,6 +102,10 @@ type Session interface {
 	// result is encoded.
 	FormatSettings() types.FormatSettings
 
+	// Timeouts are read before each statement and before each wait for
+	// the client's next message.
+	Timeouts() Timeouts
+
 	// Close releases the session (the client went away); an open
 	// transaction is rolled back.
 	Close()
@@ -57,8 +119,10 @@ type Statement interface {
 	// rows (the wire layer then answers Describe with NoData).
 	Columns() []Column
 	// Execute runs the statement. The returned Result streams the rows (if
-	// any) and carries the command tag. ctx is cancelled by a CancelRequest
-	// or by shutdown; the engine then returns a 57014 error.
+	// any) and carries the command tag. ctx is cancelled by a CancelRequest,
+	// pg_cancel_backend, statement_timeout, pg_terminate_backend, the
+	// client's disconnect or shutdown; the engine then returns a 57014
+	// error (the wire layer words it after the cause).
 	Execute(ctx context.Context, params []Value, io ExecIO) (Result, error)
 }
 

@@ -2,11 +2,8 @@ package wire
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-
-	"github.com/weir-sql/weir/sql/sqlerr"
 )
 
 // simpleQuery runs a Query message: every statement of the text in order,
@@ -16,6 +13,7 @@ func (c *conn) simpleQuery(sql string) {
 	// As in PostgreSQL, a simple query discards the unnamed statement and portal.
 	c.closePortal("")
 	delete(c.stmts, "")
+	c.activeStatement(sql)
 
 	stmts, err := c.sess.Prepare(c.ctx, sql, nil)
 	if err != nil {
@@ -39,10 +37,9 @@ func (c *conn) simpleQuery(sql string) {
 }
 
 func (c *conn) runSimple(st Statement) error {
-	ctx, cancel := context.WithCancel(c.ctx)
-	defer cancel()
-	c.setRunning(cancel)
-	defer c.setRunning(nil)
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
+	defer c.running(cancel)()
 
 	res, err := st.Execute(ctx, nil, c.io)
 	if err != nil {
@@ -62,17 +59,4 @@ func (c *conn) runSimple(st Statement) error {
 	}
 	c.send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(res.Tag(), cur.cols != nil, n))})
 	return nil
-}
-
-// statementError gives a bare context error from a cancelled statement the
-// SQLSTATE PostgreSQL uses for a cancelled query.
-func statementError(ctx context.Context, err error) error {
-	var e *sqlerr.Error
-	if errors.As(err, &e) || errors.Is(err, errWriteFailed) {
-		return err
-	}
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-	}
-	return err
 }

@@ -93,6 +93,14 @@ func parseSCRAMVerifier(v string) (scramSecret, bool) {
 	return s, true
 }
 
+// IsSCRAMVerifier reports whether v has the form of a SCRAM-SHA-256
+// verifier as pg_authid keeps it (PostgreSQL's parse_scram_secret): such a
+// PASSWORD value is stored as it is rather than hashed again.
+func IsSCRAMVerifier(v string) bool {
+	_, ok := parseSCRAMVerifier(v)
+	return ok
+}
+
 func hmacSHA256(key, msg []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write(msg)
@@ -103,9 +111,21 @@ func scramMalformed(detail string) *sqlerr.Error {
 	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: "malformed SCRAM message", Detail: detail}
 }
 
+// mockVerifier is the verifier of the doomed exchange for a role that
+// cannot log in with a password: its salt is derived from the role name
+// and a per-server key, so that asking twice gives the same salt, as for a
+// real role.
+func (s *Server) mockVerifier(user string) string {
+	salt := hmacSHA256(s.mockKey[:], []byte(user))[:scramSaltLen]
+	zero := make([]byte, sha256.Size)
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("%s$%d:%s$%s:%s", scramMechanism, scramIterations, b64(salt), b64(zero), b64(zero))
+}
+
 // authenticateSCRAM runs the SASL exchange; nil means the client proved it
-// knows the password. A returned error is sent as FATAL.
-func (c *conn) authenticateSCRAM(user, verifier string) *sqlerr.Error {
+// knows the password. doomed runs the exchange to its end but fails it
+// whatever the client sends. A returned error is sent as FATAL.
+func (c *conn) authenticateSCRAM(user, verifier string, doomed bool) *sqlerr.Error {
 	failed := &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidPassword,
 		Message: fmt.Sprintf("password authentication failed for user %q", user)}
 	secret, ok := parseSCRAMVerifier(verifier)
@@ -167,7 +187,7 @@ func (c *conn) authenticateSCRAM(user, verifier string) *sqlerr.Error {
 		clientKey[i] = proof[i] ^ clientSignature[i]
 	}
 	stored := sha256.Sum256(clientKey)
-	if subtle.ConstantTimeCompare(stored[:], secret.storedKey) != 1 {
+	if subtle.ConstantTimeCompare(stored[:], secret.storedKey) != 1 || doomed {
 		return failed
 	}
 	serverSignature := hmacSHA256(secret.serverKey, authMessage)

@@ -1,13 +1,17 @@
 package wire
 
 import (
+	"container/list"
 	"context"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
 )
 
 // Config tunes a Server. Zero values take the defaults.
@@ -15,9 +19,20 @@ type Config struct {
 	// MaxMessageSize bounds the body of one client message; a larger one
 	// ends the connection with FATAL 08P01. Default 64 MiB.
 	MaxMessageSize int
-	// MaxConnections bounds concurrent sessions; past it a client gets FATAL
-	// 53300 "sorry, too many clients already". Default 100.
+	// MaxConnections bounds concurrent authenticated sessions; past it a
+	// client gets FATAL 53300 "sorry, too many clients already". Default
+	// 100. The last SuperuserReservedConnections of them are for
+	// superusers only.
 	MaxConnections int
+	// SuperuserReservedConnections is PostgreSQL's
+	// superuser_reserved_connections: default 3, at most MaxConnections-1.
+	// Negative means none.
+	SuperuserReservedConnections int
+	// MaxStartups bounds the connections that have not yet authenticated.
+	// When a new socket arrives past it, the oldest of them is closed, so
+	// stalled handshakes can neither exhaust memory nor lock anybody out
+	// for long. Default max(1024, 4*MaxConnections).
+	MaxStartups int
 	// Logger receives connection-level problems (panics, I/O errors).
 	// Default slog.Default().
 	Logger *slog.Logger
@@ -30,6 +45,7 @@ const (
 	defaultMaxMessageSize = 64 << 20
 	defaultMaxConnections = 100
 	defaultStartupTimeout = 60 * time.Second
+	defaultReserved       = 3
 )
 
 // ErrServerClosed is returned by Serve after Shutdown.
@@ -55,7 +71,12 @@ type Server struct {
 	conns     map[*conn]struct{}
 	byPID     map[uint32]*conn // sessions that completed startup, for CancelRequest
 	sessions  int              // connections holding a MaxConnections slot
+	starting  *list.List       // of *conn not yet authenticated, oldest first
 	wg        sync.WaitGroup   // connection goroutines
+
+	// mockKey derives the salt of the mock SCRAM exchange for unknown
+	// roles, so a role name gets the same salt every time, as a real one.
+	mockKey [32]byte
 }
 
 // NewServer returns a Server that calls h for authentication and sessions.
@@ -69,6 +90,13 @@ func NewServer(h Handler, cfg Config) *Server {
 	if cfg.StartupTimeout <= 0 {
 		cfg.StartupTimeout = defaultStartupTimeout
 	}
+	if cfg.SuperuserReservedConnections == 0 {
+		cfg.SuperuserReservedConnections = defaultReserved
+	}
+	cfg.SuperuserReservedConnections = max(0, min(cfg.SuperuserReservedConnections, cfg.MaxConnections-1))
+	if cfg.MaxStartups <= 0 {
+		cfg.MaxStartups = max(1024, 4*cfg.MaxConnections)
+	}
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -80,7 +108,9 @@ func NewServer(h Handler, cfg Config) *Server {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*conn]struct{}{},
 		byPID:     map[uint32]*conn{},
+		starting:  list.New(),
 	}
+	_, _ = rand.Read(s.mockKey[:])
 	// PostgreSQL pids are small positive numbers; start somewhere that looks
 	// like one.
 	s.nextPID.Store(1000)
@@ -138,8 +168,18 @@ func (s *Server) ServeConn(nc net.Conn) bool {
 		return false
 	}
 	s.conns[c] = struct{}{}
+	c.startElem = s.starting.PushBack(c)
+	var evict *conn
+	if s.starting.Len() > s.cfg.MaxStartups {
+		evict = s.starting.Remove(s.starting.Front()).(*conn)
+		evict.startElem = nil
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
+	if evict != nil {
+		// Its goroutine sees the closed socket and ends.
+		_ = evict.nc.Close()
+	}
 	go func() {
 		defer s.wg.Done()
 		defer s.forget(c)
@@ -154,24 +194,43 @@ func (s *Server) isClosing() bool {
 	return s.closing
 }
 
-// acquireSlot registers a started-up session under its pid and takes one of
-// the MaxConnections slots.
-func (s *Server) acquireSlot(c *conn) bool {
+// authenticated takes c off the list of connections still starting up.
+func (s *Server) authenticated(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.startElem != nil {
+		s.starting.Remove(c.startElem)
+		c.startElem = nil
+	}
+}
+
+// acquireSlot registers an authenticated session under its pid and takes
+// one of the MaxConnections slots; the last reserved ones only for a
+// superuser. It returns the FATAL to send when there is none.
+func (s *Server) acquireSlot(c *conn, superuser bool) *sqlerr.Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions >= s.cfg.MaxConnections {
-		return false
+		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.TooManyConnections, Message: "sorry, too many clients already"}
+	}
+	if !superuser && s.sessions >= s.cfg.MaxConnections-s.cfg.SuperuserReservedConnections {
+		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.TooManyConnections,
+			Message: "remaining connection slots are reserved for non-replication superuser connections"}
 	}
 	s.sessions++
 	c.holdsSlot = true
 	s.byPID[c.pid] = c
-	return true
+	return nil
 }
 
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
+	if c.startElem != nil {
+		s.starting.Remove(c.startElem)
+		c.startElem = nil
+	}
 	if c.holdsSlot {
 		s.sessions--
 		c.holdsSlot = false
@@ -188,8 +247,8 @@ func (s *Server) cancel(pid uint32, key []byte) {
 	s.mu.Lock()
 	c := s.byPID[pid]
 	s.mu.Unlock()
-	if c != nil {
-		c.cancelIfKey(key)
+	if c != nil && c.keyMatches(key) {
+		c.CancelStatement()
 	}
 }
 

@@ -72,22 +72,31 @@ func (c *conn) startup() bool {
 	}
 	c.user = user
 
+	role, e := c.authenticate(user, params["database"])
+	if e != nil {
+		c.fatalError(e)
+		return false
+	}
+	c.srv.authenticated(c)
+	if !role.CanLogin {
+		c.fatalError(&sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
+			Message: fmt.Sprintf("role %q is not permitted to log in", user)})
+		return false
+	}
+
 	c.pid = c.srv.nextPID.Add(1)
 	if _, err := rand.Read(c.key[:]); err != nil {
 		c.fatal(sqlerr.InternalError, "could not generate cancel key: "+err.Error())
 		return false
 	}
-	if !c.srv.acquireSlot(c) {
-		c.fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
-		return false
-	}
-
-	if e := c.authenticate(user, params["database"]); e != nil {
+	// Slots are taken only now, after authentication, so that clients
+	// stalling in the handshake cannot lock anybody out.
+	if e := c.srv.acquireSlot(c, role.Superuser); e != nil {
 		c.fatalError(e)
 		return false
 	}
 
-	sess, err := c.srv.h.NewSession(c.ctx, params, c.pid)
+	sess, err := c.srv.h.NewSession(c.ctx, params, c)
 	if err != nil {
 		e := *sqlerr.From(err)
 		e.Severity = "FATAL"
@@ -107,31 +116,29 @@ func (c *conn) startup() bool {
 }
 
 // authenticate decides whether the client may log in as user: a role
-// without a password only from this machine, otherwise SCRAM-SHA-256.
-func (c *conn) authenticate(user, database string) *sqlerr.Error {
-	exists, verifier, err := c.srv.h.LookupRole(user)
+// without a password only from this machine, otherwise SCRAM-SHA-256. An
+// unknown role, and a passwordless one from another host, go through a
+// mock SCRAM exchange that fails as a wrong password does (PostgreSQL's
+// "doomed" exchange), so the answer tells nothing about which roles exist.
+func (c *conn) authenticate(user, database string) (Role, *sqlerr.Error) {
+	role, err := c.srv.h.LookupRole(user)
 	if err != nil {
 		e := *sqlerr.From(err)
 		e.Severity = "FATAL"
-		return &e
+		return role, &e
 	}
-	if !exists {
-		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
-			Message: fmt.Sprintf("role %q does not exist", user)}
+	switch {
+	case !role.Exists:
+		c.srv.log.Info("wire: login as unknown role", "user", user, "client", c.nc.RemoteAddr().String())
+		return role, c.authenticateSCRAM(user, c.srv.mockVerifier(user), true)
+	case role.Verifier != "":
+		return role, c.authenticateSCRAM(user, role.Verifier, false)
+	case !isLocal(c.nc.RemoteAddr()):
+		c.srv.log.Info("wire: remote login as a role without a password", "user", user, "database", database,
+			"client", c.nc.RemoteAddr().String())
+		return role, c.authenticateSCRAM(user, c.srv.mockVerifier(user), true)
 	}
-	if verifier != "" {
-		return c.authenticateSCRAM(user, verifier)
-	}
-	if !isLocal(c.nc.RemoteAddr()) {
-		host := c.nc.RemoteAddr().String()
-		if ta, ok := c.nc.RemoteAddr().(*net.TCPAddr); ok {
-			host = ta.IP.String()
-		}
-		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
-			Message: fmt.Sprintf("no pg_hba.conf entry for host %q, user %q, database %q, no encryption", host, user, database),
-			Hint:    "A role without a password may connect only from this machine; set a password for remote logins."}
-	}
-	return nil
+	return role, nil
 }
 
 // isLocal reports whether a peer is on this machine: loopback TCP, a Unix

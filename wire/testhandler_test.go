@@ -36,6 +36,10 @@ import (
 //	copy out [csv]        COPY TO STDOUT of "select rows"
 type testHandler struct {
 	roles map[string]string // user → SCRAM verifier; "" = no password
+	super map[string]bool   // superusers (tester is one, as weir's bootstrap role)
+
+	// timeouts, when set, are every session's Timeouts.
+	timeouts wire.Timeouts
 
 	mu        sync.Mutex
 	copied    [][2]string // (id, name) of every COPY IN row; name "<NULL>" for NULL
@@ -47,15 +51,15 @@ type testHandler struct {
 }
 
 func newTestHandler() *testHandler {
-	return &testHandler{roles: map[string]string{"tester": ""}, sleepers: make(chan struct{}, 16), bigClosed: make(chan struct{}, 16)}
+	return &testHandler{roles: map[string]string{"tester": ""}, super: map[string]bool{"tester": true}, sleepers: make(chan struct{}, 16), bigClosed: make(chan struct{}, 16)}
 }
 
-func (h *testHandler) LookupRole(user string) (bool, string, error) {
+func (h *testHandler) LookupRole(user string) (wire.Role, error) {
 	v, ok := h.roles[user]
-	return ok, v, nil
+	return wire.Role{Exists: ok, Verifier: v, Superuser: h.super[user], CanLogin: true}, nil
 }
 
-func (h *testHandler) NewSession(ctx context.Context, params map[string]string, pid uint32) (wire.Session, error) {
+func (h *testHandler) NewSession(ctx context.Context, params map[string]string, b wire.Backend) (wire.Session, error) {
 	if params["database"] == "nodb" {
 		return nil, sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", params["database"])
 	}
@@ -91,6 +95,7 @@ func (s *testSession) StartupParameters() []wire.Parameter {
 func (s *testSession) TxStatus() byte                       { return s.tx }
 func (s *testSession) FormatSettings() types.FormatSettings { return types.DefaultFormat }
 func (s *testSession) Close()                               {}
+func (s *testSession) Timeouts() wire.Timeouts              { return s.h.timeouts }
 
 func (s *testSession) Prepare(ctx context.Context, query string, paramTypes []uint32) ([]wire.Statement, error) {
 	var out []wire.Statement

@@ -71,14 +71,16 @@ func pgClass() *Table {
 				if r.Options != nil {
 					opts = r.Options
 				}
-				rb.add(r.OID, r.Name, nsp, uint32(0), uint32(0), r.Owner, am, uint32(0), uint32(0),
+				rb.add(r.OID, r.Name, nsp, RowTypeOID(r.OID), uint32(0), r.Owner, am, uint32(0), uint32(0),
 					int32(0), float32(-1), int32(0), uint32(0),
 					pk != nil, false, byte('p'), r.Kind, int16(len(r.Columns)), int16(0),
 					false, false, false, false, false, true, byte('d'), false, uint32(0),
 					uint32(0), uint32(0), nil, opts, nil)
 				if pk != nil {
+					// A new btree index has its metapage (relpages 1) and,
+					// unlike a new table (reltuples -1), reltuples 0.
 					rb.add(IndexOID(r.OID), PKIndexName(r.Name), nsp, uint32(0), uint32(0), r.Owner, amBtree, uint32(0), uint32(0),
-						int32(0), float32(-1), int32(0), uint32(0),
+						int32(1), float32(0), int32(0), uint32(0),
 						false, false, byte('p'), byte('i'), int16(len(pk)), int16(0),
 						false, false, false, false, false, true, byte('n'), false, uint32(0),
 						uint32(0), uint32(0), nil, nil, nil)

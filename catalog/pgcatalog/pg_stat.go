@@ -1,6 +1,9 @@
 package pgcatalog
 
 import (
+	"strings"
+	"time"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/catalog"
@@ -57,6 +60,24 @@ func pgStatUserTables() *Table {
 		}}
 }
 
+// BackendActivity is one session as pg_stat_activity shows it. When
+// Visible is false (another role's session, seen by a role without
+// pg_read_all_stats) the privileged columns are NULL and query reads
+// '<insufficient privilege>', as in PostgreSQL.
+type BackendActivity struct {
+	PID             int32
+	Database        string
+	User            string
+	ApplicationName string
+	Visible         bool
+
+	ClientAddr string // "" is NULL (Unix socket, in-process)
+	ClientPort int32  // -1 for a Unix socket; 0 is NULL
+	// Zero times are NULL.
+	BackendStart, XactStart, QueryStart, StateChange time.Time
+	State, Query                                     string
+}
+
 func pgStatActivity() *Table {
 	cols := []catalog.Column{
 		col("datid", types.Oid),
@@ -87,15 +108,49 @@ func pgStatActivity() *Table {
 	return &Table{OID: 12031, Schema: "pg_catalog", Name: "pg_stat_activity", Kind: 'v', Columns: cols,
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
-			var datid uint32
+			datids := map[string]uint32{}
 			for _, d := range s.databases() {
-				if d.Name == s.Database {
-					datid = d.OID
-				}
+				datids[d.Name] = d.OID
 			}
-			rb.add(datid, s.Database, s.PID, nil, s.roleOID(s.User), s.User, s.ApplicationName,
-				nil, nil, int32(-1), nil, nil, nil, nil, nil, nil, "active", nil, nil, nil, "",
-				"client backend")
+			var rows []BackendActivity
+			if s.Activity != nil {
+				rows = s.Activity()
+			} else {
+				rows = []BackendActivity{{PID: s.PID, Database: s.Database, User: s.User, ApplicationName: s.ApplicationName,
+					Visible: true, State: "active"}}
+			}
+			ts := func(t time.Time) any {
+				if t.IsZero() {
+					return nil
+				}
+				return t
+			}
+			for _, a := range rows {
+				if !a.Visible {
+					rb.add(datids[a.Database], a.Database, a.PID, nil, s.roleOID(a.User), a.User, a.ApplicationName,
+						nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "<insufficient privilege>", nil)
+					continue
+				}
+				var addr, port any
+				if a.ClientAddr != "" {
+					addr = a.ClientAddr
+				}
+				if a.ClientPort != 0 {
+					port = a.ClientPort
+				}
+				var state, waitType, wait any
+				if a.State != "" {
+					state = a.State
+				}
+				if strings.HasPrefix(a.State, "idle") {
+					// Waiting for the client's next message, as PostgreSQL
+					// reports it; running statements report no wait event.
+					waitType, wait = "Client", "ClientRead"
+				}
+				rb.add(datids[a.Database], a.Database, a.PID, nil, s.roleOID(a.User), a.User, a.ApplicationName,
+					addr, nil, port, ts(a.BackendStart), ts(a.XactStart), ts(a.QueryStart), ts(a.StateChange),
+					waitType, wait, state, nil, nil, nil, a.Query, "client backend")
+			}
 			return rb.finish()
 		}}
 }

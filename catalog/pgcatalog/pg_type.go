@@ -58,7 +58,8 @@ var preferredTypes = map[uint32]bool{
 	types.OidTimestampTZ: true, types.OidInterval: true,
 }
 
-// pgType lists every type sql/types knows, all in pg_catalog.
+// pgType lists every type sql/types knows, all in pg_catalog, and the row
+// types of the relations (row_types.go).
 func pgType() *Table {
 	cols := pgTypeColumns
 	return &Table{OID: 1247, Schema: "pg_catalog", Name: "pg_type", Kind: 'r', Columns: cols,
@@ -82,6 +83,7 @@ func pgType() *Table {
 					alignOf(info), storageOf(info), false, uint32(0), int32(-1), int32(0),
 					collationOf(info.OID), nil, nil, nil)
 			}
+			addRowTypes(rb, s)
 			return rb.finish()
 		}}
 }

@@ -33,6 +33,7 @@ func (s *Snapshot) relations() []relation {
 			Columns: t.Columns, Owner: catalog.BootstrapRoleOID, Virtual: true,
 		})
 	}
+	out = append(out, s.engineRelations()...)
 	return append(out, s.userRelations()...)
 }
 
@@ -84,9 +85,10 @@ func (s *Snapshot) schemas() []*catalog.Schema {
 		return []*catalog.Schema{
 			{OID: catalog.PGCatalogOID, Name: "pg_catalog", Owner: catalog.BootstrapRoleOID},
 			{OID: catalog.InformationSchemaOID, Name: "information_schema", Owner: catalog.BootstrapRoleOID},
+			weirCatalogSchemaEntry(),
 		}
 	}
-	return s.Cat.Schemas()
+	return append(s.Cat.Schemas(), weirCatalogSchemaEntry())
 }
 
 // nspOID is the OID of the schema called name, 0 if there is none.
@@ -96,6 +98,8 @@ func (s *Snapshot) nspOID(name string) uint32 {
 		return catalog.PGCatalogOID
 	case "information_schema":
 		return catalog.InformationSchemaOID
+	case WeirCatalogSchema:
+		return WeirCatalogOID
 	}
 	if s.Cat == nil {
 		return 0

@@ -59,6 +59,12 @@ type Snapshot struct {
 	// pg_stat_activity; zero values are fine.
 	PID             int32
 	ApplicationName string
+	// Activity lists every session for pg_stat_activity, as the current
+	// role may see them; nil shows only the current session.
+	Activity func() []BackendActivity
+	// EngineRelations are the relations the engine serves itself
+	// (weir_catalog.streaming_progress), listed with the others.
+	EngineRelations []EngineRelation
 }
 
 // Function is one entry of the engine's function registry, as pg_proc

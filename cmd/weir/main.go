@@ -1,5 +1,6 @@
 // Command weir is the weir server: `weir serve` runs it on an embedded
-// store; `weir version` prints the version.
+// store; `weir verify` checks a data directory offline; `weir version`
+// prints the version.
 package main
 
 import (
@@ -30,6 +31,14 @@ func main() {
 			fmt.Fprintln(os.Stderr, "weir:", err)
 			os.Exit(1)
 		}
+	case "verify":
+		if err := verify(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "weir:", err)
+			if errors.Is(err, errDamaged) {
+				os.Exit(1)
+			}
+			os.Exit(2)
+		}
 	case "version", "--version", "-v":
 		fmt.Printf("weir %s (PostgreSQL protocol, server_version %s)\n", engine.Version, engine.ServerVersion)
 	case "help", "-h", "--help":
@@ -44,6 +53,7 @@ func main() {
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N]
+  weir verify [--data ./weir-data]   check a stopped server's data directory (read-only); exit 1 if damaged
   weir version
 `)
 }

@@ -5,6 +5,7 @@
 // weir/PostgreSQL ratios.
 //
 //	go run ./cmd/weirbench [-rows 1000000] [-repeat 5] [-quick] [-streaming]
+//	go run ./cmd/weirbench -catalog 1000   # client catalog queries on 1,000 tables
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -57,7 +58,17 @@ func main() {
 	flag.BoolVar(&c.streaming, "streaming", false, "run only the streaming benchmarks (windowed aggregation, freshness, state size); they are also part of the default full run")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data dirs, CSV, logs)")
 	recovery := flag.Int("recovery", 0, "measure restart after kill -9 with this many rows of streaming state (e.g. 1000000) and exit")
+	catalogTables := flag.Int("catalog", 0, "time the catalog queries of pgjdbc, SQLAlchemy and psql on this many tables (e.g. 1000) against PostgreSQL, write their section of docs/benchmarks.md and exit")
 	flag.Parse()
+	if *catalogTables > 0 {
+		if c.repeat < 1 {
+			fatalf("bad flags")
+		}
+		if err := runCatalog(c, *catalogTables); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
 	if *recovery > 0 {
 		if err := runRecovery(*recovery, 3); err != nil {
 			fatalf("%v", err)

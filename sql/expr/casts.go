@@ -160,6 +160,11 @@ func regText(ctx *Ctx, oid uint32, t uint32) string {
 		if _, ok := types.Lookup(oid); ok {
 			return types.FormatType(oid, -1)
 		}
+		if cat != nil {
+			if s, ok := cat.TypeName(oid); ok {
+				return s
+			}
+		}
 	case types.OidRegclass:
 		if cat != nil {
 			if s, ok := cat.RelationName(oid); ok {

@@ -41,8 +41,14 @@ type Ctx struct {
 	Settings func(name string) (string, bool)
 	// Session identity for current_user, session_user, current_database.
 	User, Database string
-	BackendPID     int32
-	Done           <-chan struct{}
+	// SessionUser is session_user when it differs from User (after SET
+	// ROLE); "" means User.
+	SessionUser string
+	BackendPID  int32
+	Done        <-chan struct{}
+	// Backends reaches other sessions (pg_cancel_backend,
+	// pg_terminate_backend); nil where there are none.
+	Backends BackendControl
 }
 
 // OuterRow is one row of an enclosing query: its batch and row index.
@@ -60,11 +66,18 @@ type CatalogFuncs interface {
 	RelationName(oid uint32) (string, bool)
 	// TypeOID resolves a type name (regtype input).
 	TypeOID(name string) (uint32, error)
+	// TypeName is regtype and format_type output for the types the
+	// catalog adds to sql/types' own (relations' row types).
+	TypeName(oid uint32) (string, bool)
 	// NamespaceOID resolves a schema name (regnamespace input).
 	NamespaceOID(name string) (uint32, error)
 	NamespaceName(oid uint32) (string, bool)
 	// RoleName resolves an role OID (pg_get_userbyid).
 	RoleName(oid uint32) (string, bool)
+	// ProcSignature gives a pg_proc entry's argument and result types
+	// (pg_get_function_arguments, pg_get_function_result).
+	// variadic means the last argument repeats.
+	ProcSignature(oid uint32) (args []types.T, ret types.T, variadic, ok bool)
 	// ProcName is regproc output; ProcOID its input.
 	ProcName(oid uint32) (string, bool)
 	ProcOID(name string) (uint32, error)
@@ -73,7 +86,7 @@ type CatalogFuncs interface {
 	// SearchPath is the session's effective schema search path.
 	SearchPath() []string
 	// ViewDefinition returns a view's SQL.
-	ViewDefinition(oid uint32) (string, bool)
+	ViewDefinition(oid uint32, pretty bool) (string, bool)
 	// IndexDef is pg_get_indexdef: the CREATE INDEX statement, or with
 	// column > 0 that key column's name.
 	IndexDef(oid uint32, column int) (string, bool)

@@ -33,10 +33,6 @@ func init() {
 	RegisterScalar("pg_conversion_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
 	RegisterScalar("pg_operator_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
 	RegisterScalar("pg_ts_config_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool, Impl: trueFn})
-	RegisterScalar("pg_terminate_backend",
-		Overload{Args: []types.T{types.Int4}, Ret: types.Bool, Impl: falseFn},
-		Overload{Args: []types.T{types.Int4, types.Int8}, Ret: types.Bool, Impl: falseFn})
-	RegisterScalar("pg_cancel_backend", Overload{Args: []types.T{types.Int4}, Ret: types.Bool, Impl: falseFn})
 }
 
 // More helpers: functions weir has no user-defined counterpart for, and

@@ -75,9 +75,15 @@ func init() {
 		RegisterScalar(name, Overload{Args: nil, Ret: types.Name, Impl: constFn(types.Name, fn)})
 	}
 	textConst("version", func(*Ctx) Datum { return Version })
-	for _, n := range []string{"current_user", "session_user", "user", "current_role"} {
+	for _, n := range []string{"current_user", "user", "current_role"} {
 		nameConst(n, func(ctx *Ctx) Datum { return ctx.User })
 	}
+	nameConst("session_user", func(ctx *Ctx) Datum {
+		if ctx.SessionUser != "" {
+			return ctx.SessionUser
+		}
+		return ctx.User
+	})
 	for _, n := range []string{"current_database", "current_catalog"} {
 		nameConst(n, func(ctx *Ctx) Datum { return ctx.Database })
 	}
@@ -143,6 +149,11 @@ func init() {
 		}
 		oid := uint32(a[0].(int64))
 		if _, ok := types.Lookup(oid); !ok {
+			if ctx.Catalog != nil {
+				if s, ok := ctx.Catalog.TypeName(oid); ok {
+					return s, nil
+				}
+			}
 			return "???", nil
 		}
 		return types.FormatType(oid, int32(mod)), nil
@@ -172,7 +183,8 @@ func init() {
 	)
 	viewdef := func(ctx *Ctx, a []Datum) (Datum, error) {
 		if ctx.Catalog != nil {
-			if s, ok := ctx.Catalog.ViewDefinition(uint32(a[0].(int64))); ok {
+			pretty := len(a) > 1 && a[1].(bool)
+			if s, ok := ctx.Catalog.ViewDefinition(uint32(a[0].(int64)), pretty); ok {
 				return s, nil
 			}
 		}
@@ -237,9 +249,6 @@ func init() {
 	RegisterScalar("pg_get_statisticsobjdef_columns", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)})
 	RegisterScalar("pg_get_serial_sequence", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text, Impl: nullText(2)})
 	emptyText := Strict(types.Text, func(*Ctx, []Datum) (Datum, error) { return "", nil })
-	RegisterScalar("pg_get_function_result", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
-	RegisterScalar("pg_get_function_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
-	RegisterScalar("pg_get_function_identity_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
 	RegisterScalar("pg_tablespace_location", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: emptyText})
 	RegisterScalar("pg_encoding_to_char", Overload{Args: []types.T{types.Int4}, Ret: types.Name, Impl: Strict(types.Name, func(ctx *Ctx, a []Datum) (Datum, error) {
 		switch a[0].(int64) {

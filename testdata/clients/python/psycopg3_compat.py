@@ -1,7 +1,11 @@
-"""psycopg 3 against weir: int2-binary parameters, binary results, COPY.
+"""psycopg 3 against weir and PostgreSQL 15: int2-binary parameters, binary
+results, COPY, and type introspection (TypeInfo, CompositeInfo, EnumInfo,
+RangeInfo) with the adapters it registers, arrays included.
 
 Usage: /usr/bin/python3 psycopg3_compat.py CONNINFO
-Prints "<check> ok" or "FAIL <check>: ..." per check; exit 1 on any failure.
+Prints "<check> ok" or "FAIL <check>: ..." per check, and "<call>: <result>"
+for each introspection call, which cmd/weir/clients_test.go compares with
+PostgreSQL's output. Exit 1 when a check failed.
 """
 import datetime
 import decimal
@@ -63,9 +67,58 @@ def error_then_ok():
     assert conn.execute("SELECT 1").fetchone() == (1,)
 
 
+def call(name, fn):
+    try:
+        print(f"{name}: {fn()}")
+    except Exception as e:
+        msg = " ".join(f"{type(e).__name__}: {e}".split())
+        print(f"ERROR {name}: {msg[:400]}")
+
+
+def info_text(info):
+    if info is None:
+        return "None"
+    # OIDs of user objects differ between servers; builtin ones must not.
+    def oid(o):
+        return o if o < 16384 else "user"
+    out = f"{type(info).__name__} name={info.name} oid={oid(info.oid)} array_oid={oid(info.array_oid)} " \
+          f"regtype={info.regtype} delimiter={info.delimiter!r}"
+    for attr in ("field_names", "field_types", "labels", "subtype_oid"):
+        if hasattr(info, attr):
+            out += f" {attr}={getattr(info, attr)!r}"
+    return out
+
+
+def introspection():
+    from psycopg.types import TypeInfo
+    from psycopg.types.composite import CompositeInfo
+    from psycopg.types.enum import EnumInfo
+    from psycopg.types.range import RangeInfo
+    for name in ("int2", "int4", "int8", "text", "numeric", "bool", "timestamptz", "date", "jsonb", "uuid",
+                 "bytea", "float8", "varchar", "int4[]", "_text", "text[]", "character varying", "oid",
+                 "int2vector", "oidvector", "aclitem", "name", "regclass", "no_such_type"):
+        call(f"TypeInfo.fetch({name})", lambda: info_text(TypeInfo.fetch(conn, name)))
+    for cls in (CompositeInfo, EnumInfo, RangeInfo):
+        call(f"{cls.__name__}.fetch(no_such_type)", lambda: info_text(cls.fetch(conn, "no_such_type")))
+    call("CompositeInfo.fetch(pg3_items)", lambda: info_text(CompositeInfo.fetch(conn, "pg3_items")))
+    # Register what TypeInfo found and use the adapters, arrays included,
+    # in text and binary.
+    for name in ("int4", "text", "numeric", "int2vector"):
+        call(f"register({name})", lambda: TypeInfo.fetch(conn, name).register(conn))
+    for binary in (False, True):
+        cur = conn.cursor(binary=binary)
+        call(f"arrays(binary={binary})", lambda: cur.execute(
+            "SELECT %s::int4[], %s::text[], %s::numeric[], ARRAY[1,2]::int2[], '{a,NULL}'::text[], "
+            "'1 2'::int2vector::int2[], '{}'::int8[], ARRAY['a','b']::varchar[], '{t,f}'::bool[]",
+            ([1, None, 3], ["x", "y z"], [decimal.Decimal("1.5")])).fetchone())
+        call(f"array param round trip(binary={binary})", lambda: cur.execute(
+            "SELECT %s::int8[] = ARRAY[1,2,3]::int8[], array_length(%s::text[], 1)", ([1, 2, 3], ["a", "b"])).fetchone())
+
+
 check("params", params)
 check("binary", binary)
 check("copy", copy_in)
 check("error", error_then_ok)
+introspection()
 conn.close()
 sys.exit(1 if failures else 0)

@@ -1,0 +1,154 @@
+package state
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/dgraph-io/badger/v4/y"
+	"github.com/dgraph-io/ristretto/v2/z"
+)
+
+// When Badger opens a data directory for writing, it reads the newest
+// value-log file, and each write-ahead log (.mem), up to its first entry
+// that fails its CRC and truncates the file there: that is how it drops the
+// torn tail of a write cut short by a crash. But a damaged entry in the
+// middle of the file looks the same, and then the truncation throws away
+// every good entry after it, for ever. So before Badger opens the
+// directory, preserveLogTails finds the first bad entry of those files
+// itself; if any non-zero byte follows it (a torn tail is followed by
+// nothing, or by the zeros of the preallocated file), it copies the whole
+// file aside as <name>.damaged-<time> and says so in the log. Badger then
+// truncates as always: reads of values that were after the damage in the
+// value log fail with XX001; transactions that were after it in a
+// write-ahead log are gone, which the log line says. The copy keeps both
+// for whoever repairs the directory. (After a power loss a torn tail may
+// be followed by data that was never acknowledged; the copy is then just a
+// spare.)
+
+// vlogHeaderLen is the size of a value-log file's header (Badger: key ID
+// and IV for encryption, 8 + 12 bytes).
+const vlogHeaderLen = 20
+
+// preserveLogTails copies the newest value-log file and every write-ahead
+// log of dir aside when damaged before their end; it returns the copies'
+// names.
+func preserveLogTails(dir string) ([]string, error) {
+	vlogs, err := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	if err != nil {
+		return nil, err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.mem"))
+	if err != nil {
+		return nil, err
+	}
+	if len(vlogs) > 0 {
+		sort.Strings(vlogs) // zero-padded numbers: the newest is last
+		files = append(files, vlogs[len(vlogs)-1])
+	}
+	var saved []string
+	for _, f := range files {
+		s, err := preserveLogTail(f)
+		if err != nil {
+			return saved, err
+		}
+		if s != "" {
+			saved = append(saved, s)
+		}
+	}
+	return saved, nil
+}
+
+// preserveLogTail copies one log file aside when it is damaged before its
+// end; it returns the copy's name, or "".
+func preserveLogTail(last string) (string, error) {
+	mf, err := z.OpenMmapFile(last, os.O_RDONLY, 0)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = mf.Close(-1) }()
+	data := mf.Data
+	bad, damaged := damagedLog(data)
+	if !damaged {
+		return "", nil
+	}
+	saved := fmt.Sprintf("%s.damaged-%d", last, time.Now().Unix())
+	if err := os.WriteFile(saved, data, 0o600); err != nil {
+		return "", err
+	}
+	what := "values after it will read as damaged"
+	if filepath.Ext(last) == ".mem" {
+		what = "the transactions after it are lost"
+	}
+	log.Printf("DATA CORRUPTION: log file %s has a damaged entry at offset %d with %d bytes after it; Badger will cut the file there (%s), so a copy of it is kept as %s",
+		filepath.Base(last), bad, len(data)-bad, what, filepath.Base(saved))
+	return saved, nil
+}
+
+// firstBadVlogEntry is the offset of the first entry that does not parse
+// or fails its CRC (len(data) when all do), and the end of that entry as
+// its header tells it (bad+maxEntryHeader when the header is unreadable).
+// An entry is: meta, user meta, uvarint key length, value length and
+// expiry, key, value, then a big-endian CRC-32C of all that.
+//
+// A write cut short by a kill or crash leaves its entry torn and zeros
+// after it; damage leaves more entries after the bad one. So the log is
+// damaged, not torn, when anything but zeros follows that end.
+func firstBadVlogEntry(data []byte) (bad, end int) {
+	off := vlogHeaderLen
+	for off < len(data) {
+		unreadable := off + maxEntryHeader
+		p := off + 2
+		if p > len(data) {
+			return off, unreadable
+		}
+		var lens [3]uint64
+		for i := range lens {
+			v, n := binary.Uvarint(data[min(p, len(data)):])
+			if n <= 0 {
+				return off, unreadable
+			}
+			lens[i], p = v, p+n
+		}
+		klen, vlen := lens[0], lens[1]
+		if klen == 0 || klen > 1<<16 || vlen > uint64(len(data)) {
+			return off, unreadable
+		}
+		end := p + int(klen) + int(vlen) + crc32.Size
+		if end > len(data) {
+			return off, unreadable
+		}
+		if crc32.Checksum(data[off:end-crc32.Size], y.CastagnoliCrcTable) != binary.BigEndian.Uint32(data[end-crc32.Size:]) {
+			return off, end
+		}
+		off = end
+	}
+	return len(data), len(data)
+}
+
+// maxEntryHeader bounds an entry header: two bytes and three uvarints.
+const maxEntryHeader = 2 + 3*binary.MaxVarintLen64
+
+// damagedLog says whether a log file has a bad entry followed by data
+// (not a torn tail), and where the bad entry is.
+func damagedLog(data []byte) (bad int, damaged bool) {
+	bad, end := firstBadVlogEntry(data)
+	if bad >= len(data) || end >= len(data) {
+		return bad, false
+	}
+	return bad, !allZero(data[end:])
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
