@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -150,6 +151,14 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 	batches, err := v.s.eng.store.ScanTable(scan.OID, schema)
 	if err != nil {
 		return nil, err
+	}
+	if v.s.tx.store != nil && slices.Contains(v.s.tx.streamed, scan.OID) {
+		// Rows a COPY streamed into this block, partly flushed to the store.
+		own, err := v.s.tx.store.OwnChunks(scan.OID)
+		if err != nil {
+			return nil, err
+		}
+		batches = append(append([]arrow.RecordBatch{}, batches...), own...)
 	}
 	if pending := v.s.tx.pending[scan.OID]; len(pending) > 0 {
 		batches = append(append([]arrow.RecordBatch{}, batches...), pending...)

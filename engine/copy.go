@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,9 +11,11 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/state"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -106,30 +109,96 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 		colTypes[i], names[i] = rel.Cols[j].T, rel.Cols[j].Name
 	}
 	opts.Table, opts.ColumnNames = rel.Name, names
-	src, err := io.CopyIn(opts, colTypes)
+	src, err := io.CopyIn(ctx, opts, colTypes)
 	if err != nil {
 		return nil, err
 	}
-	var batches []arrow.RecordBatch
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-		}
-		b, err := src.Next()
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			break
-		}
-		batches = append(batches, widen(b, rel, idx))
+	if s.tx.open {
+		return s.copyIntoBlock(ctx, src, rel, idx)
 	}
-	// The whole COPY commits at once: a bad line anywhere commits nothing.
-	n, err := s.appendRows(rel, batches)
+	return s.copyStreaming(ctx, src, rel, idx)
+}
+
+// copyFlushBytes is how much encoded COPY data a statement holds before it
+// writes it to the store as a part of its (still invisible) commit.
+const copyFlushBytes = 32 << 20
+
+// copyStreaming is COPY FROM STDIN outside a transaction block: the rows go
+// into one store transaction as they arrive, written out in parts every
+// copyFlushBytes, so a COPY of gigabytes holds tens of MB. The parts belong
+// to one multi-part commit whose record is written last: a bad line, a
+// cancel or a vanished client anywhere commits nothing (the deferred
+// Discard removes the parts; after a crash Open does).
+func (s *Session) copyStreaming(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
+	tx := s.eng.store.Begin(true)
+	defer tx.Discard()
+	n, err := copyChunks(ctx, tx, src, rel, idx)
+	if err != nil {
+		return nil, err
+	}
+	failpoint.Hit("write-before-commit")
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	failpoint.Hit("write-after-commit")
+	s.eng.noteCommitTime(rel.OID)
+	s.eng.notifyCommit()
+	return commandResult(fmt.Sprintf("COPY %d", n)), nil
+}
+
+// copyIntoBlock is COPY FROM STDIN inside BEGIN ... COMMIT: the rows
+// stream into the block's own store transaction, flushed in parts as
+// outside a block, and commit with the block. A COPY that fails marks the
+// block failed (only ROLLBACK remains), so its rows never commit; ROLLBACK
+// or a session that ends discards the parts.
+func (s *Session) copyIntoBlock(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
+	if s.tx.store == nil {
+		s.tx.store = s.eng.store.Begin(true)
+	}
+	tx := s.tx.store
+	if !slices.Contains(s.tx.streamed, rel.OID) {
+		s.tx.streamed = append(s.tx.streamed, rel.OID)
+	}
+	n, err := copyChunks(ctx, tx, src, rel, idx)
 	if err != nil {
 		return nil, err
 	}
 	return commandResult(fmt.Sprintf("COPY %d", n)), nil
+}
+
+// copyChunks reads the COPY stream into tx as table chunks of rel,
+// flushing them to the store every copyFlushBytes, and returns the rows.
+func copyChunks(ctx context.Context, tx *state.Txn, src wire.CopySource, rel *planner.Relation, idx []int) (int64, error) {
+	schema := planner.Schema(relColumns(rel))
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, errQueryCanceled()
+		}
+		b, err := src.Next()
+		if err != nil {
+			return n, err
+		}
+		if b == nil {
+			return n, nil
+		}
+		w := widen(b, rel, idx)
+		if err := checkNotNull(rel, w); err != nil {
+			return n, err
+		}
+		out := array.NewRecordBatch(schema, w.Columns(), w.NumRows())
+		err = tx.AppendChunks(rel.OID, []arrow.RecordBatch{out})
+		out.Release()
+		if err != nil {
+			return n, err
+		}
+		n += w.NumRows()
+		if tx.PendingChunkBytes() >= copyFlushBytes {
+			if err := tx.FlushChunks(); err != nil {
+				return n, err
+			}
+		}
+	}
 }
 
 // widen places COPY's columns at their table positions, with NULL for
@@ -180,11 +249,14 @@ func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.Co
 		return nil, err
 	}
 	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(nil)}
-	batches, err := exec.Run(ctx, env, q.Plan)
+	op, err := exec.Build(env, q.Plan)
 	if err != nil {
 		return nil, err
 	}
-	res := &batchResult{cols: wireColumns(q.Plan.Columns()), batches: batches}
+	// Rows go out as the plan makes them: COPY TO of a huge table holds a
+	// batch at a time, and a cancel stops the operators mid-way.
+	res := &operatorResult{cols: wireColumns(q.Plan.Columns()), op: op}
+	defer res.Close()
 	n, err := io.CopyOut(ctx, opts, res)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,15 @@ type Config struct {
 	// SnapshotRows is how many input rows a streaming table reads between
 	// two snapshots of its state (0: chosen from the state's size).
 	SnapshotRows int64
+	// StreamingStateMemory is the most state memory (bytes) one streaming
+	// table may hold unless its state_memory_limit option says otherwise;
+	// 0 is DefaultStreamingStateMemory, negative is no limit.
+	StreamingStateMemory int64
 }
+
+// DefaultStreamingStateMemory is the state memory limit of a streaming
+// table when neither the server nor the table sets one.
+const DefaultStreamingStateMemory = 1 << 30
 
 // Engine is one weir server's SQL state.
 type Engine struct {
@@ -52,6 +60,7 @@ type Engine struct {
 	trimMu sync.RWMutex
 
 	snapshotRows int64
+	stateLimit   int64 // per streaming table, bytes; <= 0 none
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -75,7 +84,10 @@ func Open(cfg Config) (*Engine, error) {
 		return ""
 	})
 	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
-		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows}
+		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows, stateLimit: cfg.StreamingStateMemory}
+	if e.stateLimit == 0 {
+		e.stateLimit = DefaultStreamingStateMemory
+	}
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil

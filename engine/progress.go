@@ -34,6 +34,9 @@ var progressColumns = []planner.RelColumn{
 	{Name: "last_batch_duration_ms", T: types.Float8},
 	{Name: "last_error", T: types.Text},
 	{Name: "output_rows", T: types.Int8},
+	// state_bytes may reach this before the table fails with 53200
+	// (state_memory_limit option, or weir serve --streaming-state-memory)
+	{Name: "state_memory_limit", T: types.Int8},
 }
 
 func progressRelation() *planner.Relation {
@@ -62,9 +65,9 @@ func (e *Engine) progressRows() arrow.RecordBatch {
 			}
 			vals = []any{rel.Name, status, p.Epoch, p.InputRows, p.LateRows, wm, p.StateRows, p.StateBytes,
 				p.InputRowsPerSecond, p.ProcessedRowsPerSecond, p.BacklogRows,
-				float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows}
+				float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows, stateLimitValue(r.job.StateLimit)}
 		} else {
-			vals = []any{rel.Name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0)}
+			vals = []any{rel.Name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil}
 		}
 		for i, v := range vals {
 			cols[i] = append(cols[i], v)
@@ -75,6 +78,14 @@ func (e *Engine) progressRows() arrow.RecordBatch {
 		wc[i] = wire.Column{Name: c.Name, Type: c.T}
 	}
 	return anyBatch(wc, cols)
+}
+
+// stateLimitValue is the state_memory_limit column: NULL when unlimited.
+func stateLimitValue(n int64) any {
+	if n <= 0 {
+		return nil
+	}
+	return n
 }
 
 func nullIfEmpty(s string) any {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -20,6 +21,10 @@ var _ wire.Result = (*batchResult)(nil)
 
 func (r *batchResult) Columns() []wire.Column { return r.cols }
 func (r *batchResult) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if ctx.Err() != nil {
+		// A cancel while the rows are being sent stops the sending.
+		return nil, errQueryCanceled()
+	}
 	for r.next < len(r.batches) {
 		b := r.batches[r.next]
 		r.next++
@@ -34,3 +39,7 @@ func (r *batchResult) Close()      { r.batches = nil }
 
 // commandResult is a statement without rows.
 func commandResult(tag string) *batchResult { return &batchResult{tag: tag} }
+
+func errQueryCanceled() error {
+	return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/weir-sql/weir/state"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,21 @@ type txState struct {
 	// to the store together at COMMIT.
 	pending map[uint32][]arrow.RecordBatch
 	order   []uint32
+	// store is the block's store transaction once a COPY streamed rows
+	// into it (flushed in parts, invisible until COMMIT); streamed are the
+	// relations it holds rows of.
+	store    *state.Txn
+	streamed []uint32
+}
+
+// endTx leaves the transaction block, if any, for next: a store
+// transaction still open (ROLLBACK, a failed block, a closed session) is
+// discarded with the parts it flushed.
+func (s *Session) endTx(next txState) {
+	if s.tx.store != nil {
+		s.tx.store.Discard()
+	}
+	s.tx = next
 }
 
 var _ wire.Session = (*Session)(nil)
@@ -149,7 +165,7 @@ func (s *Session) TxStatus() byte {
 
 // Close implements wire.Session: an open transaction is rolled back.
 func (s *Session) Close() {
-	s.tx = txState{}
+	s.endTx(txState{})
 	s.eng.forget(s.pid)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,9 @@ const (
 // fail it.
 func storageTrouble(err error) bool {
 	code := sqlerr.Code(err)
+	if code == sqlerr.OutOfMemory {
+		return false // the table's own state limit: it fails, it does not wait
+	}
 	return strings.HasPrefix(code, "53") || code == sqlerr.IOError
 }
 
@@ -86,6 +90,9 @@ type runner struct {
 	outputStored bool
 	// restore loads the state snapshot before the first epoch (nil: none).
 	restore func() error
+	// stateDropped: the job let its state go after failing over the state
+	// limit, and is recovered from its epoch log before it runs again.
+	stateDropped bool
 	// recoveryFailed is closed when restoring the state or re-running the
 	// logged epochs failed (recoveryErr, e.g. XX001 for damaged input or a
 	// damaged snapshot): readers then get that error instead of waiting
@@ -93,6 +100,64 @@ type runner struct {
 	recoveryFailed chan struct{}
 	recoveryOnce   sync.Once
 	recoveryErr    error
+}
+
+// recoverDropped rewinds a job whose state was dropped to its epoch log,
+// restoring the snapshot, before a REFRESH runs it again. It reports false
+// (the table stays failed, with the reason) when that fails.
+func (r *runner) recoverDropped() bool {
+	r.mu.Lock()
+	dropped := r.stateDropped
+	r.stateDropped = false
+	r.mu.Unlock()
+	if !dropped {
+		return true
+	}
+	r.job.Reset(nil)
+	_, restore, err := r.eng.recoverJob(r.job, r.oid, r.name, r.plan.Mode)
+	if err == nil && restore != nil {
+		err = restore()
+	}
+	if err != nil {
+		r.setStatus(statusFailed, sqlerr.From(err).Message)
+		return false
+	}
+	return true
+}
+
+// ParseMemorySize reads a size as PostgreSQL's memory settings are written:
+// a number with an optional unit B, kB, MB, GB or TB (a bare number is bytes).
+func ParseMemorySize(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("invalid size %q", v)
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid size %q", v)
+	}
+	var shift uint
+	switch strings.ToLower(strings.TrimSpace(s[i:])) {
+	case "", "b":
+	case "kb":
+		shift = 10
+	case "mb":
+		shift = 20
+	case "gb":
+		shift = 30
+	case "tb":
+		shift = 40
+	default:
+		return 0, fmt.Errorf("invalid size unit in %q", v)
+	}
+	if n > (1<<62)>>shift {
+		return 0, fmt.Errorf("size %q too large", v)
+	}
+	return n << shift, nil
 }
 
 // failRecovery records err as the reason the job cannot recover, if it
@@ -115,6 +180,10 @@ func (r *runner) failRecovery(err error) {
 type trigger struct {
 	kind     string // continuous, processing_time, available_now
 	interval time.Duration
+	// stateLimit is the table's state_memory_limit option (bytes; 0: the
+	// server's), carried with the trigger as the other way the table's
+	// options say how it runs.
+	stateLimit int64
 }
 
 func parseTrigger(v string) (trigger, error) {
@@ -186,6 +255,15 @@ func (r *runner) run(ctx context.Context) {
 						}
 						continue
 					}
+					if sqlerr.Code(err) == sqlerr.OutOfMemory {
+						// Over the state limit: let the memory go now; the
+						// state is rebuilt from the epoch log if the table
+						// is refreshed.
+						r.job.DropState()
+						r.mu.Lock()
+						r.stateDropped = true
+						r.mu.Unlock()
+					}
 					r.setStatus(statusFailed, sqlerr.From(err).Message)
 					r.failRecovery(err)
 					break
@@ -212,6 +290,9 @@ func (r *runner) run(ctx context.Context) {
 		case <-tick:
 		case <-r.kick:
 			if s, _ := r.state(); s == statusFailed || s == statusIdle {
+				if !r.recoverDropped() {
+					continue
+				}
 				r.setStatus(statusRunning, "")
 			}
 		case <-time.After(time.Second):
@@ -271,6 +352,7 @@ func (e *Engine) notifyCommit() {
 func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, trigger, error) {
 	opts := planner.StreamOptions{Emit: st.Emit}
 	trig := trigger{kind: "continuous"}
+	var stateLimit int64
 	for k, v := range st.Options {
 		switch k {
 		case "output_mode":
@@ -281,6 +363,13 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 				return nil, trig, err
 			}
 			trig = t
+		case "state_memory_limit":
+			n, err := ParseMemorySize(v)
+			if err != nil || n <= 0 {
+				return nil, trig, sqlerr.New(sqlerr.InvalidParameterValue, "invalid state_memory_limit \"%s\"", v).
+					WithHint("A size such as '256MB' or '2GB'.")
+			}
+			stateLimit = n
 		case "late_rows":
 			// Late rows go to this table (created if needed) as well as
 			// being counted in streaming_progress.
@@ -288,9 +377,10 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 			return nil, trig, sqlerr.New(sqlerr.FeatureNotSupported, "quarantine needs expectations, which are not supported yet")
 		default:
 			return nil, trig, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized streaming table option \"%s\"", k).
-				WithHint("Options: output_mode, trigger, late_rows.")
+				WithHint("Options: output_mode, trigger, late_rows, state_memory_limit.")
 		}
 	}
+	trig.stateLimit = stateLimit
 	sp, err := planner.PlanStreaming(s.catalogView(), st, opts)
 	if err != nil {
 		return nil, trig, err
@@ -429,6 +519,14 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		return e.commitEpoch(oid, epoch, rec, lateOID, late, output, snap)
 	}
 	job.SnapshotRows = e.snapshotRows
+	job.TableName = rel.Name
+	job.StateLimit = e.stateLimit
+	if trig.stateLimit > 0 {
+		job.StateLimit = trig.stateLimit
+	}
+	if job.StateLimit < 0 {
+		job.StateLimit = 0
+	}
 	job.StoreOutput = func(epoch int64, output []arrow.RecordBatch) error {
 		return e.storeOutput(oid, epoch, output)
 	}

@@ -17,7 +17,7 @@ func (s *Session) transaction(t *pg_query.TransactionStmt, io wire.ExecIO) (wire
 			io.Notice("WARNING", sqlerr.ActiveTransaction, "there is already a transaction in progress")
 			return commandResult("BEGIN"), nil
 		}
-		s.tx = txState{open: true}
+		s.endTx(txState{open: true})
 		return commandResult("BEGIN"), nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if !s.tx.open {
@@ -25,11 +25,11 @@ func (s *Session) transaction(t *pg_query.TransactionStmt, io wire.ExecIO) (wire
 			return commandResult("COMMIT"), nil
 		}
 		if s.tx.failed {
-			s.tx = txState{}
+			s.endTx(txState{})
 			return commandResult("ROLLBACK"), nil
 		}
 		err := s.commitPending()
-		s.tx = txState{}
+		s.endTx(txState{})
 		if err != nil {
 			return nil, err
 		}
@@ -38,7 +38,7 @@ func (s *Session) transaction(t *pg_query.TransactionStmt, io wire.ExecIO) (wire
 		if !s.tx.open {
 			io.Notice("WARNING", sqlerr.NoActiveTransaction, "there is no transaction in progress")
 		}
-		s.tx = txState{}
+		s.endTx(txState{})
 		return commandResult("ROLLBACK"), nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "savepoints and two-phase commit are not supported")

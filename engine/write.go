@@ -40,10 +40,8 @@ func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch)
 		if b.NumRows() == 0 {
 			continue
 		}
-		for i, c := range rel.Cols {
-			if c.NotNull && b.Column(i).NullN() > 0 {
-				return 0, sqlerr.New(sqlerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name)
-			}
+		if err := checkNotNull(rel, b); err != nil {
+			return 0, err
 		}
 		rows += b.NumRows()
 		out = append(out, array.NewRecordBatch(schema, b.Columns(), b.NumRows()))
@@ -76,6 +74,16 @@ func (s *Session) appendRows(rel *planner.Relation, batches []arrow.RecordBatch)
 	return rows, nil
 }
 
+// checkNotNull fails with 23502 when b has a NULL in a NOT NULL column.
+func checkNotNull(rel *planner.Relation, b arrow.RecordBatch) error {
+	for i, c := range rel.Cols {
+		if c.NotNull && b.Column(i).NullN() > 0 {
+			return sqlerr.New(sqlerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name)
+		}
+	}
+	return nil
+}
+
 func relColumns(rel *planner.Relation) []planner.Column {
 	cols := make([]planner.Column, len(rel.Cols))
 	for i, c := range rel.Cols {
@@ -86,11 +94,14 @@ func relColumns(rel *planner.Relation) []planner.Column {
 
 // commitPending writes a transaction block's rows in one store commit.
 func (s *Session) commitPending() error {
-	if len(s.tx.order) == 0 {
+	if len(s.tx.order) == 0 && s.tx.store == nil {
 		return nil
 	}
-	tx := s.eng.store.Begin(true)
-	defer tx.Discard()
+	tx := s.tx.store // holds what COPY streamed into the block
+	if tx == nil {
+		tx = s.eng.store.Begin(true)
+		defer tx.Discard()
+	}
 	for _, rel := range s.tx.order {
 		if err := tx.AppendChunks(rel, s.tx.pending[rel]); err != nil {
 			return err
@@ -102,6 +113,9 @@ func (s *Session) commitPending() error {
 	}
 	failpoint.Hit("write-after-commit")
 	for _, rel := range s.tx.order {
+		s.eng.noteCommitTime(rel)
+	}
+	for _, rel := range s.tx.streamed {
 		s.eng.noteCommitTime(rel)
 	}
 	s.eng.notifyCommit()

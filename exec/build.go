@@ -31,10 +31,12 @@ func Build(env *Env, plan planner.Node) (Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hasSubqueries {
-		return op, nil
+	// The root always passes the statement's context to the expression
+	// kernels (statementOp.Next); the subquery state only when needed.
+	var st *statementState
+	if hasSubqueries {
+		st = registerStatement(ectx, env)
 	}
-	st := registerStatement(ectx, env)
 	return &statementOp{input: op, ectx: ectx, st: st}, nil
 }
 
@@ -101,7 +103,14 @@ type statementOp struct {
 var _ Operator = (*statementOp)(nil)
 
 func (s *statementOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	s.st.setContext(ctx)
+	if s.st != nil {
+		s.st.setContext(ctx)
+	}
+	// Expression kernels that loop over rows poll ectx.Done (they have no
+	// context argument), so a cancel reaches them inside a batch.
+	if d := ctx.Done(); d != nil && s.ectx.Done != d {
+		s.ectx.Done = d
+	}
 	return s.input.Next(ctx)
 }
 
@@ -111,7 +120,9 @@ func (s *statementOp) Close() {
 	}
 	s.closed = true
 	s.input.Close()
-	unregisterStatement(s.ectx)
+	if s.st != nil {
+		unregisterStatement(s.ectx)
+	}
 }
 
 // walkPlan calls fn for every subquery in the expressions of plan and its

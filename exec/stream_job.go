@@ -101,8 +101,18 @@ type StreamJob struct {
 	published chan struct{}
 	pubSeq    uint64
 	pubEpoch  int64
-	mu        sync.Mutex
-	progress  Progress
+	// StateLimit is the most state (bytes, as state_bytes estimates it)
+	// the job may hold after an epoch; 0 is no limit. Past it the epoch
+	// fails with 53200 before it commits. TableName names the table in
+	// that error.
+	StateLimit int64
+	TableName  string
+
+	mu       sync.Mutex
+	progress Progress
+	// lastTrigger is when the latest micro-batch with input started (the
+	// job's creation before the first): input_rows_per_second's interval.
+	lastTrigger time.Time
 }
 
 // EpochRecord is what an epoch's commit records besides its rows: where
@@ -129,6 +139,15 @@ func (j *StreamJob) Resume(n int64, rec EpochRecord) {
 	j.progress.InputRows = rec.InputRows
 	j.progress.LateRows = rec.LateRows
 	j.progress.Watermark = rec.Watermark
+	// Shown at once, not only after the next epoch: a table whose trigger
+	// does not run again (available_now, or no new input) would otherwise
+	// show no watermark and no rows after a restart. In update and complete
+	// mode the rows are rebuilt by the re-run epochs and counted when
+	// published; the stored append-mode rows are counted by the record.
+	j.progress.HasWatermark = j.plan.EventTime != nil && rec.Watermark != math.MinInt64
+	if j.plan.Mode == planner.AppendMode {
+		j.progress.OutputRows = rec.OutputRows
+	}
 	j.mu.Unlock()
 }
 
@@ -201,6 +220,7 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source func(from int) ([]a
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
+	j.lastTrigger = time.Now()
 	j.snapshots = PlanSnapshotsState(plan)
 	j.sessionIncremental = plan.SessionAggsIncremental()
 	return j
@@ -255,10 +275,18 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		end = j.offset + j.MaxBatchesPerEpoch
 	}
 	batches := all[j.offset-base : end-base]
-	var backlog int64
+	var backlog, waiting int64
 	for _, b := range all[end-base:] {
 		backlog += b.NumRows()
 	}
+	for _, b := range batches {
+		waiting += b.NumRows()
+	}
+	// Until the epoch commits its rows still wait: a failing epoch leaves
+	// backlog_rows counting them (and everything after them).
+	j.mu.Lock()
+	j.progress.BacklogRows = backlog + waiting
+	j.mu.Unlock()
 	if len(batches) == 0 {
 		j.mu.Lock()
 		j.progress.BacklogRows = backlog
@@ -334,6 +362,10 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 			return false, err
 		}
 	}
+	stateRows, stateBytes := j.stateSize()
+	if j.StateLimit > 0 && stateBytes > j.StateLimit {
+		return false, j.stateLimitError(stateRows, stateBytes)
+	}
 	j.offset = end
 	epoch := j.progress.Epoch + 1
 	if j.plan.Mode == planner.AppendMode && j.epochOut == nil {
@@ -390,11 +422,18 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	p.LastBatchDuration = d
 	p.HasWatermark = j.plan.EventTime != nil && j.watermark != math.MinInt64
 	p.Watermark = j.watermark
-	p.StateRows, p.StateBytes = j.stateSize()
+	p.StateRows, p.StateBytes = stateRows, stateBytes
 	if secs := d.Seconds(); secs > 0 {
 		p.ProcessedRowsPerSecond = float64(inRows) / secs
-		p.InputRowsPerSecond = p.ProcessedRowsPerSecond
 	}
+	// Spark's inputRowsPerSecond: the rows of this micro-batch over the
+	// time since the previous one with input started (or the job did), i.e.
+	// the rate the rows arrived at, which the processing rate exceeds
+	// whenever the table keeps up.
+	if secs := started.Sub(j.lastTrigger).Seconds(); secs > 0 {
+		p.InputRowsPerSecond = float64(inRows) / secs
+	}
+	j.lastTrigger = started
 	j.mu.Unlock()
 	return true, nil
 }

@@ -28,6 +28,11 @@ type Txn struct {
 	chunks []pendingChunk
 	// dropped relations: their caches are evicted after commit.
 	dropped []uint32
+	// group is the multi-part commit group once FlushChunks has written
+	// parts (0 before); flushed are the relations those parts belong to.
+	group   uint64
+	flushed []uint32
+	parts   int // parts written so far
 	// damageAfter is the store's damage list once the commit deleted the
 	// damage records of dropped relations (nil: unchanged).
 	damageAfter *[]damagedFile
@@ -145,6 +150,9 @@ func (t *Txn) Discard() {
 	t.done = true
 	t.btx.Discard()
 	t.releaseChunks()
+	if t.group != 0 {
+		t.s.abandonGroup(t.group) // parts written by FlushChunks
+	}
 }
 
 func (t *Txn) releaseChunks() {
@@ -181,7 +189,16 @@ func (t *Txn) Commit() error {
 	err := t.commit()
 	if err != nil {
 		t.releaseChunks()
+		if t.group != 0 {
+			t.s.abandonGroup(t.group)
+		}
 		return err
+	}
+	// The flushed parts are in the store only: a loaded cache of their
+	// relation is dropped (the next read loads it with them) before the
+	// last chunks are published, so no reader sees half of the commit.
+	for _, rel := range t.flushed {
+		t.s.evictTable(rel)
 	}
 	t.s.publishChunks(t.chunks)
 	t.chunks = nil
@@ -209,6 +226,11 @@ func (t *Txn) commit() error {
 	if err := t.s.checkSpace(bytes); err != nil {
 		t.btx.Discard()
 		return err
+	}
+	if t.group != 0 {
+		// FlushChunks already wrote parts: the rest follows as parts of
+		// the same group, then its record.
+		return t.commitInParts()
 	}
 	if bytes <= t.s.opts.PartBytes && len(t.chunks) <= t.s.opts.PartChunks {
 		err := t.setChunks(t.btx, t.chunks, 0)
@@ -259,18 +281,22 @@ func (t *Txn) setChunks(btx *badger.Txn, chunks []pendingChunk, group uint64) er
 	return nil
 }
 
-func (t *Txn) commitInParts() error {
+// writeParts writes all pending chunks as parts of the transaction's
+// commit group, starting the group if needed. On error the caller abandons
+// the group.
+func (t *Txn) writeParts() error {
 	s := t.s
-	group, err := s.NextID("commit group")
-	if err != nil {
-		t.btx.Discard()
-		return err
+	if t.group == 0 {
+		group, err := s.NextID("commit group")
+		if err != nil {
+			return err
+		}
+		t.group = group
 	}
 	written := 0 // chunks already committed in parts
-	parts := 0
 	for written < len(t.chunks) {
-		if s.opts.failAfterParts > 0 && parts == s.opts.failAfterParts {
-			t.btx.Discard()
+		if s.opts.failAfterParts > 0 && t.parts == s.opts.failAfterParts {
+			t.group = 0 // a crash: the parts stay for Open to remove
 			return &sqlerr.Error{Code: sqlerr.IOError, Message: "simulated crash between commit parts"}
 		}
 		end, bytes := written, int64(0)
@@ -279,15 +305,23 @@ func (t *Txn) commitInParts() error {
 			bytes += int64(len(t.chunks[end].data))
 			end++
 		}
-		n, err := t.writePart(group, t.chunks[written:end])
+		n, err := t.writePart(t.group, t.chunks[written:end])
 		if err != nil {
-			t.btx.Discard()
-			s.abandonGroup(group)
 			return err
 		}
 		written += n
-		parts++
+		t.parts++
 	}
+	return nil
+}
+
+func (t *Txn) commitInParts() error {
+	s := t.s
+	if err := t.writeParts(); err != nil {
+		t.btx.Discard()
+		return err
+	}
+	group := t.group
 	// The parts must be durable before the record that publishes them.
 	if err := s.durable(); err != nil {
 		t.btx.Discard()
@@ -303,6 +337,7 @@ func (t *Txn) commitInParts() error {
 		s.abandonGroup(group)
 		return storageError("commit", err)
 	}
+	t.group = 0 // committed: nothing to abandon whatever follows
 	if err := s.durable(); err != nil {
 		return err
 	}

@@ -1,6 +1,12 @@
 package wire
 
 import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"time"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -29,7 +35,7 @@ func (e *CopyDataError) Unwrap() error { return e.Err }
 
 // CopyIn implements ExecIO: it sends CopyInResponse and returns the source
 // that decodes the client's CopyData stream.
-func (x *execIO) CopyIn(opts CopyOptions, columns []types.T) (CopySource, error) {
+func (x *execIO) CopyIn(ctx context.Context, opts CopyOptions, columns []types.T) (CopySource, error) {
 	c := x.c
 	f, err := parseCopyOptions(opts, len(columns))
 	if err != nil {
@@ -43,6 +49,8 @@ func (x *execIO) CopyIn(opts CopyOptions, columns []types.T) (CopySource, error)
 		s.builders[i] = array.NewBuilder(memory.DefaultAllocator, t.Arrow())
 	}
 	s.schema = arrow.NewSchema(fields, nil)
+	s.ctx = ctx
+	s.stopWatch = context.AfterFunc(ctx, s.interrupt)
 	c.copyIn = s
 	c.send(&pgproto3.CopyInResponse{OverallFormat: f.overall(), ColumnFormatCodes: f.columnFormats(len(columns))})
 	c.flush()
@@ -53,14 +61,49 @@ func (x *execIO) CopyIn(opts CopyOptions, columns []types.T) (CopySource, error)
 	return s, nil
 }
 
-// finishCopyIn ends the statement's COPY FROM STDIN, if any: whatever the
-// client still sends up to CopyDone/CopyFail is read and dropped so that
-// the next message read is the client's next command.
+// finishCopyIn ends the statement's COPY FROM STDIN, if any. A COPY whose
+// data ended (the \. marker or the binary trailer) reads the client's
+// CopyDone now. A COPY stopped in the middle (bad data, a cancel, an error
+// storing rows) does not wait for the rest of the stream: as in
+// PostgreSQL, the error goes out at once and the main loop drops the
+// CopyData/CopyDone/CopyFail still arriving. Waiting here would deadlock a
+// client such as pgx, which sends CopyDone only after it has seen the
+// error, and would make a cancelled COPY of an endless stream never end.
 func (c *conn) finishCopyIn() {
 	if c.copyIn != nil {
-		c.copyIn.drain()
+		c.copyIn.unwatch()
+		if c.copyIn.dataEnd && c.copyIn.err == nil {
+			c.copyIn.drain()
+		}
 		c.copyIn.releaseBuilders()
 		c.copyIn = nil
+	}
+}
+
+// interrupt runs when the statement's context ends during the COPY: a
+// receive blocked on a client that sends nothing returns at once (a read
+// deadline in the past), and receive turns the timeout into 57014.
+func (s *copyInSource) interrupt() {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	if !s.finished {
+		s.interrupted = true
+		_ = s.c.nc.SetReadDeadline(time.Now())
+	}
+}
+
+// unwatch ends the context watch; a deadline interrupt set is cleared so
+// that the connection reads normally again.
+func (s *copyInSource) unwatch() {
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	s.finished = true
+	if s.interrupted {
+		s.interrupted = false
+		_ = s.c.nc.SetReadDeadline(time.Time{})
 	}
 }
 
@@ -68,6 +111,7 @@ func (c *conn) finishCopyIn() {
 // connection without reading from a socket that is going away.
 func (c *conn) finishCopyInQuietly() {
 	if c.copyIn != nil {
+		c.copyIn.unwatch()
 		c.copyIn.releaseBuilders()
 		c.copyIn = nil
 	}
@@ -96,6 +140,12 @@ type copyInSource struct {
 	err        error
 
 	field []byte // scratch for a de-escaped value
+
+	ctx         context.Context
+	stopWatch   func() bool
+	watchMu     sync.Mutex
+	interrupted bool // interrupt set a read deadline
+	finished    bool // unwatch ran: interrupt must not touch the socket
 }
 
 var _ CopySource = (*copyInSource)(nil)
@@ -137,7 +187,6 @@ func (s *copyInSource) Next() (arrow.RecordBatch, error) {
 }
 
 func (s *copyInSource) fail(err error) error {
-	s.drain()
 	s.releaseBuilders()
 	if s.err == nil {
 		s.err = err
@@ -157,15 +206,32 @@ func (s *copyInSource) releaseBuilders() {
 // drain reads and drops the client's stream up to CopyDone or CopyFail.
 func (s *copyInSource) drain() {
 	for !s.clientDone {
-		if err := s.receive(); err != nil && s.err == nil {
+		err := s.receive()
+		if err != nil && s.err == nil {
 			s.err = err
+		}
+		if err != nil && s.ctx != nil && s.ctx.Err() != nil {
+			return // cancelled: the main loop drops the rest
 		}
 	}
 }
 
 // receive reads one message of the COPY stream.
 func (s *copyInSource) receive() error {
+	if s.ctx != nil && s.ctx.Err() != nil {
+		return errCopyCanceled()
+	}
 	msg, err := s.c.be.Receive()
+	if err != nil && s.ctx != nil && s.ctx.Err() != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			// Our interrupt, not the client: the stream is intact (the
+			// partial message stays buffered) and the main loop drops the
+			// rest of it.
+			s.unwatch()
+			return errCopyCanceled()
+		}
+	}
 	if err != nil {
 		s.clientDone, s.dataEnd = true, true
 		s.c.receiveFailed(err)
@@ -196,6 +262,10 @@ func (s *copyInSource) receive() error {
 		return sqlerr.New(sqlerr.ProtocolViolation, "unexpected message type %T during COPY from stdin", msg)
 	}
 	return nil
+}
+
+func errCopyCanceled() error {
+	return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 }
 
 // readRow decodes the next row into the builders; false at the end of data.

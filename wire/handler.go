@@ -173,11 +173,13 @@ type ExecIO interface {
 	// source of decoded batches in the given column types. Data errors name
 	// the line; CopyFail from the client ends with a 57014 error. If the
 	// statement ends before reading the source to its end, the wire layer
-	// consumes the rest of the client's stream itself.
+	// drops the rest of the client's stream itself. Once ctx is done, a
+	// Next waiting for the client's data returns 57014 (a cancel reaches a
+	// COPY whose client stalls).
 	//
 	// ExecIO's methods must be called from the goroutine running
 	// Statement.Execute or Result.Next: they use the connection unlocked.
-	CopyIn(opts CopyOptions, columns []types.T) (CopySource, error)
+	CopyIn(ctx context.Context, opts CopyOptions, columns []types.T) (CopySource, error)
 	// CopyOut sends CopyOutResponse, then every row of res in the requested
 	// format, then CopyDone; it returns the number of rows sent.
 	CopyOut(ctx context.Context, opts CopyOptions, res Result) (int64, error)
@@ -204,8 +206,9 @@ type CopySource interface {
 	// Next returns the next batch of decoded rows (about 8192 of them) or
 	// nil at the end. The caller owns each batch (it may keep it; batches
 	// use the Go allocator, so dropping one is enough). A data error is a
-	// *CopyDataError carrying PostgreSQL's CONTEXT line; by the time it is
-	// returned the rest of the client's COPY stream has been consumed.
+	// *CopyDataError carrying PostgreSQL's CONTEXT line. After an error the
+	// rest of the client's COPY stream is not waited for: the error goes to
+	// the client at once and what it still sends is dropped.
 	Next() (arrow.RecordBatch, error)
 	// Rows is the number of rows read so far.
 	Rows() int64

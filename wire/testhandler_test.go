@@ -275,7 +275,7 @@ func (s *testSession) copyIn(q string, io wire.ExecIO) (wire.Result, error) {
 	if strings.Contains(q, "null marker") {
 		opts.Null = "NULL"
 	}
-	src, err := io.CopyIn(opts, []types.T{types.Int4, types.Text})
+	src, err := io.CopyIn(context.Background(), opts, []types.T{types.Int4, types.Text})
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,7 @@ func serve(args []string) error {
 	maxConns := fs.Int("max-connections", 100, "maximum concurrent client connections")
 	maxMsg := fs.Int("max-message-bytes", 64<<20, "largest client message accepted")
 	snapRows := fs.Int64("snapshot-rows", 0, "input rows a streaming table reads between two state snapshots (0: as many as its state holds, at least 65536)")
+	stateMem := fs.String("streaming-state-memory", "1GB", "most state memory one streaming table may hold before it fails with 53200 (a table's state_memory_limit option overrides it; 0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,7 +85,15 @@ func serve(args []string) error {
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows})
+	stateLimit := int64(-1)
+	if *stateMem != "0" {
+		n, err := engine.ParseMemorySize(*stateMem)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--streaming-state-memory must be a size such as 1GB or 512MB (0: no limit), not %q", *stateMem)
+		}
+		stateLimit = n
+	}
+	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}

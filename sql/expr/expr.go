@@ -94,6 +94,21 @@ type CatalogFuncs interface {
 	ConstraintDef(oid uint32) (string, bool)
 }
 
+// Canceled reports whether the statement was told to stop (Done closed).
+// Row-at-a-time loops call it every few rows, so one batch of expensive
+// rows cannot outlast a cancel; it is a non-blocking channel poll, no lock.
+func (c *Ctx) Canceled() bool {
+	if c == nil || c.Done == nil {
+		return false
+	}
+	select {
+	case <-c.Done:
+		return true
+	default:
+		return false
+	}
+}
+
 // Mem returns the allocator to use.
 func (c *Ctx) Allocator() memory.Allocator {
 	if c == nil || c.Mem == nil {

@@ -93,6 +93,9 @@ func likeKernel(negate, fold bool) ScalarImpl {
 		sa, pa := args[0].(*array.String), args[1].(*array.String)
 		bits := out.Bytes()
 		for i := 0; i < n; i++ {
+			if i&63 == 63 && ctx.Canceled() {
+				return nil, errCanceled()
+			}
 			if !rowValid(valid, i) {
 				continue
 			}
@@ -119,6 +122,9 @@ func regexKernel(negate, fold bool) ScalarImpl {
 		sa, pa := args[0].(*array.String), args[1].(*array.String)
 		bits := out.Bytes()
 		for i := 0; i < n; i++ {
+			if i&15 == 15 && ctx.Canceled() {
+				return nil, errCanceled()
+			}
 			if !rowValid(valid, i) {
 				continue
 			}

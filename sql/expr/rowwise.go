@@ -3,6 +3,8 @@ package expr
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/weir-sql/weir/sql/sqlerr"
+
 	"github.com/weir-sql/weir/sql/types"
 )
 
@@ -30,6 +32,12 @@ func rowWise(ret types.T, fn RowFunc, strict bool) ScalarImpl {
 		vals := make([]Datum, len(args))
 	rows:
 		for i := 0; i < n; i++ {
+			// A row-wise function may be slow per row (numeric power,
+			// regex, text over large values): poll for a cancel every
+			// few rows rather than once per batch.
+			if i&7 == 7 && ctx.Canceled() {
+				return nil, errCanceled()
+			}
 			for j, a := range args {
 				if strict && a.IsNull(i) {
 					b.AppendNull()
@@ -45,4 +53,9 @@ func rowWise(ret types.T, fn RowFunc, strict bool) ScalarImpl {
 		}
 		return b.NewArray(), nil
 	}
+}
+
+// errCanceled is PostgreSQL's error for a statement stopped by a cancel.
+func errCanceled() error {
+	return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 }
