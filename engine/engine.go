@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/state"
 	"github.com/weir-sql/weir/wire"
@@ -27,6 +28,9 @@ type Config struct {
 	// SnapshotRows is how many input rows a streaming table reads between
 	// two snapshots of its state (0: chosen from the state's size).
 	SnapshotRows int64
+	// QueryMemory bounds the memory all batch queries hold together, in
+	// bytes (weir serve --query-memory); 0: no bound.
+	QueryMemory int64
 }
 
 // Engine is one weir server's SQL state.
@@ -52,6 +56,9 @@ type Engine struct {
 	trimMu sync.RWMutex
 
 	snapshotRows int64
+
+	queryBudget *exec.MemoryBudget // all batch queries' memory
+	tempDir     string             // DATA/tmp: spill files
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -67,8 +74,14 @@ func Open(cfg Config) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
+	tempDir, err := openTempDir(cfg.DataDir)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
-		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows}
+		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows,
+		queryBudget: exec.NewMemoryBudget(cfg.QueryMemory), tempDir: tempDir}
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil
