@@ -50,17 +50,19 @@ func TestQueryMemoryBudget(t *testing.T) {
 	if _, err := a.Exec(ctx, "SET work_mem = '1GB'"); err != nil {
 		t.Fatal(err)
 	}
-	for _, sql := range []string{
-		"SELECT g FROM generate_series(1, 4000000) g ORDER BY g DESC",
-		"SELECT g % 3000000, count(*) FROM generate_series(1, 4000000) g GROUP BY 1",
+	for _, q := range []struct{ sql, op string }{
+		{"SELECT g FROM generate_series(1, 4000000) g ORDER BY g DESC", "Sort"},
+		{"SELECT g % 3000000, count(*) FROM generate_series(1, 4000000) g GROUP BY 1", "HashAggregate"},
+		{"SELECT g, g::text, g::float8 FROM generate_series(1, 2000000) g", "query result"},
 	} {
+		sql := q.sql
 		_, err := a.Exec(ctx, sql)
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "53200" {
 			t.Fatalf("%s: want 53200, got %v", sql, err)
 		}
-		if !strings.Contains(pe.Detail, "query memory") {
-			t.Errorf("%s: DETAIL %q does not name the budget", sql, pe.Detail)
+		if !strings.Contains(pe.Detail, "query memory") || !strings.Contains(pe.Detail, q.op) {
+			t.Errorf("%s: DETAIL %q does not name the budget and %s", sql, pe.Detail, q.op)
 		}
 		if used := srv.eng.QueryMemory().Used(); used != 0 {
 			t.Errorf("%s: %d bytes still held after the query failed", sql, used)

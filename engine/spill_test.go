@@ -32,6 +32,14 @@ var spillQueries = []struct {
 	{"SELECT b, c, a FROM sp ORDER BY c DESC NULLS LAST, b NULLS FIRST, a DESC", true, true},
 	{"SELECT d, a FROM sp ORDER BY d, a", true, true},
 	{"SELECT a FROM sp ORDER BY a % 100, a DESC OFFSET 59990", true, true},
+	// hash aggregation
+	{"SELECT b, count(*), sum(a), min(c), max(d), avg(d) FROM sp GROUP BY b", false, true},
+	{"SELECT a % 20000 AS k, b IS NULL, count(*), sum(c), count(c) FROM sp GROUP BY 1, 2", false, true},
+	{"SELECT a % 9000, count(DISTINCT b), count(DISTINCT d), sum(DISTINCT a % 7) FROM sp GROUP BY 1", false, true},
+	{"SELECT b, string_agg(a::text, ',' ORDER BY a DESC), array_agg(c ORDER BY c NULLS FIRST, a) FROM sp GROUP BY b", false, true},
+	{"SELECT d, a % 50, count(*) FILTER (WHERE a % 2 = 0), sum(a) FILTER (WHERE c IS NULL) FROM sp GROUP BY 1, 2", false, true},
+	{"SELECT c, b, count(*) FROM sp GROUP BY c, b HAVING count(*) > 1", false, true},
+	{"SELECT count(*), count(DISTINCT b), sum(a), string_agg(DISTINCT b, ',' ORDER BY b) FROM sp", false, false},
 }
 
 func TestSpillMatchesPostgres(t *testing.T) {
