@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/internal/pgtest"
@@ -40,6 +41,11 @@ var spillQueries = []struct {
 	{"SELECT d, a % 50, count(*) FILTER (WHERE a % 2 = 0), sum(a) FILTER (WHERE c IS NULL) FROM sp GROUP BY 1, 2", false, true},
 	{"SELECT c, b, count(*) FROM sp GROUP BY c, b HAVING count(*) > 1", false, true},
 	{"SELECT count(*), count(DISTINCT b), sum(a), string_agg(DISTINCT b, ',' ORDER BY b) FROM sp", false, false},
+	// hash join (grace: both sides partitioned)
+	{"SELECT x.a, y.a, x.b FROM sp x JOIN sp y ON x.b = y.b AND x.a % 7 = y.a % 7", false, true},
+	{"SELECT x.a, y.a FROM sp x LEFT JOIN (SELECT * FROM sp WHERE a % 3 = 0) y ON x.a = y.a + 1", false, true},
+	{"SELECT x.a, y.a FROM (SELECT * FROM sp WHERE a % 2 = 0) x RIGHT JOIN sp y ON x.c = y.c AND x.a = y.a", false, true},
+	{"SELECT x.a, y.a, y.b FROM (SELECT * FROM sp WHERE a % 5 = 0) x FULL JOIN (SELECT * FROM sp WHERE a % 3 = 0) y ON x.a = y.a AND x.b = y.b", false, true},
 }
 
 func TestSpillMatchesPostgres(t *testing.T) {
@@ -66,11 +72,15 @@ func TestSpillMatchesPostgres(t *testing.T) {
 	}
 	for _, q := range spillQueries {
 		before := exec.SpillFilesCreated()
+		start := time.Now()
 		wo := runQuery(w, q.sql)
+		took := time.Since(start)
 		spilled := exec.SpillFilesCreated() - before
+		start = time.Now()
 		po := runQuery(p, q.sql)
+		t.Logf("%s: weir %v (%d spill files), PostgreSQL %v", q.sql, took, spilled, time.Since(start))
 		if d := diffOutcomes(po, wo, q.ordered); d != "" {
-			t.Errorf("%s\n%s", q.sql, d)
+			t.Errorf("%s\n%s %s", q.sql, d, wo.err)
 		}
 		if q.spills && spilled == 0 {
 			t.Errorf("%s: weir did not spill with work_mem 64kB", q.sql)

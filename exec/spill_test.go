@@ -1,0 +1,102 @@
+package exec
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// spillInput is n rows of (k int8 with NULLs and duplicates, v text) in
+// batches of BatchSize.
+func spillInput(n, mod int) []arrow.RecordBatch {
+	cs := cols("k", types.Int8, "v", types.Text)
+	var out []arrow.RecordBatch
+	for s := 0; s < n; s += BatchSize {
+		var rows [][]expr.Datum
+		for i := s; i < min(s+BatchSize, n); i++ {
+			var k expr.Datum = int64(i % mod)
+			if i%11 == 0 {
+				k = nil
+			}
+			rows = append(rows, row(k, "v"+string(rune('a'+i%26))))
+		}
+		out = append(out, mkBatch(cs, rows...))
+	}
+	return out
+}
+
+// runBoth runs plan in memory and with a 64kB work_mem and returns the
+// sorted rows of each and how many spill files the second run wrote.
+func runBoth(t *testing.T, tables fakeTables, plan planner.Node) (inMem, spilled []string, files int64) {
+	t.Helper()
+	inMem = run(t, &Env{Tables: tables}, plan)
+	q := NewQueryMemory(NewMemoryBudget(0), 64<<10, t.TempDir())
+	before := SpillFilesCreated()
+	spilled = run(t, &Env{Tables: tables, Memory: q}, plan)
+	files = SpillFilesCreated() - before
+	q.Close()
+	if q.Held() != 0 {
+		t.Errorf("%d bytes held after Close", q.Held())
+	}
+	slices.Sort(inMem)
+	slices.Sort(spilled)
+	return inMem, spilled, files
+}
+
+// TestGraceHashJoinKinds: every join kind gives the same rows when both
+// sides are partitioned to disk as in memory (semi and anti joins are not
+// reachable from SQL yet, so they are checked here).
+func TestGraceHashJoinKinds(t *testing.T) {
+	cs := cols("k", types.Int8, "v", types.Text)
+	for _, kind := range []planner.JoinKind{planner.InnerJoin, planner.LeftJoin, planner.RightJoin, planner.FullJoin, planner.SemiJoin, planner.AntiJoin} {
+		tables := fakeTables{}
+		left := scanOf(tables, "l", cs, spillInput(30000, 40000)...)
+		right := scanOf(tables, "r", cs, spillInput(50000, 25000)...)
+		plan := &planner.Join{Kind: kind, Left: left, Right: right,
+			LeftKeys: []expr.Expr{col(0, types.Int8)}, RightKeys: []expr.Expr{col(0, types.Int8)}}
+		a, b, files := runBoth(t, tables, plan)
+		if files == 0 {
+			t.Errorf("kind %v: no spill", kind)
+		}
+		if len(a) == 0 || !slices.Equal(a, b) {
+			t.Errorf("kind %v: %d rows in memory, %d spilled, equal=%v", kind, len(a), len(b), slices.Equal(a, b))
+		}
+	}
+}
+
+// TestCrossJoinStreams: a nested-loop join whose output is huge produces it
+// a batch at a time (memory stays bounded) and stops on cancel.
+func TestCrossJoinStreams(t *testing.T) {
+	cs := cols("k", types.Int8, "v", types.Text)
+	tables := fakeTables{}
+	left := scanOf(tables, "l", cs, spillInput(3*BatchSize, 7)...)
+	right := scanOf(tables, "r", cs, spillInput(100000, 7)...)
+	op, err := Build(&Env{Tables: tables}, &planner.Join{Kind: planner.InnerJoin, Left: left, Right: right})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := 0; i < 200; i++ {
+		b, err := op.Next(ctx)
+		if err != nil || b == nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		if b.NumRows() > BatchSize {
+			t.Fatalf("batch of %d rows", b.NumRows())
+		}
+		if q := len(op.(*joinOp).out.batches); q > 1 {
+			t.Fatalf("%d batches queued: the probe does not stream", q)
+		}
+	}
+	cancel()
+	if _, err := op.Next(ctx); err == nil {
+		t.Fatal("no error after cancel")
+	}
+}
