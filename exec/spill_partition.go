@@ -8,7 +8,7 @@ import (
 // partition of a row is 4 bits of its key's hash, different bits at each
 // level of recursion.
 const (
-	spillFanOut  = 16
+	spillFanOut     = 16
 	maxSpillLevel   = 14
 	spillLevelShift = 4
 )
@@ -116,4 +116,3 @@ func (p *partitionWriters) abandon() {
 		}
 	}
 }
-
