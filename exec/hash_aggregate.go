@@ -179,6 +179,12 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 
 // finish feeds buffered ordered input and returns the results.
 func (a *aggInput) finish(ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
+	return a.finishCancellable(context.Background(), nil, ectx, ngroups)
+}
+
+// finishCancellable is finish for a batch query, whose sort of ordered
+// input stops when the statement is cancelled.
+func (a *aggInput) finishCancellable(ctx context.Context, env *Env, ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
 	if a.orderSch != nil && len(a.ordered) > 0 {
 		mem := ectx.Allocator()
 		all, err := concatBatches(mem, a.orderSch, a.ordered)
@@ -196,7 +202,9 @@ func (a *aggInput) finish(ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
 		for i := range order {
 			order[i] = int32(i)
 		}
-		sorter.sort(order)
+		if err := sorter.sort(ctx, env, order); err != nil {
+			return nil, err
+		}
 		for s := 0; s < len(order); s += BatchSize {
 			idx := order[s:min(s+BatchSize, len(order))]
 			groups := make([]uint32, len(idx))
@@ -360,7 +368,7 @@ func (h *hashAggregateOp) consume(ctx context.Context) error {
 		if err := checkCancel(ctx, h.env); err != nil {
 			return err
 		}
-		arr, err := a.finish(ectx, ngroups)
+		arr, err := a.finishCancellable(ctx, h.env, ectx, ngroups)
 		if err != nil {
 			return err
 		}

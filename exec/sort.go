@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -68,12 +67,13 @@ func (s *rowSorter) compare(i, j int) int {
 	return 0
 }
 
-// sort orders idx (row positions) stably.
-func (s *rowSorter) sort(idx []int32) {
+// sort orders idx (row positions) stably; it stops with 57014 when the
+// statement is cancelled.
+func (s *rowSorter) sort(ctx context.Context, env *Env, idx []int32) error {
 	if len(s.vecs) == 1 && s.vecs[0].kind == kindInt && s.vecs[0].nulls == nil {
 		// The common single integer key: compare the values directly.
 		vals, desc := s.vecs[0].ints, s.keys[0].Desc
-		slices.SortStableFunc(idx, func(a, b int32) int {
+		return sortStable(ctx, env, idx, func(a, b int32) int {
 			x, y := vals[a], vals[b]
 			if desc {
 				x, y = y, x
@@ -86,9 +86,8 @@ func (s *rowSorter) sort(idx []int32) {
 			}
 			return 0
 		})
-		return
 	}
-	slices.SortStableFunc(idx, func(a, b int32) int { return s.compare(int(a), int(b)) })
+	return sortStable(ctx, env, idx, func(a, b int32) int { return s.compare(int(a), int(b)) })
 }
 
 // sortOp sorts its input stably and emits it in batches. It buffers its
@@ -210,8 +209,6 @@ func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32,
 	if err := sorter.load(s.env.exprCtx(), s.plan.Keys, all); err != nil {
 		return nil, err
 	}
-	// The sort itself is one call; cancellation is checked around it (a
-	// work_mem's worth of rows sorts in well under a second).
 	if err := s.mem.grow(int64(all.NumRows()) * 4); err != nil {
 		return nil, err
 	}
@@ -219,8 +216,7 @@ func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32,
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sorter.sort(order)
-	return order, checkCancel(ctx, s.env)
+	return order, sorter.sort(ctx, s.env, order)
 }
 
 // writeRun sorts the buffered batches and writes them to a run file, with
@@ -243,8 +239,7 @@ func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*s
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sorter.sort(order)
-	if err := checkCancel(ctx, s.env); err != nil {
+	if err := sorter.sort(ctx, s.env, order); err != nil {
 		return nil, err
 	}
 	runSchema := sortRunSchema(s.schema, s.plan.Keys)

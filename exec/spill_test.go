@@ -100,3 +100,34 @@ func TestCrossJoinStreams(t *testing.T) {
 		t.Fatal("no error after cancel")
 	}
 }
+
+// TestSortStableMatchesSlices: the cancellable block merge sort orders as
+// the standard library's stable sort does, ties included.
+func TestSortStableMatchesSlices(t *testing.T) {
+	for _, n := range []int{0, 1, 100, sortBlock, sortBlock + 1, 3*sortBlock + 17, 5 * sortBlock} {
+		keys := make([]int64, n)
+		x := uint64(7)
+		for i := range keys {
+			x = x*6364136223846793005 + 1442695040888963407
+			keys[i] = int64(x>>40) % 1000 // many ties
+		}
+		cmp := func(a, b int32) int { return int(keys[a] - keys[b]) }
+		a, b := make([]int32, n), make([]int32, n)
+		for i := range a {
+			a[i], b[i] = int32(i), int32(i)
+		}
+		slices.SortStableFunc(a, cmp)
+		if err := sortStable(context.Background(), nil, b, cmp); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a, b) {
+			t.Fatalf("n=%d: order differs", n)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	idx := make([]int32, 4*sortBlock)
+	if err := sortStable(ctx, nil, idx, func(a, b int32) int { return 0 }); err == nil {
+		t.Fatal("cancelled sort returned no error")
+	}
+}
