@@ -41,6 +41,17 @@ var spillQueries = []struct {
 	{"SELECT d, a % 50, count(*) FILTER (WHERE a % 2 = 0), sum(a) FILTER (WHERE c IS NULL) FROM sp GROUP BY 1, 2", false, true},
 	{"SELECT c, b, count(*) FROM sp GROUP BY c, b HAVING count(*) > 1", false, true},
 	{"SELECT count(*), count(DISTINCT b), sum(a), string_agg(DISTINCT b, ',' ORDER BY b) FROM sp", false, false},
+	// DISTINCT, DISTINCT ON
+	{"SELECT DISTINCT b, a % 7 FROM sp", false, true},
+	{"SELECT DISTINCT c, d FROM sp", false, true},
+	{"SELECT DISTINCT ON (b) b, a, c FROM sp ORDER BY b, a DESC", true, true},
+	{"SELECT DISTINCT ON (a % 20000) a % 20000, b FROM sp ORDER BY a % 20000, b NULLS FIRST, a", true, true},
+	// set operations
+	{"SELECT b, a % 3 FROM sp UNION SELECT b, a % 5 FROM sp", false, true},
+	{"SELECT b, d FROM sp INTERSECT SELECT b, d FROM sp WHERE a % 3 = 0", false, true},
+	{"SELECT b, a % 4 FROM sp INTERSECT ALL SELECT b, a % 2 FROM sp", false, true},
+	{"SELECT b, c FROM sp EXCEPT SELECT b, c FROM sp WHERE a % 4 = 0", false, true},
+	{"SELECT b, a % 3 FROM sp EXCEPT ALL SELECT b, a % 6 FROM sp WHERE a < 40000", false, true},
 	// hash join (grace: both sides partitioned)
 	{"SELECT x.a, y.a, x.b FROM sp x JOIN sp y ON x.b = y.b AND x.a % 7 = y.a % 7", false, true},
 	{"SELECT x.a, y.a FROM sp x LEFT JOIN (SELECT * FROM sp WHERE a % 3 = 0) y ON x.a = y.a + 1", false, true},
