@@ -52,6 +52,11 @@ var spillQueries = []struct {
 	{"SELECT b, a % 4 FROM sp INTERSECT ALL SELECT b, a % 2 FROM sp", false, true},
 	{"SELECT b, c FROM sp EXCEPT SELECT b, c FROM sp WHERE a % 4 = 0", false, true},
 	{"SELECT b, a % 3 FROM sp EXCEPT ALL SELECT b, a % 6 FROM sp WHERE a < 40000", false, true},
+	// window partitions
+	{"SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY a), sum(c) OVER (PARTITION BY b ORDER BY a) FROM sp", false, true},
+	{"SELECT a, rank() OVER w, dense_rank() OVER w, lag(a) OVER w, count(*) OVER (PARTITION BY a % 3000) FROM sp WINDOW w AS (PARTITION BY a % 3000 ORDER BY c NULLS FIRST, a)", false, true},
+	{"SELECT a, sum(a) OVER (PARTITION BY d ORDER BY a ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING), first_value(b) OVER (PARTITION BY d ORDER BY a) FROM sp", false, true},
+	{"SELECT a, row_number() OVER (ORDER BY a DESC), sum(a) OVER () FROM sp", false, false},
 	// hash join (grace: both sides partitioned)
 	{"SELECT x.a, y.a, x.b FROM sp x JOIN sp y ON x.b = y.b AND x.a % 7 = y.a % 7", false, true},
 	{"SELECT x.a, y.a FROM sp x LEFT JOIN (SELECT * FROM sp WHERE a % 3 = 0) y ON x.a = y.a + 1", false, true},

@@ -30,6 +30,7 @@ type windowOp struct {
 	schema *arrow.Schema
 	done   bool
 	out    queue
+	spill  windowSpill // buffering within work_mem: spill_window.go
 }
 
 var _ Operator = (*windowOp)(nil)
@@ -40,9 +41,12 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if !w.done {
 		w.done = true
-		in, err := drain(ctx, w.env, w.input, planner.Schema(w.plan.Input.Columns()))
+		in, err := w.buffer(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if in == nil { // spilled to partitions
+			return w.nextPartition(ctx)
 		}
 		cols := append([]arrow.Array{}, in.Columns()...)
 		for i := range w.plan.Calls {
@@ -57,7 +61,10 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, cols, in.NumRows()))...)
 	}
-	return w.out.pop(), nil
+	if b := w.out.pop(); b != nil {
+		return b, nil
+	}
+	return w.nextPartition(ctx)
 }
 
 // windowPartition is one partition's rows in window order: positions
@@ -397,4 +404,7 @@ func (f *frameEval) bounds(k int, p windowPartition) (int, int) {
 	return s, e
 }
 
-func (w *windowOp) Close() { w.input.Close() }
+func (w *windowOp) Close() {
+	w.input.Close()
+	w.spill.close()
+}
