@@ -55,9 +55,6 @@ func checkWorkMem(v string) (string, error) {
 			WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
 	}
 	kb := n / 1024
-	if n%1024 >= 512 {
-		kb++ // PostgreSQL rounds to the nearest kB
-	}
 	if kb < 64 || kb > 2147483647 {
 		return "", sqlerr.New(sqlerr.InvalidParameterValue, "%d kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)", kb)
 	}
@@ -74,7 +71,7 @@ func ParseQueryMemory(v string) (int64, bool) {
 	lower := strings.ToLower(v)
 	for _, u := range []struct{ lower, unit string }{{"tb", "TB"}, {"gb", "GB"}, {"mb", "MB"}, {"kb", "kB"}, {"b", "B"}} {
 		if strings.HasSuffix(lower, u.lower) {
-			n, ok := exec.ParseMemorySize(v[:len(v)-len(u.lower)]+u.unit, 1)
+			n, ok := exec.ParseMemorySize(strings.TrimSpace(v[:len(v)-len(u.lower)])+u.unit, 1)
 			return n, ok && n > 0
 		}
 	}

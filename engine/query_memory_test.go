@@ -21,7 +21,8 @@ func TestWorkMemSetting(t *testing.T) {
 	pg := pgConnFresh(t, pgtest.Shared(t))
 	w := startServer(t, t.TempDir()).connect(t)
 	values := []string{"'64kB'", "'1MB'", "1024", "'2048kB'", "'1GB'", "'4MB'", "'1 MB'", "'100000B'", "65", "DEFAULT",
-		"'32kB'", "'abc'", "'1mb'", "'10 XB'", "63", "'3TB'"}
+		"'32kB'", "'abc'", "'1mb'", "'10 XB'", "63", "'3TB'",
+		"'1.5MB'", "'0.5GB'", "'65.4'", "'65.6'", "'66000B'", "' 128kB '", "'-64kB'", "'2147483647kB'", "'2147483648kB'"}
 	for _, v := range values {
 		sql := "SET work_mem = " + v
 		po, wo := runQuery(pg, sql), runQuery(w, sql)
@@ -140,5 +141,19 @@ func TestSpillDirectory(t *testing.T) {
 			t.Fatalf("DATA/tmp after the queries: %d entries, %d bytes held", len(entries), srv.eng.QueryMemory().Used())
 		}
 		time.Sleep(10 * time.Millisecond) // waiting for the cancelled query to unwind, with a deadline
+	}
+}
+
+func TestParseQueryMemory(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{{"2GB", 2 << 30, true}, {"512mb", 512 << 20, true}, {"1048576", 1 << 20, true}, {"64 kB", 64 << 10, true},
+		{"1.5GB", 3 << 29, true}, {"0", 0, false}, {"abc", 0, false}, {"-1GB", 0, false}, {"10XB", 0, false}} {
+		got, ok := engine.ParseQueryMemory(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("ParseQueryMemory(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -216,34 +218,26 @@ func arrayBytes(d arrow.ArrayData) int64 {
 }
 
 // ParseMemorySize reads a memory size as PostgreSQL reads a memory
-// setting: a number with an optional unit B, kB, MB, GB or TB (case as
-// PostgreSQL: the units are case-sensitive), and without a unit in
-// multiples of defaultUnit bytes (1024 for work_mem, whose unit is kB).
+// setting: a number, possibly with a fraction, and an optional unit B, kB,
+// MB, GB or TB (case-sensitive, as in PostgreSQL; spaces may separate
+// them); without a unit in multiples of defaultUnit bytes (1024 for
+// work_mem, whose unit is kB). A fraction is rounded to whole multiples of
+// defaultUnit, as PostgreSQL rounds to the setting's unit.
 func ParseMemorySize(s string, defaultUnit int64) (int64, bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+	s = strings.TrimSpace(s)
+	j := 0
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
 		j++
 	}
-	if j == i {
+	if j == 0 {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(s[i:j], 10, 64)
-	if err != nil {
+	num, err := strconv.ParseFloat(s[:j], 64)
+	if err != nil || num < 0 {
 		return 0, false
-	}
-	unit := s[j:]
-	for len(unit) > 0 && (unit[0] == ' ' || unit[0] == '\t') {
-		unit = unit[1:]
-	}
-	for len(unit) > 0 && (unit[len(unit)-1] == ' ' || unit[len(unit)-1] == '\t') {
-		unit = unit[:len(unit)-1]
 	}
 	mult := defaultUnit
-	switch unit {
+	switch strings.TrimSpace(s[j:]) {
 	case "":
 	case "B":
 		mult = 1
@@ -258,10 +252,11 @@ func ParseMemorySize(s string, defaultUnit int64) (int64, bool) {
 	default:
 		return 0, false
 	}
-	if n > (1<<62)/mult {
+	units := math.Round(num * float64(mult) / float64(defaultUnit))
+	if units*float64(defaultUnit) > 1<<62 {
 		return 0, false
 	}
-	return n * mult, true
+	return int64(units) * defaultUnit, true
 }
 
 // FormatMemorySize prints bytes as PostgreSQL's SHOW prints a memory
