@@ -209,7 +209,8 @@ func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32,
 	if err := sorter.load(s.env.exprCtx(), s.plan.Keys, all); err != nil {
 		return nil, err
 	}
-	if err := s.mem.grow(int64(all.NumRows()) * 4); err != nil {
+	// The order, and each key's typed vector (8 or 16 bytes a row).
+	if err := s.mem.grow(int64(all.NumRows()) * int64(4+16*len(s.plan.Keys))); err != nil {
 		return nil, err
 	}
 	order := make([]int32, all.NumRows())

@@ -18,10 +18,12 @@ import (
 // The file lives under the query's spill directory and is removed when it
 // has been read back (and in any case when the query ends).
 type spillWriter struct {
-	f    *os.File
-	buf  *bufio.Writer
-	w    *ipc.Writer
-	rows int64
+	f       *os.File
+	buf     *bufio.Writer
+	w       *ipc.Writer
+	rows    int64
+	batches int64
+	bytes   int64 // of the batches in memory
 }
 
 func newSpillWriter(q *QueryMemory, what string, schema *arrow.Schema) (*spillWriter, error) {
@@ -38,6 +40,8 @@ func (s *spillWriter) write(b arrow.RecordBatch) error {
 		return nil
 	}
 	s.rows += b.NumRows()
+	s.batches++
+	s.bytes += batchBytes(b)
 	if err := s.w.Write(b); err != nil {
 		return spillIOError(err)
 	}
@@ -58,7 +62,7 @@ func (s *spillWriter) finish() (*spillFile, error) {
 		os.Remove(path)
 		return nil, spillIOError(err)
 	}
-	return &spillFile{path: path, rows: s.rows}, nil
+	return &spillFile{path: path, rows: s.rows, batches: s.batches, bytes: s.bytes}, nil
 }
 
 // abandon closes and removes a file that will not be read.
@@ -70,8 +74,10 @@ func (s *spillWriter) abandon() {
 
 // spillFile is a finished spill file.
 type spillFile struct {
-	path string
-	rows int64
+	path    string
+	rows    int64
+	batches int64
+	bytes   int64 // the batches' size in memory
 }
 
 func (f *spillFile) remove() { os.Remove(f.path) }

@@ -10,11 +10,22 @@ import (
 	"github.com/weir-sql/weir/planner"
 )
 
-// mergeFanIn is how many runs one merge pass reads at once. Each open run
-// holds one batch in memory; with more runs than this, groups of runs are
-// first merged into longer runs (a multi-pass merge), so the memory of the
-// merge stays bounded whatever the input's size.
-const mergeFanIn = 64
+// mergeFanIn is how many runs one merge pass reads at once: as many
+// batches as work_mem holds, between 8 and 64. Each open run holds one
+// batch in memory; with more runs than this, groups of runs are first
+// merged into longer runs (a multi-pass merge), so the memory of the merge
+// stays bounded whatever the input's size.
+func mergeFanIn(q *QueryMemory, runs []*spillFile) int {
+	var bytes, batches int64
+	for _, r := range runs {
+		bytes += r.bytes
+		batches += r.batches
+	}
+	if q == nil || batches == 0 || bytes == 0 {
+		return 64
+	}
+	return int(max(8, min(64, q.WorkMem()/(bytes/batches+1))))
+}
 
 // runMerger merges sorted runs (written by sortOp.writeRun: the rows'
 // columns, then their sort keys) into one sorted stream. Ties go to the
@@ -42,14 +53,30 @@ type runCursor struct {
 
 func newRunMerger(ctx context.Context, env *Env, keys []planner.SortKey, schema *arrow.Schema, runs []*spillFile, mem *memAccount) (*runMerger, error) {
 	m := &runMerger{env: env, keys: keys, schema: schema, runSch: sortRunSchema(schema, keys), mem: mem}
-	for len(runs) > mergeFanIn {
-		// Merge the first mergeFanIn runs into one and put it in their
-		// place, keeping the runs in input order for stability.
-		merged, err := m.mergeToRun(ctx, runs[:mergeFanIn])
-		if err != nil {
-			return nil, err
+	fanIn := mergeFanIn(env.Memory, runs)
+	for len(runs) > fanIn {
+		// One pass: each group of fanIn consecutive runs becomes one run,
+		// in order, so ties still go to earlier input.
+		var next []*spillFile
+		for st := 0; st < len(runs); st += fanIn {
+			group := runs[st:min(st+fanIn, len(runs))]
+			if len(group) == 1 {
+				next = append(next, group[0])
+				continue
+			}
+			merged, err := m.mergeToRun(ctx, group)
+			if err != nil {
+				for _, r := range runs[st+len(group):] {
+					r.remove()
+				}
+				for _, r := range next {
+					r.remove()
+				}
+				return nil, err
+			}
+			next = append(next, merged)
 		}
-		runs = append([]*spillFile{merged}, runs[mergeFanIn:]...)
+		runs = next
 	}
 	if err := m.openRuns(runs); err != nil {
 		m.close()

@@ -131,3 +131,31 @@ func TestSortStableMatchesSlices(t *testing.T) {
 		t.Fatal("cancelled sort returned no error")
 	}
 }
+
+// TestExternalSortStableMultiPass: a sort spilled to many runs (merged in
+// several passes) gives exactly the in-memory sort's order, ties in input
+// order, NULLs placed as asked.
+func TestExternalSortStableMultiPass(t *testing.T) {
+	cs := cols("k", types.Int8, "v", types.Text)
+	tables := fakeTables{}
+	in := scanOf(tables, "t", cs, spillInput(150000, 97)...)
+	for _, keys := range [][]planner.SortKey{
+		{{Expr: col(0, types.Int8)}},
+		{{Expr: col(0, types.Int8), Desc: true, NullsFirst: true}},
+		{{Expr: col(1, types.Text), Desc: true}, {Expr: col(0, types.Int8), NullsFirst: true}},
+	} {
+		plan := &planner.Sort{Input: in, Keys: keys}
+		want := run(t, &Env{Tables: tables}, plan)
+		q := NewQueryMemory(NewMemoryBudget(0), 64<<10, t.TempDir())
+		before := SpillFilesCreated()
+		got := run(t, &Env{Tables: tables, Memory: q}, plan)
+		files := SpillFilesCreated() - before
+		q.Close()
+		if files < 20 {
+			t.Errorf("%d spill files: not a multi-pass merge", files)
+		}
+		if !slices.Equal(want, got) {
+			t.Errorf("keys %v: spilled order differs from in-memory order", keys)
+		}
+	}
+}
