@@ -9,19 +9,28 @@ import (
 // cancellation: well under a millisecond of work.
 const sortBlock = 1 << 16
 
-// sortStable sorts idx stably by cmp and can be cancelled: blocks of
-// sortBlock rows are sorted one by one, then merged pairwise (a bottom-up
-// merge sort), with a check between blocks and merges. A sort of millions
-// of rows thus stops within milliseconds of a cancel instead of running
-// to its end.
+// sortStable sorts idx, row positions in ascending order, stably by cmp,
+// and can be cancelled: blocks of sortBlock rows are sorted one by one,
+// then merged pairwise (a bottom-up merge sort), with a check between
+// blocks and merges. A sort of millions of rows thus stops within
+// milliseconds of a cancel instead of running to its end. Within a block,
+// ties are broken by row position, which makes pdqsort (several times
+// faster than the standard library's in-place stable sort) stable; the
+// merges keep the earlier block's row first.
 func sortStable(ctx context.Context, env *Env, idx []int32, cmp func(a, b int32) int) error {
 	n := len(idx)
+	byPosition := func(a, b int32) int {
+		if c := cmp(a, b); c != 0 {
+			return c
+		}
+		return int(a - b)
+	}
 	if n <= sortBlock {
-		slices.SortStableFunc(idx, cmp)
+		slices.SortFunc(idx, byPosition)
 		return nil
 	}
 	for s := 0; s < n; s += sortBlock {
-		slices.SortStableFunc(idx[s:min(s+sortBlock, n)], cmp)
+		slices.SortFunc(idx[s:min(s+sortBlock, n)], byPosition)
 		if err := checkCancel(ctx, env); err != nil {
 			return err
 		}
