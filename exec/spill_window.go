@@ -19,6 +19,9 @@ import (
 // window partition, the input stays in memory against the server's query
 // memory (53200 past it).
 type windowSpill struct {
+	// ctx is the statement's context while the input is computed, for the
+	// cancellable sort of the rows into window order.
+	ctx        context.Context
 	mem        *memAccount
 	level      int
 	noSpill    bool // the parent's rows all fell into this one partition

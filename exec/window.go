@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,6 +40,7 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if !w.done {
 		w.done = true
+		w.spill.ctx = ctx
 		in, err := w.buffer(ctx)
 		if err != nil {
 			return nil, err
@@ -100,12 +100,14 @@ func (w *windowOp) compute(call *planner.WindowCall, in arrow.RecordBatch) (arro
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
+	if err := sortStable(w.spill.ctx, w.env, order, func(a, b int32) int {
 		if pa, pb := part[a], part[b]; pa != pb {
 			return int(pa - pb)
 		}
 		return sorter.compare(int(a), int(b))
-	})
+	}); err != nil {
+		return nil, err
+	}
 	// Arguments in window order.
 	args := make([]arrow.Array, len(call.Args))
 	for i, e := range call.Args {
