@@ -18,24 +18,29 @@ const sortBlock = 1 << 16
 // faster than the standard library's in-place stable sort) stable; the
 // merges keep the earlier block's row first.
 func sortStable(ctx context.Context, env *Env, idx []int32, cmp func(a, b int32) int) error {
-	n := len(idx)
-	byPosition := func(a, b int32) int {
+	return sortTotal(ctx, env, idx, func(a, b int32) int {
 		if c := cmp(a, b); c != 0 {
 			return c
 		}
 		return int(a - b)
-	}
+	})
+}
+
+// sortTotal sorts xs by cmp, a total order (no two elements equal), in
+// cancellable blocks as sortStable does.
+func sortTotal[T any](ctx context.Context, env *Env, idx []T, cmp func(a, b T) int) error {
+	n := len(idx)
 	if n <= sortBlock {
-		slices.SortFunc(idx, byPosition)
+		slices.SortFunc(idx, cmp)
 		return nil
 	}
 	for s := 0; s < n; s += sortBlock {
-		slices.SortFunc(idx[s:min(s+sortBlock, n)], byPosition)
+		slices.SortFunc(idx[s:min(s+sortBlock, n)], cmp)
 		if err := checkCancel(ctx, env); err != nil {
 			return err
 		}
 	}
-	buf := make([]int32, n)
+	buf := make([]T, n)
 	src, dst := idx, buf
 	for width := sortBlock; width < n; width *= 2 {
 		for lo := 0; lo < n; lo += 2 * width {
@@ -53,7 +58,7 @@ func sortStable(ctx context.Context, env *Env, idx []int32, cmp func(a, b int32)
 }
 
 // mergeRuns merges sorted a and b into out, a's element first on ties.
-func mergeRuns(ctx context.Context, env *Env, a, b, out []int32, cmp func(a, b int32) int) error {
+func mergeRuns[T any](ctx context.Context, env *Env, a, b, out []T, cmp func(a, b T) int) error {
 	i, j, k := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if cmp(b[j], a[i]) < 0 {

@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"cmp"
 	"context"
+	"math"
 	"slices"
 	"testing"
 
@@ -156,6 +158,40 @@ func TestExternalSortStableMultiPass(t *testing.T) {
 		}
 		if !slices.Equal(want, got) {
 			t.Errorf("keys %v: spilled order differs from in-memory order", keys)
+		}
+	}
+}
+
+// TestSortSingleIntKeyStable: the (value, row) pair path for one integer
+// key without NULLs orders as a stable sort, ascending and descending.
+func TestSortSingleIntKeyStable(t *testing.T) {
+	n := 3*sortBlock + 5
+	vals := make([]int64, n)
+	x := uint64(3)
+	for i := range vals {
+		x = x*6364136223846793005 + 1442695040888963407
+		vals[i] = int64(x>>33)%2000 - 1000
+	}
+	vals[0], vals[1] = math.MinInt64, math.MaxInt64
+	for _, desc := range []bool{false, true} {
+		s := rowSorter{vecs: []colVec{{kind: kindInt, ints: vals}}, keys: []planner.SortKey{{Desc: desc}}}
+		got := make([]int32, n)
+		want := make([]int32, n)
+		for i := range got {
+			got[i], want[i] = int32(i), int32(i)
+		}
+		if err := s.sort(context.Background(), nil, got); err != nil {
+			t.Fatal(err)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int {
+			c := cmp.Compare(vals[a], vals[b])
+			if desc {
+				return -c
+			}
+			return c
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("desc=%v: order differs from a stable sort", desc)
 		}
 	}
 }

@@ -223,7 +223,7 @@ func peakRSS(pid int) int64 {
 func spillReport(c config, sortRows, groups int, cases []*spillCase, plans map[string]string, pgVersion string, elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Spilling to disk: run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc), %s, %s; PostgreSQL %s\n", runtime.NumCPU(), goVersion(), cpuModel(), pgVersion)
+	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc), %s, %s; PostgreSQL %s; load average at the end %s\n", runtime.NumCPU(), goVersion(), cpuModel(), pgVersion, loadAverage())
 	fmt.Fprintf(&b, "- Command: `go run ./cmd/weirbench -spill %s` (%d interleaved runs); whole run %.0f s\n",
 		strings.Join(filterSpillArgs(os.Args[1:]), " "), c.repeat, elapsed.Seconds())
 	b.WriteString("- weir as a subprocess with its defaults (query memory: a quarter of RAM); PostgreSQL 15 with `max_parallel_workers_per_gather = 0` (one process, as weir) and the same `work_mem`, set per session. Both answers are compared before timing.\n")
@@ -244,6 +244,20 @@ func spillReport(c config, sortRows, groups int, cases []*spillCase, plans map[s
 		}
 	}
 	return b.String()
+}
+
+// loadAverage is /proc/loadavg's 1, 5 and 15 minute figures: how shared
+// the machine was.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " / ")
 }
 
 func filterSpillArgs(args []string) []string {
