@@ -50,6 +50,11 @@ type joinOp struct {
 	out          queue
 	mem          *memAccount
 	level        int // grace-join recursion depth
+	// noRepartition: the parent's partitioning put (nearly) every right
+	// row in this partition (one key, or colliding hashes), so
+	// partitioning again would only rewrite the same rows; the build stays
+	// in memory, against the server's budget.
+	noRepartition bool
 
 	cur *probeCursor // the left batch being probed
 
@@ -120,7 +125,7 @@ func (j *joinOp) buildSide(ctx context.Context) error {
 		if err := j.mem.grow(batchBytes(b)); err != nil {
 			return err
 		}
-		if j.hashed() && j.level < maxSpillLevel && j.mem.overWorkMem() {
+		if j.hashed() && j.level < maxSpillLevel && !j.noRepartition && j.mem.overWorkMem() {
 			return j.partitionBothSides(ctx, buffered)
 		}
 	}
@@ -242,6 +247,12 @@ func (j *joinOp) partitionBothSides(ctx context.Context, buffered []arrow.Record
 		}
 		return err
 	}
+	var rightRows int64
+	for _, r := range rights {
+		if r != nil {
+			rightRows += r.rows
+		}
+	}
 	kind := j.plan.Kind
 	keepLeftOnly := kind == planner.LeftJoin || kind == planner.FullJoin || kind == planner.AntiJoin
 	keepRightOnly := kind == planner.RightJoin || kind == planner.FullJoin
@@ -265,6 +276,7 @@ func (j *joinOp) partitionBothSides(ctx context.Context, buffered []arrow.Record
 		}
 		child := newJoinOp(j.env, j.plan, left, right)
 		child.level = j.level + 1
+		child.noRepartition = r != nil && r.rows*10 >= rightRows*9
 		j.children = append(j.children, child)
 	}
 	return nil

@@ -195,3 +195,23 @@ func TestSortSingleIntKeyStable(t *testing.T) {
 		}
 	}
 }
+
+// TestGraceJoinOneKeyDoesNotRecurse: when every right row has one key,
+// partitioning cannot split them; the join partitions once and then
+// builds that partition in memory instead of rewriting it level after
+// level.
+func TestGraceJoinOneKeyDoesNotRecurse(t *testing.T) {
+	cs := cols("k", types.Int8, "v", types.Text)
+	tables := fakeTables{}
+	left := scanOf(tables, "l", cs, spillInput(100, 1)...)
+	right := scanOf(tables, "r", cs, spillInput(40000, 1)...)
+	plan := &planner.Join{Kind: planner.InnerJoin, Left: left, Right: right,
+		LeftKeys: []expr.Expr{col(0, types.Int8)}, RightKeys: []expr.Expr{col(0, types.Int8)}}
+	a, b, files := runBoth(t, tables, plan)
+	if !slices.Equal(a, b) || len(a) == 0 {
+		t.Fatalf("%d rows in memory, %d spilled", len(a), len(b))
+	}
+	if files == 0 || files > 4 {
+		t.Errorf("%d spill files: want one partitioning pass", files)
+	}
+}
