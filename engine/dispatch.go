@@ -102,14 +102,16 @@ func (s *Session) currentSetting(name string) (string, bool) {
 }
 
 func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Datum) (wire.Result, error) {
-	env := &exec.Env{Tables: s.statementCatalogView(), Ctx: s.exprCtx(params)}
+	mem := s.queryMemory()
+	env := &exec.Env{Tables: s.statementCatalogView(), Ctx: s.exprCtx(params), Memory: mem}
 	batches, err := exec.Run(ctx, env, st.query.Plan)
 	if err != nil {
+		mem.Close()
 		return nil, err
 	}
 	var rows int64
 	for _, b := range batches {
 		rows += b.NumRows()
 	}
-	return &batchResult{cols: st.cols, batches: batches, tag: fmt.Sprintf("SELECT %d", rows)}, nil
+	return &batchResult{cols: st.cols, batches: batches, tag: fmt.Sprintf("SELECT %d", rows), onClose: mem.Close}, nil
 }

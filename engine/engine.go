@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/state"
 	"github.com/weir-sql/weir/wire"
@@ -31,6 +32,9 @@ type Config struct {
 	// table may hold unless its state_memory_limit option says otherwise;
 	// 0 is DefaultStreamingStateMemory, negative is no limit.
 	StreamingStateMemory int64
+	// QueryMemory bounds the memory all batch queries hold together, in
+	// bytes (weir serve --query-memory); 0: no bound.
+	QueryMemory int64
 }
 
 // DefaultStreamingStateMemory is the state memory limit of a streaming
@@ -61,6 +65,9 @@ type Engine struct {
 
 	snapshotRows int64
 	stateLimit   int64 // per streaming table, bytes; <= 0 none
+
+	queryBudget *exec.MemoryBudget // all batch queries' memory
+	tempDir     string             // DATA/tmp: spill files
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -83,8 +90,14 @@ func Open(cfg Config) (*Engine, error) {
 		}
 		return ""
 	})
+	tempDir, err := openTempDir(cfg.DataDir)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
-		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows, stateLimit: cfg.StreamingStateMemory}
+		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows, stateLimit: cfg.StreamingStateMemory,
+		queryBudget: exec.NewMemoryBudget(cfg.QueryMemory), tempDir: tempDir}
 	if e.stateLimit == 0 {
 		e.stateLimit = DefaultStreamingStateMemory
 	}

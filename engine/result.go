@@ -15,6 +15,7 @@ type batchResult struct {
 	batches []arrow.RecordBatch
 	next    int
 	tag     string
+	onClose func() // gives back the statement's memory
 }
 
 var _ wire.Result = (*batchResult)(nil)
@@ -35,7 +36,13 @@ func (r *batchResult) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return nil, nil
 }
 func (r *batchResult) Tag() string { return r.tag }
-func (r *batchResult) Close()      { r.batches = nil }
+func (r *batchResult) Close() {
+	r.batches = nil
+	if r.onClose != nil {
+		r.onClose()
+		r.onClose = nil
+	}
+}
 
 // commandResult is a statement without rows.
 func commandResult(tag string) *batchResult { return &batchResult{tag: tag} }

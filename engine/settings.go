@@ -66,7 +66,7 @@ var settingList = []setting{
 	{name: "synchronous_commit", def: "on", desc: "Sets the current transaction's synchronization level.", vartype: "enum", category: "Write-Ahead Log / Settings"},
 	{name: "row_security", def: "on", desc: "Enable row security.", vartype: "bool", category: "Client Connection Defaults / Statement Behavior"},
 	{name: "jit", def: "off", desc: "Allow JIT compilation.", vartype: "bool", category: "Query Tuning / Other Planner Options"},
-	{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces.", vartype: "integer", category: "Resource Usage / Memory"},
+	{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces.", vartype: "integer", category: "Resource Usage / Memory", check: checkWorkMem},
 	{name: "escape_string_warning", def: "on", desc: "Warn about backslash escapes in ordinary string literals.", vartype: "bool", category: "Version and Platform Compatibility"},
 	{name: "timezone_abbreviations", def: "Default", desc: "Selects a file of time zone abbreviations.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
 	{name: "default_text_search_config", def: "pg_catalog.english", desc: "Sets default text search configuration.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},

@@ -17,7 +17,9 @@ import (
 )
 
 func (s *Session) runInsert(ctx context.Context, st *statement, params []expr.Datum) (wire.Result, error) {
-	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(params)}
+	mem := s.queryMemory()
+	defer mem.Close()
+	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(params), Memory: mem}
 	batches, err := exec.Run(ctx, env, st.insert.Plan)
 	if err != nil {
 		return nil, err

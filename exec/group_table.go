@@ -36,6 +36,9 @@ type groupTable struct {
 	slots  []int32  // open addressing: group number + 1, 0 when empty
 	mask   uint64
 	n      int
+	// keyBytes is the bytes of the stored string keys (and of the kept
+	// values of variable width), for memory accounting.
+	keyBytes int64
 
 	batch   []colVec // the current batch's key columns
 	rowHash []uint64
@@ -190,6 +193,7 @@ func (g *groupTable) insert(i int) (grp int, isNew bool) {
 			s.floats = append(s.floats, b.floats[i])
 		default:
 			s.strs = append(s.strs, strings.Clone(b.strs[i]))
+			g.keyBytes += int64(len(b.strs[i]))
 		}
 		if g.keepValues {
 			appendValue(g.values[c], g.batchArrs[c], i)
@@ -199,6 +203,26 @@ func (g *groupTable) insert(i int) (grp int, isNew bool) {
 		g.grow()
 	}
 	return grp, true
+}
+
+// bytes estimates the memory the table holds: slots, hashes, the stored
+// keys (8 bytes a fixed-width value, a string's header and bytes) and the
+// kept first-seen values (about as much again).
+func (g *groupTable) bytes() int64 {
+	perGroup := int64(8) // hash
+	for _, t := range g.types {
+		switch kindOf(t, false) {
+		case kindInt, kindFloat:
+			perGroup += 9
+		default:
+			perGroup += 17
+		}
+	}
+	n := int64(len(g.slots))*4 + int64(g.n)*perGroup + g.keyBytes
+	if g.keepValues {
+		n += int64(g.n)*perGroup + g.keyBytes
+	}
+	return n
 }
 
 func (g *groupTable) grow() {

@@ -17,13 +17,27 @@ import (
 // one group) and then emits one row per group: the key values, then one
 // column per aggregate. Without GROUP BY there is exactly one group, even
 // for an empty input.
+//
+// Past work_mem it stops adding groups (as PostgreSQL's hash aggregation
+// does): rows of groups it already holds are still aggregated, rows of new
+// groups are written to spill partitions by their key's hash. Each group is
+// then whole in one place, in memory or in one partition, so every
+// aggregate (DISTINCT, ORDER BY, collecting ones) is computed from all its
+// rows exactly as without spilling. After the in-memory groups are emitted,
+// each partition is aggregated the same way by a child operator reading
+// the file, which may spill again on the next bits of the hash.
 type hashAggregateOp struct {
 	env    *Env
 	plan   *planner.Aggregate
 	input  Operator
 	schema *arrow.Schema
+	level  int // spill recursion depth: which hash bits pick partitions
 	done   bool
 	out    queue
+	mem    *memAccount
+
+	partitions []*spillFile // spilled groups, aggregated after the in-memory ones
+	child      *hashAggregateOp
 }
 
 var _ Operator = (*hashAggregateOp)(nil)
@@ -32,6 +46,8 @@ var _ Operator = (*hashAggregateOp)(nil)
 // applied here before rows reach the accumulator.
 type aggInput struct {
 	call     *planner.AggCall
+	collects bool  // the state grows with the rows (array_agg, string_agg, ...)
+	rowBytes int64 // bytes of buffered or collected argument values
 	acc      expr.Accumulator
 	distinct *groupTable // over (group, args...)
 	ordered  []arrow.RecordBatch
@@ -44,6 +60,10 @@ func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "aggregate %s is not available", call.Name)
 	}
 	a := &aggInput{call: call, acc: call.Agg.Overload.New(call.Agg.ArgTypes, call.Agg.Ret)}
+	switch call.Name {
+	case "array_agg", "string_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+		a.collects = true
+	}
 	if call.Distinct {
 		ts := []types.T{types.Int8}
 		for _, e := range call.Args {
@@ -71,6 +91,11 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 		return err
 	}
 	if a.call.Filter == nil && a.distinct == nil && a.orderSch == nil {
+		if a.collects {
+			for _, arg := range args {
+				a.rowBytes += arrayBytes(arg.Data())
+			}
+		}
 		return a.acc.Update(ectx, groups, args)
 	}
 	mem := ectx.Allocator()
@@ -129,8 +154,15 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 			}
 			cols = append(cols, arr)
 		}
-		a.ordered = append(a.ordered, array.NewRecordBatch(a.orderSch, cols, int64(groupArr.Len())))
+		b := array.NewRecordBatch(a.orderSch, cols, int64(groupArr.Len()))
+		a.rowBytes += batchBytes(b)
+		a.ordered = append(a.ordered, b)
 		return nil
+	}
+	if a.collects {
+		for _, arg := range args {
+			a.rowBytes += arrayBytes(arg.Data())
+		}
 	}
 	if all {
 		return a.acc.Update(ectx, groups, args)
@@ -147,6 +179,12 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 
 // finish feeds buffered ordered input and returns the results.
 func (a *aggInput) finish(ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
+	return a.finishCancellable(context.Background(), nil, ectx, ngroups)
+}
+
+// finishCancellable is finish for a batch query, whose sort of ordered
+// input stops when the statement is cancelled.
+func (a *aggInput) finishCancellable(ctx context.Context, env *Env, ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
 	if a.orderSch != nil && len(a.ordered) > 0 {
 		mem := ectx.Allocator()
 		all, err := concatBatches(mem, a.orderSch, a.ordered)
@@ -164,7 +202,9 @@ func (a *aggInput) finish(ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
 		for i := range order {
 			order[i] = int32(i)
 		}
-		sorter.sort(order)
+		if err := sorter.sort(ctx, env, order); err != nil {
+			return nil, err
+		}
 		for s := 0; s < len(order); s += BatchSize {
 			idx := order[s:min(s+BatchSize, len(order))]
 			groups := make([]uint32, len(idx))
@@ -184,6 +224,19 @@ func (a *aggInput) finish(ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
 	return a.acc.Finish(ectx, ngroups)
 }
 
+// aggStateBytes is what one group's state of an aggregate is taken to
+// hold (a count, a sum and its flags; a numeric's digits).
+const aggStateBytes = 32
+
+// bytes estimates the memory the aggregate's state holds for ngroups.
+func (a *aggInput) bytes(ngroups int) int64 {
+	n := int64(ngroups)*aggStateBytes + a.rowBytes
+	if a.distinct != nil {
+		n += a.distinct.bytes()
+	}
+	return n
+}
+
 func groupsArray(mem memory.Allocator, groups []uint32) arrow.Array {
 	b := array.NewInt64Builder(mem)
 	defer b.Release()
@@ -196,6 +249,7 @@ func groupsArray(mem memory.Allocator, groups []uint32) arrow.Array {
 
 func (h *hashAggregateOp) consume(ctx context.Context) error {
 	ectx := h.env.exprCtx()
+	h.mem = newMemAccount(h.env, "HashAggregate")
 	inputs := make([]*aggInput, len(h.plan.Aggs))
 	for i := range h.plan.Aggs {
 		a, err := newAggInput(ectx, &h.plan.Aggs[i])
@@ -212,7 +266,15 @@ func (h *hashAggregateOp) consume(ctx context.Context) error {
 		}
 		table = newGroupTable(ectx.Allocator(), ts, true)
 	}
+	inSchema := planner.Schema(h.plan.Input.Columns())
+	var spill *partitionWriters // set once past work_mem
+	defer func() {
+		if spill != nil {
+			spill.abandon()
+		}
+	}()
 	var groups []uint32
+	var kept, spilled []int32
 	for {
 		if err := checkCancel(ctx, h.env); err != nil {
 			return err
@@ -235,9 +297,34 @@ func (h *hashAggregateOp) consume(ctx context.Context) error {
 				return err
 			}
 			table.prepare(keys)
-			for i := range groups {
-				g, _ := table.insert(i)
-				groups[i] = uint32(g)
+			if spill == nil {
+				for i := range groups {
+					g, _ := table.insert(i)
+					groups[i] = uint32(g)
+				}
+			} else {
+				// Spilling: only groups already held take rows.
+				kept, spilled = kept[:0], spilled[:0]
+				groups = groups[:0]
+				for i := 0; i < n; i++ {
+					if g := table.find(i); g >= 0 {
+						kept = append(kept, int32(i))
+						groups = append(groups, uint32(g))
+					} else {
+						spilled = append(spilled, int32(i))
+					}
+				}
+				if len(spilled) > 0 {
+					if err := spill.add(withSchema(inSchema, in), table.rowHash, spilled); err != nil {
+						return err
+					}
+				}
+				if len(kept) == 0 {
+					continue
+				}
+				if len(kept) < n {
+					in = takeBatch(ectx.Allocator(), in.Schema(), in, kept)
+				}
 			}
 		} else {
 			clear(groups)
@@ -247,6 +334,29 @@ func (h *hashAggregateOp) consume(ctx context.Context) error {
 				return err
 			}
 		}
+		ngroups := 1
+		var held int64
+		if table != nil {
+			ngroups = table.n
+			held = table.bytes()
+		}
+		for _, a := range inputs {
+			held += a.bytes(ngroups)
+		}
+		if err := h.mem.resize(held); err != nil {
+			return err
+		}
+		if spill == nil && table != nil && h.level < maxSpillLevel && h.mem.overWorkMem() {
+			spill = &partitionWriters{env: h.env, what: "agg-partition", schema: inSchema, level: h.level}
+		}
+	}
+	if spill != nil {
+		parts, err := spill.finish()
+		spill = nil
+		if err != nil {
+			return err
+		}
+		h.partitions = parts
 	}
 	ngroups := 1
 	var cols []arrow.Array
@@ -255,7 +365,10 @@ func (h *hashAggregateOp) consume(ctx context.Context) error {
 		cols = table.keyArrays()
 	}
 	for _, a := range inputs {
-		arr, err := a.finish(ectx, ngroups)
+		if err := checkCancel(ctx, h.env); err != nil {
+			return err
+		}
+		arr, err := a.finishCancellable(ctx, h.env, ectx, ngroups)
 		if err != nil {
 			return err
 		}
@@ -278,7 +391,44 @@ func (h *hashAggregateOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	return h.out.pop(), nil
+	for {
+		if b := h.out.pop(); b != nil {
+			return b, nil
+		}
+		// The in-memory groups are out: give their memory back before the
+		// partitions are aggregated one after the other.
+		if h.mem != nil {
+			h.mem.releaseAll()
+		}
+		if h.child != nil {
+			b, err := h.child.Next(ctx)
+			if err != nil || b != nil {
+				return b, err
+			}
+			h.child.Close()
+			h.child = nil
+		}
+		if len(h.partitions) == 0 {
+			return nil, nil
+		}
+		f := h.partitions[0]
+		h.partitions = h.partitions[1:]
+		h.child = &hashAggregateOp{env: h.env, plan: h.plan, schema: h.schema, level: h.level + 1,
+			input: &spillScanOp{env: h.env, file: f}}
+	}
 }
 
-func (h *hashAggregateOp) Close() { h.input.Close() }
+func (h *hashAggregateOp) Close() {
+	h.input.Close()
+	if h.child != nil {
+		h.child.Close()
+		h.child = nil
+	}
+	for _, f := range h.partitions {
+		f.remove()
+	}
+	h.partitions = nil
+	if h.mem != nil {
+		h.mem.releaseAll()
+	}
+}

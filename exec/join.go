@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -20,6 +21,16 @@ import (
 //
 // Unmatched left rows (LEFT, FULL, ANTI) are emitted when their left batch
 // is done; unmatched right rows (RIGHT, FULL) after the whole left input.
+//
+// A left batch is probed a chunk at a time, one chunk per call of Next, so
+// that a join with a huge output (a cross join) streams in bounded memory.
+// The right side's rows count against work_mem; past it a hash join turns
+// into a grace hash join: both sides are written to spill partitions by
+// their keys' hash and each pair of partitions is joined by a child joinOp
+// (which may partition again on the next bits of the hash). A NULL key
+// never matches, so such rows go to partition 0, where they come out
+// unmatched as the join kind wants. A nested-loop join cannot partition:
+// its right side fails with 53200 past the server's query memory.
 type joinOp struct {
 	env          *Env
 	plan         *planner.Join
@@ -37,6 +48,32 @@ type joinOp struct {
 	buildMatched []bool
 	probe        *groupTable // shares the key types; loads left keys per batch
 	out          queue
+	mem          *memAccount
+	level        int // grace-join recursion depth
+	// noRepartition: the parent's partitioning put (nearly) every right
+	// row in this partition (one key, or colliding hashes), so
+	// partitioning again would only rewrite the same rows; the build stays
+	// in memory, against the server's budget.
+	noRepartition bool
+
+	cur *probeCursor // the left batch being probed
+
+	// Grace hash join: the partition pairs still to join, and the one
+	// being joined.
+	graced   bool
+	children []*joinOp
+	child    *joinOp
+}
+
+// probeCursor is the position in the candidate pairs of one left batch.
+type probeCursor struct {
+	in          arrow.RecordBatch
+	n           int
+	rowGroup    []int32 // hash join: group of each left row, -1 = none
+	leftMatched []bool
+	i           int   // left row
+	r           int32 // its next candidate right row, -1 = none
+	li, ri      []int32
 }
 
 var _ Operator = (*joinOp)(nil)
@@ -58,7 +95,41 @@ func (j *joinOp) hashed() bool { return len(j.plan.LeftKeys) > 0 }
 
 func (j *joinOp) buildSide(ctx context.Context) error {
 	ectx := j.env.exprCtx()
-	all, err := drain(ctx, j.env, j.right, j.rightSchema)
+	name := "NestedLoop join"
+	if j.hashed() {
+		name = "HashJoin"
+		if len(j.plan.LeftKeys) != len(j.plan.RightKeys) {
+			return sqlerr.New(sqlerr.InternalError, "join has %d left keys and %d right keys", len(j.plan.LeftKeys), len(j.plan.RightKeys))
+		}
+	}
+	j.mem = newMemAccount(j.env, name)
+	var buffered []arrow.RecordBatch
+	defer func() {
+		for _, b := range buffered {
+			b.Release()
+		}
+	}()
+	for {
+		if err := checkCancel(ctx, j.env); err != nil {
+			return err
+		}
+		b, err := j.right.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		b.Retain()
+		buffered = append(buffered, b)
+		if err := j.mem.grow(batchBytes(b)); err != nil {
+			return err
+		}
+		if j.hashed() && j.level < maxSpillLevel && !j.noRepartition && j.mem.overWorkMem() {
+			return j.partitionBothSides(ctx, buffered)
+		}
+	}
+	all, err := concatBatches(ectx.Allocator(), j.rightSchema, buffered)
 	if err != nil {
 		return err
 	}
@@ -71,13 +142,7 @@ func (j *joinOp) buildSide(ctx context.Context) error {
 	if !j.hashed() {
 		return nil
 	}
-	if len(j.plan.LeftKeys) != len(j.plan.RightKeys) {
-		return sqlerr.New(sqlerr.InternalError, "join has %d left keys and %d right keys", len(j.plan.LeftKeys), len(j.plan.RightKeys))
-	}
-	ts := make([]types.T, len(j.plan.RightKeys))
-	for i, e := range j.plan.RightKeys {
-		ts[i] = e.Type()
-	}
+	ts := j.keyTypes()
 	j.table = newGroupTable(ectx.Allocator(), ts, false)
 	keys, err := evalAll(ectx, j.plan.RightKeys, all)
 	if err != nil {
@@ -87,6 +152,11 @@ func (j *joinOp) buildSide(ctx context.Context) error {
 	j.nextRow = make([]int32, n)
 	// Insert in reverse so that each group's chain lists rows in input order.
 	for i := n - 1; i >= 0; i-- {
+		if i%(64*BatchSize) == 0 {
+			if err := checkCancel(ctx, j.env); err != nil {
+				return err
+			}
+		}
 		j.nextRow[i] = -1
 		if j.table.rowHasNull(i) {
 			continue
@@ -100,84 +170,202 @@ func (j *joinOp) buildSide(ctx context.Context) error {
 		}
 	}
 	j.probe = j.table
+	return j.mem.grow(j.table.bytes() + int64(n)*5 + int64(len(j.firstRow))*4)
+}
+
+func (j *joinOp) keyTypes() []types.T {
+	ts := make([]types.T, len(j.plan.RightKeys))
+	for i, e := range j.plan.RightKeys {
+		ts[i] = e.Type()
+	}
+	return ts
+}
+
+// partitionBothSides turns the join into a grace hash join: the right rows
+// read so far and the rest of both inputs go to spill partitions, and a
+// child join per partition pair makes the output.
+func (j *joinOp) partitionBothSides(ctx context.Context, buffered []arrow.RecordBatch) error {
+	j.graced = true
+	rightParts := &partitionWriters{env: j.env, what: "join-right", schema: j.rightSchema, level: j.level}
+	leftParts := &partitionWriters{env: j.env, what: "join-left", schema: j.leftSchema, level: j.level}
+	defer rightParts.abandon()
+	defer leftParts.abandon()
+	table := newGroupTable(j.env.exprCtx().Allocator(), j.keyTypes(), false)
+	var sel []int32
+	write := func(p *partitionWriters, keyExprs []expr.Expr, schema *arrow.Schema, b arrow.RecordBatch) error {
+		keys, err := evalAll(j.env.exprCtx(), keyExprs, b)
+		if err != nil {
+			return err
+		}
+		table.prepare(keys)
+		sel = sel[:0]
+		for i := range table.rowHash {
+			if table.rowHasNull(i) {
+				table.rowHash[i] = 0 // never matches: partition 0
+			}
+			sel = append(sel, int32(i))
+		}
+		return p.add(withSchema(schema, b), table.rowHash, sel)
+	}
+	for _, b := range buffered {
+		if err := write(rightParts, j.plan.RightKeys, j.rightSchema, b); err != nil {
+			return err
+		}
+	}
+	j.mem.releaseAll()
+	for side, in := range []Operator{j.right, j.left} {
+		parts, keyExprs, schema := rightParts, j.plan.RightKeys, j.rightSchema
+		if side == 1 {
+			parts, keyExprs, schema = leftParts, j.plan.LeftKeys, j.leftSchema
+		}
+		for {
+			if err := checkCancel(ctx, j.env); err != nil {
+				return err
+			}
+			b, err := in.Next(ctx)
+			if err != nil {
+				return err
+			}
+			if b == nil {
+				break
+			}
+			if err := write(parts, keyExprs, schema, b); err != nil {
+				return err
+			}
+		}
+	}
+	rights, err := rightParts.finishByIndex()
+	if err != nil {
+		return err
+	}
+	lefts, err := leftParts.finishByIndex()
+	if err != nil {
+		for _, f := range rights {
+			if f != nil {
+				f.remove()
+			}
+		}
+		return err
+	}
+	var rightRows int64
+	for _, r := range rights {
+		if r != nil {
+			rightRows += r.rows
+		}
+	}
+	kind := j.plan.Kind
+	keepLeftOnly := kind == planner.LeftJoin || kind == planner.FullJoin || kind == planner.AntiJoin
+	keepRightOnly := kind == planner.RightJoin || kind == planner.FullJoin
+	for k := range rights {
+		l, r := lefts[k], rights[k]
+		if (l == nil && (r == nil || !keepRightOnly)) || (r == nil && !keepLeftOnly) {
+			if l != nil {
+				l.remove()
+			}
+			if r != nil {
+				r.remove()
+			}
+			continue
+		}
+		var left, right Operator = emptyOp{}, emptyOp{}
+		if l != nil {
+			left = &spillScanOp{env: j.env, file: l}
+		}
+		if r != nil {
+			right = &spillScanOp{env: j.env, file: r}
+		}
+		child := newJoinOp(j.env, j.plan, left, right)
+		child.level = j.level + 1
+		child.noRepartition = r != nil && r.rows*10 >= rightRows*9
+		j.children = append(j.children, child)
+	}
 	return nil
 }
 
-// probeBatch joins one left batch and queues the output.
-func (j *joinOp) probeBatch(ctx context.Context, in arrow.RecordBatch) error {
+// emptyOp is an input without rows (an empty spill partition).
+type emptyOp struct{}
+
+func (emptyOp) Next(context.Context) (arrow.RecordBatch, error) { return nil, nil }
+func (emptyOp) Close()                                          {}
+
+// startProbe sets up the probing of one left batch.
+func (j *joinOp) startProbe(in arrow.RecordBatch) error {
 	ectx := j.env.exprCtx()
-	mem := ectx.Allocator()
 	n := int(in.NumRows())
-	kind := j.plan.Kind
-	var rowGroup []int32 // hash join: group of each left row, -1 = none
+	c := &probeCursor{in: in, n: n, leftMatched: make([]bool, n), r: -1}
 	if j.hashed() {
 		keys, err := evalAll(ectx, j.plan.LeftKeys, in)
 		if err != nil {
 			return err
 		}
-		rowGroup = make([]int32, n)
+		c.rowGroup = make([]int32, n)
 		if j.table.n > 0 {
 			j.probe.prepare(keys)
 		}
 		for i := 0; i < n; i++ {
-			rowGroup[i] = -1
+			c.rowGroup[i] = -1
 			if j.table.n > 0 && !j.probe.rowHasNull(i) {
-				rowGroup[i] = int32(j.probe.find(i))
+				c.rowGroup[i] = int32(j.probe.find(i))
 			}
 		}
 	}
-	leftMatched := make([]bool, n)
-	buildN := int32(j.build.NumRows())
-	var li, ri []int32
-	// Cursor over candidate pairs: left row i, right row r (next candidate).
-	i, r := 0, int32(-1)
-	startRow := func(i int) int32 {
-		if rowGroup != nil {
-			if g := rowGroup[i]; g >= 0 {
-				return j.firstRow[g]
-			}
-			return -1
-		}
-		if buildN == 0 {
-			return -1
-		}
-		return 0
+	if n > 0 {
+		c.r = j.startRow(c, 0)
 	}
-	nextCand := func(r int32) int32 {
-		if rowGroup != nil {
-			return j.nextRow[r]
-		}
-		if r+1 < buildN {
-			return r + 1
+	j.cur = c
+	return nil
+}
+
+// startRow is the first candidate right row of left row i, -1 if none.
+func (j *joinOp) startRow(c *probeCursor, i int) int32 {
+	if c.rowGroup != nil {
+		if g := c.rowGroup[i]; g >= 0 {
+			return j.firstRow[g]
 		}
 		return -1
 	}
-	semi := kind == planner.SemiJoin || kind == planner.AntiJoin
-	if n > 0 {
-		r = startRow(0)
+	if j.build.NumRows() == 0 {
+		return -1
 	}
-	for i < n {
-		li, ri = li[:0], ri[:0]
-		for i < n && len(li) < BatchSize {
-			if r < 0 || (semi && leftMatched[i]) {
-				i++
-				if i < n {
-					r = startRow(i)
-				}
-				continue
+	return 0
+}
+
+// nextCand is the candidate after right row r.
+func (j *joinOp) nextCand(c *probeCursor, r int32) int32 {
+	if c.rowGroup != nil {
+		return j.nextRow[r]
+	}
+	if int64(r)+1 < j.build.NumRows() {
+		return r + 1
+	}
+	return -1
+}
+
+// stepProbe checks the next chunk of at most BatchSize candidate pairs of
+// the current left batch and queues its output; when the batch is done it
+// queues the left rows its match status decides and clears j.cur.
+func (j *joinOp) stepProbe() error {
+	ectx := j.env.exprCtx()
+	mem := ectx.Allocator()
+	c := j.cur
+	kind := j.plan.Kind
+	semi := kind == planner.SemiJoin || kind == planner.AntiJoin
+	c.li, c.ri = c.li[:0], c.ri[:0]
+	for c.i < c.n && len(c.li) < BatchSize {
+		if c.r < 0 || (semi && c.leftMatched[c.i]) {
+			c.i++
+			if c.i < c.n {
+				c.r = j.startRow(c, c.i)
 			}
-			li = append(li, int32(i))
-			ri = append(ri, r)
-			r = nextCand(r)
+			continue
 		}
-		if len(li) == 0 {
-			break
-		}
-		if err := checkCancel(ctx, j.env); err != nil {
-			return err
-		}
-		pair := j.pairBatch(in, li, ri)
-		keep := li[:0:0]
+		c.li = append(c.li, int32(c.i))
+		c.ri = append(c.ri, c.r)
+		c.r = j.nextCand(c, c.r)
+	}
+	if len(c.li) > 0 {
+		pair := j.pairBatch(c.in, c.li, c.ri)
+		keep := c.li[:0:0]
 		if j.plan.Cond != nil {
 			arr, err := j.plan.Cond.Eval(ectx, pair)
 			if err != nil {
@@ -189,35 +377,39 @@ func (j *joinOp) probeBatch(ctx context.Context, in arrow.RecordBatch) error {
 			}
 			keep = selectTrue(pred, keep)
 		} else {
-			for p := range li {
+			for p := range c.li {
 				keep = append(keep, int32(p))
 			}
 		}
 		for _, p := range keep {
-			leftMatched[li[p]] = true
+			c.leftMatched[c.li[p]] = true
 			if j.buildMatched != nil {
-				j.buildMatched[ri[p]] = true
+				j.buildMatched[c.ri[p]] = true
 			}
 		}
 		if !semi && len(keep) > 0 {
-			if len(keep) == len(li) {
+			if len(keep) == len(c.li) {
 				j.out.push(withSchema(j.schema, pair))
 			} else {
 				j.out.push(takeBatch(mem, j.schema, pair, keep))
 			}
 		}
+		if c.i < c.n {
+			return nil
+		}
 	}
+	j.cur = nil
 	// Left rows decided by their match status.
 	var rows []int32
 	switch kind {
 	case planner.SemiJoin:
-		for i, m := range leftMatched {
+		for i, m := range c.leftMatched {
 			if m {
 				rows = append(rows, int32(i))
 			}
 		}
 	case planner.AntiJoin, planner.LeftJoin, planner.FullJoin:
-		for i, m := range leftMatched {
+		for i, m := range c.leftMatched {
 			if !m {
 				rows = append(rows, int32(i))
 			}
@@ -228,14 +420,14 @@ func (j *joinOp) probeBatch(ctx context.Context, in arrow.RecordBatch) error {
 	for s := 0; s < len(rows); s += BatchSize {
 		idx := rows[s:min(s+BatchSize, len(rows))]
 		if semi {
-			j.out.push(takeBatch(mem, j.schema, in, idx))
+			j.out.push(takeBatch(mem, j.schema, c.in, idx))
 			continue
 		}
 		none := make([]int32, len(idx))
 		for k := range none {
 			none[k] = -1
 		}
-		j.out.push(j.pairBatch(in, idx, none))
+		j.out.push(j.pairBatch(c.in, idx, none))
 	}
 	return nil
 }
@@ -288,15 +480,24 @@ func (j *joinOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
+	if j.graced {
+		return j.nextFromPartitions(ctx)
+	}
 	for {
 		if b := j.out.pop(); b != nil {
 			return b, nil
 		}
-		if j.leftDone {
-			return nil, nil
-		}
 		if err := checkCancel(ctx, j.env); err != nil {
 			return nil, err
+		}
+		if j.cur != nil {
+			if err := j.stepProbe(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if j.leftDone {
+			return nil, nil
 		}
 		in, err := j.left.Next(ctx)
 		if err != nil {
@@ -309,9 +510,28 @@ func (j *joinOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			continue
 		}
-		if err := j.probeBatch(ctx, in); err != nil {
+		if err := j.startProbe(in); err != nil {
 			return nil, err
 		}
+	}
+}
+
+// nextFromPartitions runs the partition pairs' joins one after the other.
+func (j *joinOp) nextFromPartitions(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if j.child != nil {
+			b, err := j.child.Next(ctx)
+			if err != nil || b != nil {
+				return b, err
+			}
+			j.child.Close()
+			j.child = nil
+		}
+		if len(j.children) == 0 {
+			return nil, nil
+		}
+		j.child = j.children[0]
+		j.children = j.children[1:]
 	}
 }
 
@@ -321,5 +541,16 @@ func (j *joinOp) Close() {
 	if j.build != nil {
 		j.build.Release()
 		j.build = nil
+	}
+	if j.child != nil {
+		j.child.Close()
+		j.child = nil
+	}
+	for _, c := range j.children {
+		c.Close()
+	}
+	j.children = nil
+	if j.mem != nil {
+		j.mem.releaseAll()
 	}
 }

@@ -41,11 +41,16 @@ type TableSource interface {
 }
 
 // Env is what running a plan needs besides the plan: where table rows come
-// from and the expression context (parameters, session settings, outer
-// rows of correlated subqueries).
+// from, the expression context (parameters, session settings, outer rows
+// of correlated subqueries) and the query's memory account.
 type Env struct {
 	Tables TableSource
 	Ctx    *expr.Ctx
+	// Memory is the query's memory account: work_mem per operator, the
+	// server's query memory, the spill directory. nil: no bounds and no
+	// spilling (operator tests, streaming jobs, which bound their state
+	// themselves).
+	Memory *QueryMemory
 }
 
 // Run builds the operator tree of plan and collects all its output. The
@@ -56,13 +61,20 @@ func Run(ctx context.Context, env *Env, plan planner.Node) ([]arrow.RecordBatch,
 		return nil, err
 	}
 	defer op.Close()
+	// The collected result is held until it is sent: it counts against the
+	// server's query memory (not against work_mem: it cannot spill).
+	result := newMemAccount(env, "the query result")
 	var out []arrow.RecordBatch
 	for {
 		b, err := op.Next(ctx)
+		if err == nil && b != nil {
+			err = result.grow(batchBytes(b))
+		}
 		if err != nil {
 			for _, o := range out {
 				o.Release()
 			}
+			result.releaseAll()
 			return nil, err
 		}
 		if b == nil {

@@ -2,9 +2,10 @@ package exec
 
 import (
 	"context"
-	"slices"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
@@ -66,39 +67,61 @@ func (s *rowSorter) compare(i, j int) int {
 	return 0
 }
 
-// sort orders idx (row positions) stably.
-func (s *rowSorter) sort(idx []int32) {
-	if len(s.vecs) == 1 && s.vecs[0].kind == kindInt && s.vecs[0].nulls == nil {
-		// The common single integer key: compare the values directly.
-		vals, desc := s.vecs[0].ints, s.keys[0].Desc
-		slices.SortStableFunc(idx, func(a, b int32) int {
-			x, y := vals[a], vals[b]
-			if desc {
-				x, y = y, x
-			}
-			if x < y {
-				return -1
-			}
-			if x > y {
-				return 1
-			}
-			return 0
-		})
-		return
-	}
-	slices.SortStableFunc(idx, func(a, b int32) int { return s.compare(int(a), int(b)) })
+// intSortKey is one row of a sort on a single integer key.
+type intSortKey struct {
+	v   int64
+	row int32
 }
 
-// sortOp materialises its input, sorts it stably, and emits it in batches.
+// sort orders idx (row positions, ascending) stably; it stops with 57014 when the
+// statement is cancelled.
+func (s *rowSorter) sort(ctx context.Context, env *Env, idx []int32) error {
+	if len(s.vecs) == 1 && s.vecs[0].kind == kindInt && s.vecs[0].nulls == nil {
+		// The common single integer key: sort (value, row) pairs, which
+		// sit together in memory, instead of rows that point at values
+		// scattered over the column. ^v orders descending; the row breaks
+		// ties, so the order is stable.
+		vals, desc := s.vecs[0].ints, s.keys[0].Desc
+		pairs := make([]intSortKey, len(idx))
+		for k, r := range idx {
+			v := vals[r]
+			if desc {
+				v = ^v
+			}
+			pairs[k] = intSortKey{v: v, row: r}
+		}
+		err := sortTotal(ctx, env, pairs, func(a, b intSortKey) int {
+			if a.v != b.v {
+				if a.v < b.v {
+					return -1
+				}
+				return 1
+			}
+			return int(a.row - b.row)
+		})
+		for k := range pairs {
+			idx[k] = pairs[k].row
+		}
+		return err
+	}
+	return sortStable(ctx, env, idx, func(a, b int32) int { return s.compare(int(a), int(b)) })
+}
+
+// sortOp sorts its input stably and emits it in batches. It buffers its
+// input while it fits in work_mem; past that it sorts what it holds into a
+// run on disk and starts over, and at the end merges the runs (an external
+// merge sort, as PostgreSQL's tuplesort does).
 type sortOp struct {
 	env    *Env
 	plan   *planner.Sort
 	input  Operator
 	schema *arrow.Schema
+	mem    *memAccount
 	done   bool
 	all    arrow.RecordBatch
 	order  []int32
 	pos    int
+	merge  *runMerger // set when the input spilled
 }
 
 var _ Operator = (*sortOp)(nil)
@@ -110,20 +133,12 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	ectx := s.env.exprCtx()
 	if !s.done {
 		s.done = true
-		all, err := drain(ctx, s.env, s.input, s.schema)
-		if err != nil {
+		if err := s.consume(ctx); err != nil {
 			return nil, err
 		}
-		s.all = all
-		var sorter rowSorter
-		if err := sorter.load(ectx, s.plan.Keys, all); err != nil {
-			return nil, err
-		}
-		s.order = make([]int32, all.NumRows())
-		for i := range s.order {
-			s.order[i] = int32(i)
-		}
-		sorter.sort(s.order)
+	}
+	if s.merge != nil {
+		return s.merge.next(ctx)
 	}
 	if s.pos >= len(s.order) {
 		return nil, nil
@@ -134,11 +149,170 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return out, nil
 }
 
+// consume reads the whole input: into memory, or into sorted runs.
+func (s *sortOp) consume(ctx context.Context) error {
+	s.mem = newMemAccount(s.env, "Sort")
+	var buffered []arrow.RecordBatch
+	defer func() {
+		for _, b := range buffered {
+			b.Release()
+		}
+	}()
+	var runs []*spillFile
+	for {
+		if err := checkCancel(ctx, s.env); err != nil {
+			return err
+		}
+		b, err := s.input.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		b.Retain()
+		buffered = append(buffered, b)
+		if err := s.mem.grow(batchBytes(b)); err != nil {
+			return err
+		}
+		if s.mem.overWorkMem() {
+			run, err := s.writeRun(ctx, buffered)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, run)
+			for _, b := range buffered {
+				b.Release()
+			}
+			buffered = buffered[:0]
+			s.mem.releaseAll()
+		}
+	}
+	if len(runs) == 0 {
+		all, err := concatBatches(s.env.exprCtx().Allocator(), s.schema, buffered)
+		if err != nil {
+			return err
+		}
+		s.all = all
+		order, err := s.sortBatch(ctx, all)
+		if err != nil {
+			return err
+		}
+		s.order = order
+		return nil
+	}
+	if len(buffered) > 0 {
+		run, err := s.writeRun(ctx, buffered)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
+		s.mem.releaseAll()
+	}
+	m, err := newRunMerger(ctx, s.env, s.plan.Keys, s.schema, runs, s.mem)
+	if err != nil {
+		for _, r := range runs {
+			r.remove()
+		}
+		return err
+	}
+	s.merge = m
+	return nil
+}
+
+// sortBatch returns the rows of all in sort order.
+func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32, error) {
+	var sorter rowSorter
+	if err := sorter.load(s.env.exprCtx(), s.plan.Keys, all); err != nil {
+		return nil, err
+	}
+	// The order, and each key's typed vector (8 or 16 bytes a row).
+	if err := s.mem.grow(int64(all.NumRows()) * int64(4+16*len(s.plan.Keys))); err != nil {
+		return nil, err
+	}
+	order := make([]int32, all.NumRows())
+	for i := range order {
+		order[i] = int32(i)
+	}
+	return order, sorter.sort(ctx, s.env, order)
+}
+
+// writeRun sorts the buffered batches and writes them to a run file, with
+// the evaluated sort keys as extra columns so that merging compares the
+// very values the run was sorted by.
+func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*spillFile, error) {
+	mem := s.env.exprCtx().Allocator()
+	all, err := concatBatches(mem, s.schema, buffered)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	keys, err := evalAll(s.env.exprCtx(), sortKeyExprs(s.plan.Keys), all)
+	if err != nil {
+		return nil, err
+	}
+	var sorter rowSorter
+	sorter.loadArrays(s.plan.Keys, keys)
+	order := make([]int32, all.NumRows())
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if err := sorter.sort(ctx, s.env, order); err != nil {
+		return nil, err
+	}
+	runSchema := sortRunSchema(s.schema, s.plan.Keys)
+	cols := append(append([]arrow.Array{}, all.Columns()...), keys...)
+	withKeys := array.NewRecordBatch(runSchema, cols, all.NumRows())
+	defer withKeys.Release()
+	w, err := newSpillWriter(s.env.Memory, "sort-run", runSchema)
+	if err != nil {
+		return nil, err
+	}
+	for st := 0; st < len(order); st += BatchSize {
+		if err := checkCancel(ctx, s.env); err != nil {
+			w.abandon()
+			return nil, err
+		}
+		b := takeBatch(mem, runSchema, withKeys, order[st:min(st+BatchSize, len(order))])
+		err := w.write(b)
+		b.Release()
+		if err != nil {
+			w.abandon()
+			return nil, err
+		}
+	}
+	return w.finish()
+}
+
+func sortKeyExprs(keys []planner.SortKey) []expr.Expr {
+	out := make([]expr.Expr, len(keys))
+	for i, k := range keys {
+		out[i] = k.Expr
+	}
+	return out
+}
+
+// sortRunSchema is a run's schema: the sorted rows' columns, then the keys.
+func sortRunSchema(schema *arrow.Schema, keys []planner.SortKey) *arrow.Schema {
+	fields := append([]arrow.Field{}, schema.Fields()...)
+	for i, k := range keys {
+		fields = append(fields, arrow.Field{Name: "sort_key_" + strconv.Itoa(i), Type: k.Expr.Type().Arrow(), Nullable: true})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
 func (s *sortOp) Close() {
 	s.input.Close()
 	if s.all != nil {
 		s.all.Release()
 		s.all = nil
+	}
+	if s.merge != nil {
+		s.merge.close()
+		s.merge = nil
+	}
+	if s.mem != nil {
+		s.mem.releaseAll()
 	}
 }
 

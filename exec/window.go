@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -30,6 +29,7 @@ type windowOp struct {
 	schema *arrow.Schema
 	done   bool
 	out    queue
+	spill  windowSpill // buffering within work_mem: spill_window.go
 }
 
 var _ Operator = (*windowOp)(nil)
@@ -40,9 +40,13 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if !w.done {
 		w.done = true
-		in, err := drain(ctx, w.env, w.input, planner.Schema(w.plan.Input.Columns()))
+		w.spill.ctx = ctx
+		in, err := w.buffer(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if in == nil { // spilled to partitions
+			return w.nextPartition(ctx)
 		}
 		cols := append([]arrow.Array{}, in.Columns()...)
 		for i := range w.plan.Calls {
@@ -57,7 +61,10 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, cols, in.NumRows()))...)
 	}
-	return w.out.pop(), nil
+	if b := w.out.pop(); b != nil {
+		return b, nil
+	}
+	return w.nextPartition(ctx)
 }
 
 // windowPartition is one partition's rows in window order: positions
@@ -93,12 +100,14 @@ func (w *windowOp) compute(call *planner.WindowCall, in arrow.RecordBatch) (arro
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
+	if err := sortStable(w.spill.ctx, w.env, order, func(a, b int32) int {
 		if pa, pb := part[a], part[b]; pa != pb {
 			return int(pa - pb)
 		}
 		return sorter.compare(int(a), int(b))
-	})
+	}); err != nil {
+		return nil, err
+	}
 	// Arguments in window order.
 	args := make([]arrow.Array, len(call.Args))
 	for i, e := range call.Args {
@@ -397,4 +406,7 @@ func (f *frameEval) bounds(k int, p windowPartition) (int, int) {
 	return s, e
 }
 
-func (w *windowOp) Close() { w.input.Close() }
+func (w *windowOp) Close() {
+	w.input.Close()
+	w.spill.close()
+}

@@ -52,7 +52,7 @@ func main() {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
-  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N]
+  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB]
   weir verify [--data ./weir-data]   check a stopped server's data directory (read-only); exit 1 if damaged
   weir version
 `)
@@ -66,8 +66,17 @@ func serve(args []string) error {
 	maxMsg := fs.Int("max-message-bytes", 64<<20, "largest client message accepted")
 	snapRows := fs.Int64("snapshot-rows", 0, "input rows a streaming table reads between two state snapshots (0: as many as its state holds, at least 65536)")
 	stateMem := fs.String("streaming-state-memory", "1GB", "most state memory one streaming table may hold before it fails with 53200 (a table's state_memory_limit option overrides it; 0: no limit)")
+	queryMem := fs.String("query-memory", "", "memory all batch queries may hold together, e.g. 2GB (default: a quarter of physical RAM or of the cgroup limit); past it a query fails with 53200")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	queryMemory := defaultQueryMemory()
+	if *queryMem != "" {
+		n, ok := engine.ParseQueryMemory(*queryMem)
+		if !ok {
+			return fmt.Errorf("--query-memory must be a size such as 512MB or 4GB, not %q", *queryMem)
+		}
+		queryMemory = n
 	}
 	if *snapRows < 0 {
 		return fmt.Errorf("--snapshot-rows must be 0 (automatic) or a positive number of rows, not %d", *snapRows)
@@ -93,7 +102,7 @@ func serve(args []string) error {
 		}
 		stateLimit = n
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit})
+	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
@@ -103,7 +112,7 @@ func serve(args []string) error {
 		return err
 	}
 	srv := wire.NewServer(eng, wire.Config{MaxConnections: *maxConns, MaxMessageSize: *maxMsg, Logger: log})
-	log.Info("weir is ready", "listen", l.Addr().String(), "data", *data, "version", engine.Version)
+	log.Info("weir is ready", "listen", l.Addr().String(), "data", *data, "version", engine.Version, "query_memory", queryMemory)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)

@@ -6,6 +6,7 @@
 //
 //	go run ./cmd/weirbench [-rows 1000000] [-repeat 5] [-quick] [-streaming]
 //	go run ./cmd/weirbench -catalog 1000   # client catalog queries on 1,000 tables
+//	go run ./cmd/weirbench -spill    # spill.go: GROUP BY and ORDER BY past work_mem
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -59,12 +60,26 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data dirs, CSV, logs)")
 	recovery := flag.Int("recovery", 0, "measure restart after kill -9 with this many rows of streaming state (e.g. 1000000) and exit")
 	catalogTables := flag.Int("catalog", 0, "time the catalog queries of pgjdbc, SQLAlchemy and psql on this many tables (e.g. 1000) against PostgreSQL, write their section of docs/benchmarks.md and exit")
+	spill := flag.Bool("spill", false, "run only the spill benchmarks (1M-group GROUP BY and 10M-row ORDER BY with work_mem 4MB and 1GB, next to PostgreSQL) and write their section of docs/benchmarks.md")
+	spillSortRows := flag.Int("spill.sortrows", 10_000_000, "-spill: rows sorted")
+	spillGroups := flag.Int("spill.groups", 1_000_000, "-spill: groups of the aggregate (4 rows each)")
 	flag.Parse()
 	if *catalogTables > 0 {
 		if c.repeat < 1 {
 			fatalf("bad flags")
 		}
 		if err := runCatalog(c, *catalogTables); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
+	if *spill {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["repeat"] {
+			c.repeat = 3
+		}
+		if err := runSpill(c, *spillSortRows, *spillGroups); err != nil {
 			fatalf("%v", err)
 		}
 		return
@@ -706,6 +721,14 @@ func writeDoc(path, md, smd string) error {
 	if b, err := os.ReadFile(path); err == nil {
 		old = string(b)
 	}
+	// The spill section (-spill) is kept as it is, before the notes.
+	spillSection := ""
+	if i := strings.Index(old, spillBegin); i >= 0 {
+		if j := strings.Index(old[i:], spillEnd); j >= 0 {
+			spillSection = old[i : i+j+len(spillEnd)]
+			old = old[:i] + strings.TrimPrefix(old[i+j+len(spillEnd):], "\n")
+		}
+	}
 	body := old
 	if i := strings.Index(old, "<!-- notes -->"); i >= 0 {
 		notes = "\n" + old[i:]
@@ -731,6 +754,9 @@ func writeDoc(path, md, smd string) error {
 	out := docHeader + md
 	if smd != "" {
 		out += "\n" + streamBegin + "\n" + strings.TrimRight(smd, "\n") + "\n" + streamEnd + "\n"
+	}
+	if spillSection != "" {
+		out += "\n" + spillSection + "\n"
 	}
 	out += notes
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
