@@ -27,16 +27,7 @@ import (
 
 // cancelPending names matrix cases that are known not to stop in time yet
 // because the operator is being rewritten elsewhere; empty when all pass.
-var cancelPending = map[string]string{
-	// exec/sort.go sorts all collected rows in one call, and exec/window.go
-	// computes a whole partition (its sort, then every row's frame) in one
-	// call, without looking at the context. Both are being rewritten to
-	// spill by another engineer, who adds the checks; until then 57014
-	// comes after the sort (seconds for 1.5M rows). The lead removes an
-	// entry once that part is merged, and the case must then pass.
-	"sort phase of a large input":            "exec/sort.go: the collected input is sorted in one slices.SortStableFunc call with no cancel check (sort rewrite for spilling, with sorted runs, pending)",
-	"window partition sort of a large input": "exec/window.go: no cancel check inside a partition's sort and frame loop (window rewrite for spilling pending)",
-}
+var cancelPending = map[string]string{}
 
 // cancelWithin is issue 8's bound between the cancel and the error.
 const cancelWithin = time.Second
