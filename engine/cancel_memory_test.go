@@ -20,8 +20,8 @@ func TestCancelLongOperators(t *testing.T) {
 		{"64kB", "SELECT g FROM generate_series(1, 20000000) g ORDER BY g % 1000003, g DESC"},
 		{"1GB", "SELECT g % 5000000, count(*), sum(g) FROM generate_series(1, 20000000) g GROUP BY 1"},
 		{"64kB", "SELECT g % 5000000, count(*), sum(g) FROM generate_series(1, 20000000) g GROUP BY 1"},
-		{"1GB", "SELECT count(*) FROM generate_series(1, 10) a JOIN generate_series(1, 20000000) b ON a = b"},
-		{"64kB", "SELECT count(*) FROM generate_series(1, 10) a JOIN generate_series(1, 20000000) b ON a = b"},
+		{"1GB", "SELECT count(*) FROM generate_series(1, 20000000) a JOIN generate_series(1, 20000000) b ON a = b"},
+		{"64kB", "SELECT count(*) FROM generate_series(1, 20000000) a JOIN generate_series(1, 20000000) b ON a = b"},
 		{"4MB", "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b"},
 	} {
 		c := srv.connect(t)

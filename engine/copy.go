@@ -248,7 +248,9 @@ func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.Co
 	if err != nil {
 		return nil, err
 	}
-	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(nil)}
+	mem := s.queryMemory()
+	defer mem.Close()
+	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(nil), Memory: mem}
 	op, err := exec.Build(env, q.Plan)
 	if err != nil {
 		return nil, err
