@@ -176,7 +176,7 @@ func parseText(t T, s []byte, fs *FormatSettings) (datum, error) {
 		v, err := parseTimestampText(t, s, fs)
 		return datum{i: v}, err
 	case OidInterval:
-		v, err := parseIntervalBytes(s)
+		v, err := parseIntervalBytes(s, t.Typmod)
 		return datum{iv: v}, err
 	case OidUUID:
 		return parseUUID(t, s)
