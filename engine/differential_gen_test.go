@@ -353,6 +353,28 @@ func (g *gen) expr(t dtype, depth int) string {
 			return fmt.Sprintf("%s::int8", g.expr(tInt4, d))
 		}
 	case tNum:
+		if g.chance(12) {
+			// Transcendental functions: PostgreSQL's result-scale rules
+			// (at least 16 significant digits, never fewer fraction
+			// digits than the argument) and int/numeric resolution.
+			a := fmt.Sprintf("(abs(%s) + 1)", g.expr(tNum, d))
+			switch g.n(7) {
+			case 0:
+				return fmt.Sprintf("ln(%s)", a)
+			case 1:
+				return fmt.Sprintf("log(%s)", a)
+			case 2:
+				return fmt.Sprintf("log(%s, %s)", g.pick("2.0", "10", "0.5", "7.25"), a)
+			case 3:
+				return fmt.Sprintf("exp(%s / 100000.0)", g.expr(tNum, d))
+			case 4:
+				return fmt.Sprintf("sqrt(%s)", a)
+			case 5:
+				return fmt.Sprintf("power(%s, %s)", a, g.pick("0.5", "2", "-1", "1.5", "0", "3.0", "-0.25"))
+			case 6:
+				return fmt.Sprintf("(%s ^ %s)", g.pick("0", "2.0", "1.5", "10"), g.pick("0", "0.5", "2", "(-2)", "3.5"))
+			}
+		}
 		switch g.n(12) {
 		case 0:
 			return fmt.Sprintf("(%s + %s)", g.expr(tNum, d), g.expr(tNum, d))
@@ -410,6 +432,14 @@ func (g *gen) expr(t dtype, depth int) string {
 			if !g.exactFloat {
 				return fmt.Sprintf("sqrt(abs(%s))", g.expr(tFloat, d))
 			}
+			// Integer arguments resolve to the float8 overload (float8 is
+			// the preferred numeric type): round(int), int ^ int.
+			switch g.n(3) {
+			case 0:
+				return fmt.Sprintf("%s(%s)", g.pick("round", "trunc", "ceil", "floor"), g.expr(tInt4, d))
+			case 1:
+				return fmt.Sprintf("(%s ^ %s)", g.pick("0", "2", "(-3)", "5"), g.pick("0", "1", "2", "3"))
+			}
 		}
 	case tText:
 		switch g.n(14) {
@@ -445,6 +475,21 @@ func (g *gen) expr(t dtype, depth int) string {
 	case tBool:
 		return g.boolExpr(d)
 	case tTs:
+		if g.chance(15) {
+			// SQL-standard interval literals: the unit is the type's field
+			// (interval '5' minute), not seconds.
+			iv := fmt.Sprintf("interval '%d' %s", 1+g.n(20), g.pick("minute", "hour", "day", "second", "month", "year"))
+			switch g.n(3) {
+			case 0:
+				iv = fmt.Sprintf("interval '%d %d:%02d' day to minute", g.n(3), g.n(24), g.n(60))
+			case 1:
+				iv = fmt.Sprintf("interval '%d-%d' year to month", g.n(3), g.n(12))
+			}
+			if g.chance(50) {
+				return fmt.Sprintf("date_bin(interval '%d' %s, %s, '2023-01-01 00:00:00+00'::timestamptz)", 1+g.n(30), g.pick("minute", "hour", "day"), g.expr(tTs, d))
+			}
+			return fmt.Sprintf("(%s + %s)", g.expr(tTs, d), iv)
+		}
 		switch g.n(4) {
 		case 0:
 			return fmt.Sprintf("(%s + interval '%d hours')", g.expr(tTs, d), g.n(100)-20)
