@@ -358,7 +358,7 @@ func (g *gen) expr(t dtype, depth int) string {
 			// (at least 16 significant digits, never fewer fraction
 			// digits than the argument) and int/numeric resolution.
 			a := fmt.Sprintf("(abs(%s) + 1)", g.expr(tNum, d))
-			switch g.n(7) {
+			switch g.n(8) {
 			case 0:
 				return fmt.Sprintf("ln(%s)", a)
 			case 1:
@@ -372,7 +372,11 @@ func (g *gen) expr(t dtype, depth int) string {
 			case 5:
 				return fmt.Sprintf("power(%s, %s)", a, g.pick("0.5", "2", "-1", "1.5", "0", "3.0", "-0.25"))
 			case 6:
-				return fmt.Sprintf("(%s ^ %s)", g.pick("0", "2.0", "1.5", "10"), g.pick("0", "0.5", "2", "(-2)", "3.5"))
+				// (never 0 to a negative power: PostgreSQL folds that
+				// constant error even in a branch no row takes)
+				return fmt.Sprintf("(%s ^ %s)", g.pick("0", "2.0", "1.5", "10"), g.pick("0", "0.5", "2", "3.5"))
+			case 7:
+				return fmt.Sprintf("(%s ^ %s)", g.pick("2.0", "1.5", "10", "0.5"), g.pick("(-2)", "(-0.5)"))
 			}
 		}
 		switch g.n(12) {
@@ -850,6 +854,16 @@ func (g *gen) genGrouped() *query {
 	}
 	for i := 0; i < 1+g.n(3); i++ {
 		a, t := g.aggregate()
+		switch {
+		case g.chance(8):
+			// An aggregate of outer columns inside a subquery belongs to
+			// this query (agglevelsup).
+			a = "(SELECT " + a + ")"
+		case g.chance(5) && !noGroup:
+			// A correlated subquery reading a GROUP BY key.
+			a = fmt.Sprintf("(SELECT count(*) FROM t3 z WHERE z.k::text = (%s)::text)", q.left.groupBy[0])
+			t = tInt8
+		}
 		q.left.items = append(q.left.items, a)
 		q.left.types = append(q.left.types, t)
 	}

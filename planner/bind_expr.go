@@ -240,7 +240,7 @@ func (b *binder) bindColumnRef(c *pg_query.ColumnRef, ec *exprCtx) (expr.Expr, e
 	}
 	if depth > 0 {
 		b.outerRefs++
-		return &expr.OuterRef{Depth: depth, Index: idx, T: col.T, Name: name}, nil
+		return outerColumn(ec.sc, depth, idx, col, name, int(c.Location)+1)
 	}
 	if ec.sc.usingCols != nil && qual == "" {
 		if u, ok := ec.sc.usingCols[name]; ok {
@@ -727,7 +727,7 @@ func (b *binder) bindFieldSelect(arg *pg_query.Node, field string, ec *exprCtx) 
 	}
 	if depth > 0 {
 		b.outerRefs++
-		return &expr.OuterRef{Depth: depth, Index: idx, T: col.T, Name: name + "." + field}, nil
+		return outerColumn(ec.sc, depth, idx, col, name+"."+field, int(cr.Location)+1)
 	}
 	return &expr.ColumnRef{Index: idx, T: col.T, Name: name + "." + field}, nil
 }

@@ -38,6 +38,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "window function %s requires an OVER clause", name)
 	}
 	if expr.IsAggregate(name) {
+		if d := aggLevelsUp(f, ec.sc); d > 0 {
+			return b.bindOuterAggregate(f, ec, d)
+		}
 		// Reaching here means aggregates are not allowed in this clause (the
 		// aggregate level intercepts them where they are).
 		return nil, sqlerr.At(sqlerr.GroupingError, pos+1, "aggregate functions are not allowed in %s", clause(ec))
@@ -128,6 +131,10 @@ type winState struct {
 func (b *binder) bindAggregateLevel(n *pg_query.Node, ec *exprCtx) (expr.Expr, bool, error) {
 	st := ec.agg
 	if f := n.GetFuncCall(); f != nil && f.Over == nil && expr.IsAggregate(funcName(f.Funcname)) {
+		if d := aggLevelsUp(f, ec.sc); d > 0 {
+			e, err := b.bindOuterAggregate(f, ec, d)
+			return e, true, err
+		}
 		e, err := b.bindAggCall(f, ec)
 		return e, true, err
 	}
@@ -182,6 +189,12 @@ func (b *binder) bindAggCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, erro
 	st := ec.agg
 	name := funcName(f.Funcname)
 	in := &exprCtx{sc: st.input, what: "aggregate function calls"}
+	if saved := st.input.aggOut; saved != nil {
+		// Arguments are evaluated below the aggregation: subqueries in
+		// them read the level's input columns.
+		st.input.aggOut = nil
+		defer func() { st.input.aggOut = saved }()
+	}
 	var args []expr.Expr
 	for _, a := range f.Args {
 		if containsAggregate(a) {

@@ -215,6 +215,18 @@ func (b *binder) bindSetOp(s *pg_query.SelectStmt, parent *scope) (Node, error) 
 }
 
 func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, error) {
+	var sc *scope
+	plan, err := b.bindSimpleSelectLevel(s, parent, false, &sc)
+	if sc != nil && sc.wantsAgg {
+		// A subquery holds an aggregate of this level (bind_outer_agg.go).
+		plan, err = b.bindSimpleSelectLevel(s, parent, true, &sc)
+	}
+	return plan, err
+}
+
+// bindSimpleSelectLevel binds a SELECT without set operations; forceAgg
+// makes it aggregate although no aggregate of its own is written in it.
+func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, forceAgg bool, scOut **scope) (Node, error) {
 	var input Node
 	sc := &scope{parent: parent}
 	if len(s.FromClause) == 0 {
@@ -250,14 +262,15 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		groupItems = append(append(append([]*pg_query.Node{}, groupItems[:i]...),
 			columnRefNode("window_start", fc.Location), columnRefNode("window_end", fc.Location)), groupItems[i+1:]...)
 	}
-	hasAgg := len(groupItems) > 0 || s.HavingClause != nil
+	*scOut = sc
+	hasAgg := len(groupItems) > 0 || s.HavingClause != nil || forceAgg
 	for _, t := range s.TargetList {
-		if containsAggregate(t) {
+		if containsLocalAggregate(t, sc) {
 			hasAgg = true
 		}
 	}
 	for _, o := range s.SortClause {
-		if containsAggregate(o) {
+		if containsLocalAggregate(o, sc) {
 			hasAgg = true
 		}
 	}
@@ -268,6 +281,8 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		if err := b.bindGroupBy(s, groupItems, agg); err != nil {
 			return nil, err
 		}
+		sc.aggOut = agg
+		defer func() { sc.aggOut = nil }()
 	}
 	win := &winState{named: map[string]*pg_query.WindowDef{}, base: base}
 	if agg != nil {
