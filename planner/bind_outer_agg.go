@@ -90,8 +90,13 @@ func (b *binder) bindOuterAggregate(f *pg_query.FuncCall, ec *exprCtx, depth int
 	}
 	st := target.aggOut
 	if st == nil {
-		target.wantsAgg = true
-		return nil, sqlerr.At(sqlerr.GroupingError, int(f.Location)+1, "aggregate functions are not allowed in %s", clause(ec))
+		what := clause(ec)
+		if target.clause != "" {
+			what = target.clause
+		} else {
+			target.wantsAgg = true
+		}
+		return nil, sqlerr.At(sqlerr.GroupingError, int(f.Location)+1, "aggregate functions are not allowed in %s", what)
 	}
 	e, err := b.bindAggCall(f, &exprCtx{sc: target, agg: st})
 	if err != nil {

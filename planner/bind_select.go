@@ -242,7 +242,9 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 		if containsAggregate(s.WhereClause) {
 			return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
+		sc.clause = "WHERE"
 		pred, err := b.bindExpr(s.WhereClause, &exprCtx{sc: sc, what: "WHERE"})
+		sc.clause = ""
 		if err != nil {
 			return nil, err
 		}

@@ -38,6 +38,9 @@ type scope struct {
 	// wantsAgg records that a subquery found an aggregate of this level
 	// while the level was bound as not aggregating.
 	wantsAgg bool
+	// clause names the clause of this level being bound where aggregates
+	// are not allowed ("WHERE"), for a subquery's error.
+	clause string
 }
 
 // resolve finds a column by optional qualifier and name. depth is 0 for
