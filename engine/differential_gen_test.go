@@ -1005,7 +1005,27 @@ func (g *gen) genWindow() *query {
 		dir := g.pick("", " DESC")
 		total := fmt.Sprintf("ORDER BY %s%s, x.id", okey, dir)
 		var w string
-		switch g.n(8) {
+		switch g.n(11) {
+		case 8:
+			// A frame with an exclusion; over a RANGE of ORDER BY peers
+			// the frame's multiset, so sum and count, are determined.
+			bounds := g.pick("UNBOUNDED PRECEDING AND CURRENT ROW", "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING", "CURRENT ROW AND UNBOUNDED FOLLOWING")
+			excl := g.pick("CURRENT ROW", "GROUP", "TIES", "NO OTHERS")
+			fn := g.pick("count(*)", "sum("+g.expr(tInt4, 1)+")", "count("+g.expr(tText, 1)+")")
+			w = fmt.Sprintf("%s OVER (%sORDER BY %s%s RANGE BETWEEN %s EXCLUDE %s)", fn, part, okey, dir, bounds, excl)
+		case 9:
+			// ROWS frames over a total order, with exclusions, for the
+			// functions that read single rows of the frame.
+			bounds := g.pick("1 PRECEDING AND 1 FOLLOWING", "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING", "2 PRECEDING AND CURRENT ROW", "CURRENT ROW AND 3 FOLLOWING")
+			excl := g.pick("CURRENT ROW", "GROUP", "TIES", "NO OTHERS")
+			t := orderable[g.n(len(orderable))]
+			fn := g.pick("first_value(%s)", "last_value(%s)", "nth_value(%s, 2)")
+			w = fmt.Sprintf(fn+" OVER (%s%s ROWS BETWEEN %s EXCLUDE %s)", g.expr(t, 1), part, total, bounds, excl)
+		case 10:
+			// lag/lead(anycompatible, int, anycompatible): the default's
+			// type widens the result.
+			def := g.pick("0.5", "(-1)", "NULL", "2.25::float8", "x.id")
+			w = fmt.Sprintf("%s(%s, %d, %s) OVER (%s%s)", g.pick("lag", "lead"), g.expr(g.pick2(tInt4, tInt8, tNum), 1), 1+g.n(3), def, part, total)
 		case 0:
 			w = fmt.Sprintf("row_number() OVER (%s%s)", part, total)
 		case 1:

@@ -379,6 +379,24 @@ func (b *binder) bindWindowCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, e
 			return nil, sqlerr.At(sqlerr.UndefinedFunction, int(f.Location)+1, "function %s() does not exist", name)
 		}
 		call.T = call.Args[0].Type()
+		if (name == "lag" || name == "lead") && len(call.Args) == 3 {
+			// lag(anycompatible, int, anycompatible): the value and the
+			// default unify, so lag(int, 1, 0.5) is numeric.
+			a, d := call.Args[0].Type(), call.Args[2].Type()
+			switch {
+			case a.OID == types.OidUnknown && d.OID == types.OidUnknown:
+				call.T = types.Text
+			case a.OID == types.OidUnknown:
+				call.T = d
+			case d.OID != types.OidUnknown:
+				if call.T, err = expr.CommonType([]types.T{a, d}); err != nil {
+					return nil, err
+				}
+			}
+			if call.Args[0], err = b.coerce(call.Args[0], call.T, false, -1); err != nil {
+				return nil, err
+			}
+		}
 		if call.T.OID == types.OidUnknown {
 			return nil, sqlerr.At(sqlerr.DatatypeMismatch, int(f.Location)+1, "could not determine polymorphic type because input has type unknown")
 		}
@@ -409,6 +427,9 @@ const (
 	frameEndOffsetPrec   = 0x1000
 	frameStartOffsetFoll = 0x2000
 	frameEndOffsetFoll   = 0x4000
+	frameExcludeCurrent  = 0x8000
+	frameExcludeGroup    = 0x10000
+	frameExcludeTies     = 0x20000
 	frameNonDefault      = 0x1
 )
 
@@ -458,6 +479,14 @@ func (b *binder) bindFrame(def *pg_query.WindowDef, ec *exprCtx) (Frame, error) 
 		f.End, err = bound(OffsetPreceding, def.EndOffset)
 	case fo&frameEndOffsetFoll != 0:
 		f.End, err = bound(OffsetFollowing, def.EndOffset)
+	}
+	switch {
+	case fo&frameExcludeCurrent != 0:
+		f.Exclude = ExcludeCurrentRow
+	case fo&frameExcludeGroup != 0:
+		f.Exclude = ExcludeGroup
+	case fo&frameExcludeTies != 0:
+		f.Exclude = ExcludeTies
 	}
 	return f, err
 }
