@@ -187,6 +187,12 @@ type gen struct {
 	// noErr suppresses deliberately erroring expressions.
 	noErr   bool
 	errItem bool
+	// correlated is set while generating a correlated subquery's
+	// predicate, evaluated once per outer row: slow functions (numeric
+	// ln, exp, power) stay out of it so queries finish in time.
+	correlated bool
+	// usingKey is the column the last joinFrom merged with USING, or "".
+	usingKey string
 }
 
 func (g *gen) n(k int) int       { return g.r.Intn(k) }
@@ -353,7 +359,7 @@ func (g *gen) expr(t dtype, depth int) string {
 			return fmt.Sprintf("%s::int8", g.expr(tInt4, d))
 		}
 	case tNum:
-		if g.chance(12) {
+		if g.chance(12) && !g.correlated {
 			// Transcendental functions: PostgreSQL's result-scale rules
 			// (at least 16 significant digits, never fewer fraction
 			// digits than the argument) and int/numeric resolution.
@@ -899,6 +905,18 @@ func (g *gen) joinFrom() (string, []scopeCol) {
 		return fmt.Sprintf("%s x %s %s y ON %s", l.name, kind, r.name, cond), append(scopeOf(l, "x"), scopeOf(r, "y")...)
 	}
 	key := g.pick("a", "a", "s", "g", "dt", "c")
+	g.usingKey = ""
+	if key != "g" && g.chance(25) {
+		// USING merges the key: COALESCE of both sides for FULL JOIN, and
+		// a chained USING joins on the merged column.
+		g.usingKey = key
+		sc := append(scopeOf(l, "x"), scopeOf(r, "y")...)
+		from := fmt.Sprintf("%s x %s %s y USING (%s)", l.name, kind, r.name, key)
+		if g.chance(40) {
+			from += fmt.Sprintf(" %s %s w USING (%s)", g.pick("FULL JOIN", "LEFT JOIN", "JOIN"), diffTables[g.n(2)].name, key)
+		}
+		return from, sc
+	}
 	cond := fmt.Sprintf("x.%s = y.%s", key, key)
 	if key == "g" {
 		// g has 8 values: keep the result small.
@@ -918,6 +936,10 @@ func (g *gen) genJoin() *query {
 	g.scope = sc
 	q.left.from = from
 	q.left.items, q.left.types = g.items(1 + g.n(4))
+	if g.usingKey != "" {
+		q.left.items = append(q.left.items, g.usingKey)
+		q.left.types = append(q.left.types, tInt4)
+	}
 	q.left.where = g.maybeWhere(50)
 	q.left.distinct = g.chance(15)
 	g.finish(q)
@@ -935,7 +957,9 @@ func (g *gen) genSubquery() *query {
 	q.left.items, q.left.types = g.items(1 + g.n(3))
 	// inner predicate over y only (and sometimes correlated with x)
 	g.scope = innerScope
+	g.correlated = true
 	innerWhere := g.boolExpr(1 + g.n(2))
+	g.correlated = false
 	g.scope = outerScope
 	switch g.n(5) {
 	case 0:

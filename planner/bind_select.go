@@ -600,7 +600,7 @@ func (b *binder) expandStar(cr *pg_query.ColumnRef, ec *exprCtx) ([]target, erro
 	}
 	var out []target
 	for i, c := range ec.sc.cols {
-		if c.Hidden || c.System || c.Field != "" || (qual != "" && c.Table != qual) {
+		if (c.Hidden && qual == "") || c.System || c.Field != "" || (qual != "" && c.Table != qual) {
 			continue
 		}
 		var e expr.Expr

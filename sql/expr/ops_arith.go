@@ -336,11 +336,16 @@ func numPow(x, y *apd.Decimal) (*apd.Decimal, error) {
 		return apd.New(0, -numericMinSigDigits), nil
 	}
 	// e^(y ln x), with the scale chosen from the result's estimated weight.
-	lnx, err := lnAt(new(apd.Decimal).Abs(x), 30)
-	if err != nil {
-		return nil, err
+	absX := new(apd.Decimal).Abs(x)
+	lnEst := math.Log(numericToFloat(absX))
+	if math.IsInf(lnEst, 0) || math.IsNaN(lnEst) {
+		l, err := lnAt(absX, 20)
+		if err != nil {
+			return nil, err
+		}
+		lnEst = numericToFloat(l)
 	}
-	val := numericToFloat(lnx) * numericToFloat(y)
+	val := lnEst * numericToFloat(y)
 	if math.Abs(val) > numericMaxResultScale*3.01 {
 		if val > 0 {
 			return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
@@ -349,7 +354,7 @@ func numPow(x, y *apd.Decimal) (*apd.Decimal, error) {
 	}
 	rs := clampScale(numericMinSigDigits-int64(val*0.434294481903252), numericScale(x), numericScale(y))
 	digits := int64(math.Max(val*0.434294481903252, 0)) + int64(rs) + 12
-	lnx, err = lnAt(new(apd.Decimal).Abs(x), digits+int64(math.Abs(math.Log10(math.Abs(numericToFloat(y))+1)))+2)
+	lnx, err := lnAt(absX, digits+int64(math.Abs(math.Log10(math.Abs(numericToFloat(y))+1)))+2)
 	if err != nil {
 		return nil, err
 	}
