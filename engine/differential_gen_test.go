@@ -680,6 +680,12 @@ type query struct {
 	order  []int
 	limit  int // -1: none
 	offset int // -1: none
+	// ties: ORDER BY these positions (a prefix of the columns, so rows
+	// tie) then FETCH FIRST limit ROWS WITH TIES; the rows are then
+	// determined as a multiset though not in order.
+	ties []int
+	// using writes DESC / ASC as USING > / USING <.
+	using bool
 }
 
 func (q *query) ordered() bool { return q.order != nil }
@@ -691,16 +697,32 @@ func (q *query) sql() string {
 	} else {
 		b.WriteString(q.left.sql())
 	}
-	if q.order != nil {
+	keys := q.order
+	if q.ties != nil {
+		keys = q.ties
+	}
+	if keys != nil {
 		var parts []string
-		for _, p := range q.order {
-			if p < 0 {
+		for _, p := range keys {
+			switch {
+			case p < 0 && q.using:
+				parts = append(parts, strconv.Itoa(-p)+" USING >")
+			case p < 0:
 				parts = append(parts, strconv.Itoa(-p)+" DESC")
-			} else {
+			case q.using:
+				parts = append(parts, strconv.Itoa(p)+" USING <")
+			default:
 				parts = append(parts, strconv.Itoa(p))
 			}
 		}
 		b.WriteString(" ORDER BY " + strings.Join(parts, ", "))
+	}
+	if q.ties != nil && q.limit >= 0 {
+		if q.offset >= 0 {
+			fmt.Fprintf(&b, " OFFSET %d ROWS", q.offset)
+		}
+		fmt.Fprintf(&b, " FETCH FIRST %d ROWS WITH TIES", q.limit)
+		return b.String()
 	}
 	if q.limit >= 0 {
 		fmt.Fprintf(&b, " LIMIT %d", q.limit)
@@ -726,6 +748,14 @@ func (g *gen) totalOrder(n int) []int {
 // finish adds ORDER BY / LIMIT / OFFSET to q.
 func (g *gen) finish(q *query) {
 	q.limit, q.offset = -1, -1
+	q.using = g.chance(10)
+	if g.chance(8) {
+		n := len(q.left.items)
+		// (no OFFSET: which tied rows it skips is unspecified)
+		q.ties = g.totalOrder(n)[:1+g.n(n)]
+		q.limit = g.n(12)
+		return
+	}
 	if g.chance(55) {
 		q.order = g.totalOrder(len(q.left.items))
 		if g.chance(35) {
@@ -1120,7 +1150,7 @@ func shrinkCandidates(q *query) []*query {
 	}
 	if q.limit >= 0 {
 		c := clone()
-		c.limit = -1
+		c.limit, c.ties = -1, nil
 		out = append(out, c)
 	}
 	if q.offset >= 0 {

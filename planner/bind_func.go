@@ -279,6 +279,11 @@ func aggCallKey(c *AggCall) string {
 
 func sortKey(e expr.Expr, sb *pg_query.SortBy) SortKey {
 	k := SortKey{Expr: e, Desc: sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC}
+	if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
+		// ORDER BY x USING >: a btree "greater than" sorts descending
+		// (orderingOperator checks the operator).
+		k.Desc = opName(sb.UseOp) == ">" || opName(sb.UseOp) == "~>~"
+	}
 	switch sb.SortbyNulls {
 	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
 		k.NullsFirst = true
@@ -288,6 +293,20 @@ func sortKey(e expr.Expr, sb *pg_query.SortBy) SortKey {
 		k.NullsFirst = k.Desc
 	}
 	return k
+}
+
+// orderingOperator checks ORDER BY ... USING op: only a btree ordering
+// operator (< or >) is one.
+func orderingOperator(sb *pg_query.SortBy) error {
+	if sb.SortbyDir != pg_query.SortByDir_SORTBY_USING {
+		return nil
+	}
+	switch opName(sb.UseOp) {
+	case "<", ">", "~<~", "~>~":
+		return nil
+	}
+	return sqlerr.At(sqlerr.WrongObjectType, int(sb.Location)+1, "operator %s is not a valid ordering operator", opName(sb.UseOp)).
+		WithHint("Ordering operators must be \"<\" or \">\" members of btree operator families.")
 }
 
 func (b *binder) bindWindowCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, error) {

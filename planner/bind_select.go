@@ -81,6 +81,14 @@ func (b *binder) bindSelect(s *pg_query.SelectStmt, parent *scope) (Node, error)
 	return b.bindLimit(s, plan)
 }
 
+// sortKeysOf returns the keys of the Sort a LIMIT applies to, for WITH TIES.
+func sortKeysOf(n Node) []SortKey {
+	if s, ok := n.(*Sort); ok {
+		return s.Keys
+	}
+	return nil
+}
+
 func ordinal(n *pg_query.Node) (int, bool) {
 	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 		return int(c.GetIval().Ival), true
@@ -93,6 +101,17 @@ func (b *binder) bindLimit(s *pg_query.SelectStmt, plan Node) (Node, error) {
 		return plan, nil
 	}
 	l := &Limit{Input: plan}
+	if s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
+		// FETCH FIRST n ROWS WITH TIES also passes the rows that sort
+		// equal to the last one.
+		keys := sortKeysOf(plan)
+		if len(keys) == 0 {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+		}
+		for _, k := range keys {
+			l.Ties = append(l.Ties, k.Expr)
+		}
+	}
 	ec := &exprCtx{what: "LIMIT"}
 	if s.LimitCount != nil {
 		e, err := b.bindExpr(s.LimitCount, ec)
@@ -353,6 +372,9 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 	var keys []SortKey
 	for _, o := range s.SortClause {
 		sb := o.GetSortBy()
+		if err := orderingOperator(sb); err != nil {
+			return nil, err
+		}
 		idx := -1
 		if i, ok := ordinal(sb.Node); ok {
 			if i < 1 || i > visible {

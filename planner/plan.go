@@ -128,6 +128,9 @@ type Limit struct {
 	Input  Node
 	Limit  expr.Expr
 	Offset expr.Expr
+	// Ties (FETCH ... WITH TIES) are the ORDER BY keys over Input: rows
+	// equal on them to the last row within the limit pass too.
+	Ties []expr.Expr
 }
 
 // JoinKind is the kind of join.
