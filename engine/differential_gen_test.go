@@ -1036,6 +1036,15 @@ func (g *gen) genSetOp() *query {
 		}
 		s.where = g.maybeWhere(60)
 	}
+	if g.chance(8) {
+		// Zero-column rows (SELECT FROM t): all equal, so UNION keeps
+		// one and INTERSECT/EXCEPT ALL count them.
+		types = nil
+		side(&q.left)
+		side(&q.right)
+		q.limit, q.offset = -1, -1
+		return q
+	}
 	side(&q.left)
 	side(&q.right)
 	g.finish(q)

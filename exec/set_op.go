@@ -27,6 +27,8 @@ type setOpOp struct {
 	sel         []int32
 	counted     bool
 	out         queue
+	// seenEmpty: a UNION of zero-column rows has passed its one row.
+	seenEmpty bool
 }
 
 var _ Operator = (*setOpOp)(nil)
@@ -76,6 +78,14 @@ func (s *setOpOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if s.plan.All {
 			return b, nil
 		}
+		if len(s.plan.Cols) == 0 {
+			// SELECT UNION SELECT: all empty rows are one row.
+			if s.seenEmpty || b.NumRows() == 0 {
+				continue
+			}
+			s.seenEmpty = true
+			return array.NewRecordBatch(s.schema, nil, 1), nil
+		}
 		s.sel = newRows(s.table, b.Columns(), s.sel[:0])
 		switch len(s.sel) {
 		case 0:
@@ -100,6 +110,20 @@ func (s *setOpOp) count(ctx context.Context) error {
 			}
 			if b == nil {
 				break
+			}
+			if len(s.plan.Cols) == 0 {
+				// Zero-column rows are all equal: one group of b's rows.
+				if b.NumRows() > 0 && len(leftN) == 0 {
+					leftN, rightN = append(leftN, 0), append(rightN, 0)
+				}
+				if len(leftN) > 0 {
+					if side == 0 {
+						leftN[0] += b.NumRows()
+					} else {
+						rightN[0] += b.NumRows()
+					}
+				}
+				continue
 			}
 			s.table.prepare(b.Columns())
 			for i := range s.table.rowHash {
@@ -133,6 +157,12 @@ func (s *setOpOp) count(ctx context.Context) error {
 		for ; k > 0; k-- {
 			idx = append(idx, int32(g))
 		}
+	}
+	if len(s.plan.Cols) == 0 {
+		if len(idx) > 0 {
+			s.out.push(array.NewRecordBatch(s.schema, nil, int64(len(idx))))
+		}
+		return nil
 	}
 	vals := s.table.keyArrays()
 	all := array.NewRecordBatch(s.schema, vals, int64(len(leftN)))
