@@ -57,7 +57,61 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		args[i] = e
 	}
+	if f.FuncVariadic && len(args) > 0 {
+		return b.callVariadic(name, args, pos)
+	}
 	return b.callResolved(name, args, types.T{}, pos)
+}
+
+// callVariadic binds f(..., VARIADIC arr): the array's elements are the
+// variadic arguments. A NULL array makes the call NULL (concat,
+// json_build_array), except for format, which then has no arguments to
+// format.
+func (b *binder) callVariadic(name string, args []expr.Expr, pos int) (expr.Expr, error) {
+	last := args[len(args)-1]
+	t := last.Type()
+	if t.OID == types.OidUnknown {
+		if c, ok := last.(*expr.Const); ok && c.Val == nil {
+			t = types.ArrayOf(types.Text)
+			last = &expr.Const{T: t}
+		}
+	}
+	if !t.IsArray() {
+		return nil, sqlerr.At(sqlerr.DatatypeMismatch, pos+1, "VARIADIC argument must be an array")
+	}
+	fixed := args[:len(args)-1]
+	if name == "format" && len(fixed) == 0 {
+		// format(text, VARIADIC "any"): the format string is not variadic.
+		return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function format(%s) does not exist", t).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	elem := t.Elem()
+	var elems []expr.Expr
+	switch x := last.(type) {
+	case *expr.ArrayConstructor:
+		elems = x.Elems
+	case *expr.Const:
+		if x.Val == nil {
+			if name == "format" {
+				return b.callResolved(name, fixed, types.T{}, pos)
+			}
+			call, err := b.callResolved(name, append(append([]expr.Expr{}, fixed...), &expr.Const{T: elem}), types.T{}, pos)
+			if err != nil {
+				return nil, err
+			}
+			return &expr.Const{T: call.Type()}, nil
+		}
+		vals, ok := x.Val.([]expr.Datum)
+		if !ok {
+			return nil, notSupported(int32(pos), "VARIADIC with this array")
+		}
+		for _, v := range vals {
+			elems = append(elems, &expr.Const{Val: v, T: elem})
+		}
+	default:
+		return nil, notSupported(int32(pos), "VARIADIC with a non-constant array")
+	}
+	return b.callResolved(name, append(append([]expr.Expr{}, fixed...), elems...), types.T{}, pos)
 }
 
 // namedArgOrder gives the parameter order of functions commonly called with
