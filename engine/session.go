@@ -109,7 +109,10 @@ func (s *Session) FormatSettings() types.FormatSettings {
 			efd = n
 		}
 	}
-	return types.FormatSettings{Location: s.loc, ExtraFloatDigits: efd}
+	fs := types.FormatSettings{Location: s.loc, ExtraFloatDigits: efd}
+	fs.ByteaEscape = s.settings["bytea_output"] == "escape"
+	fs.IntervalStyle, _ = types.ParseIntervalStyle(s.settings["intervalstyle"])
+	return fs
 }
 
 // TxStatus implements wire.Session.

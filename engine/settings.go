@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
 )
 
 // setting describes a run-time parameter (SET / SHOW / current_setting).
@@ -53,7 +54,7 @@ var settingList = []setting{
 	{name: "lc_monetary", def: "C", desc: "Sets the locale for formatting monetary amounts.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
 	{name: "lc_numeric", def: "C", desc: "Sets the locale for formatting numbers.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
 	{name: "lc_time", def: "C", desc: "Sets the locale for formatting date and time values.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
-	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", vartype: "enum", category: "Client Connection Defaults / Statement Behavior"},
+	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", vartype: "enum", category: "Client Connection Defaults / Statement Behavior", check: checkByteaOutput},
 	{name: "max_connections", def: "100", readOnly: true, desc: "Sets the maximum number of concurrent connections.", vartype: "integer", category: "Connections and Authentication / Connection Settings"},
 	{name: "block_size", def: "8192", readOnly: true, desc: "Shows the size of a disk block.", vartype: "integer", category: "Preset Options"},
 	{name: "synchronous_commit", def: "on", desc: "Sets the current transaction's synchronization level.", vartype: "enum", category: "Write-Ahead Log / Settings"},
@@ -110,10 +111,23 @@ func checkDateStyle(v string) (string, error) {
 }
 
 func checkIntervalStyle(v string) (string, error) {
-	if strings.ToLower(v) == "postgres" {
-		return "postgres", nil
+	if _, ok := types.ParseIntervalStyle(strings.ToLower(v)); ok {
+		return strings.ToLower(v), nil
 	}
-	return "", sqlerr.New(sqlerr.FeatureNotSupported, "weir supports only IntervalStyle postgres")
+	return "", invalidValue("intervalstyle", v).WithHint("Available values: postgres, postgres_verbose, sql_standard, iso_8601.")
+}
+
+func checkByteaOutput(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "hex", "escape":
+		return strings.ToLower(v), nil
+	}
+	return "", invalidValue("bytea_output", v).WithHint("Available values: escape, hex.")
+}
+
+// invalidValue is PostgreSQL's error for a setting value it rejects.
+func invalidValue(name, v string) *sqlerr.Error {
+	return sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 }
 
 func checkStandardStrings(v string) (string, error) {

@@ -295,7 +295,7 @@ func (b *binder) coerce(e expr.Expr, t types.T, explicit bool, pos int) (expr.Ex
 		return nil, err
 	}
 	cast := &expr.Cast{Arg: e, T: t, Impl: impl}
-	if c, ok := e.(*expr.Const); ok && !needsCatalog(t.OID) && !needsCatalog(from.OID) {
+	if c, ok := e.(*expr.Const); ok && !needsCatalog(t.OID) && !needsCatalog(from.OID) && !sessionDependentCast(from, t) {
 		return foldConst(cast, c)
 	}
 	return cast, nil
@@ -313,6 +313,31 @@ func needsCatalog(oid uint32) bool {
 		return true
 	}
 	return false
+}
+
+// sessionDependentCast tells whether a cast's result depends on session
+// settings (TimeZone, IntervalStyle, bytea_output, extra_float_digits):
+// such a cast of a constant is left to run time, in the session.
+func sessionDependentCast(from, to types.T) bool {
+	text := func(t types.T) bool {
+		switch t.OID {
+		case types.OidText, types.OidVarchar, types.OidBpchar, types.OidName, types.OidChar, types.OidJSON, types.OidJSONB:
+			return true
+		}
+		return false
+	}
+	dependent := func(t types.T) bool {
+		if t.IsArray() {
+			t = t.Elem()
+		}
+		switch t.OID {
+		case types.OidTimestampTZ, types.OidInterval, types.OidBytea, types.OidFloat4, types.OidFloat8:
+			return true
+		}
+		return false
+	}
+	return (text(to) && dependent(from)) || (text(from) && to.OID == types.OidTimestampTZ) ||
+		(from.OID == types.OidTimestampTZ) != (to.OID == types.OidTimestampTZ) && (from.OID == types.OidDate || from.OID == types.OidTimestamp || to.OID == types.OidDate || to.OID == types.OidTimestamp)
 }
 
 // foldConst evaluates a cast of a constant once, at bind time.

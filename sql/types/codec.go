@@ -40,6 +40,9 @@ func AppendText(buf []byte, t T, arr arrow.Array, i int, fs *FormatSettings) []b
 		}
 		return append(buf, a.Value(i)...)
 	case *array.Binary:
+		if fs.ByteaEscape {
+			return appendByteaEscape(buf, a.Value(i))
+		}
 		return appendByteaHex(buf, a.Value(i))
 	case *array.Date32:
 		return AppendDate(buf, int32(a.Value(i)))
@@ -51,7 +54,7 @@ func AppendText(buf []byte, t T, arr arrow.Array, i int, fs *FormatSettings) []b
 		}
 		return AppendTimestamp(buf, int64(a.Value(i)))
 	case *array.MonthDayNanoInterval:
-		return AppendInterval(buf, a.Value(i))
+		return AppendIntervalStyled(buf, a.Value(i), fs.IntervalStyle)
 	case *array.FixedSizeBinary:
 		return AppendUUID(buf, a.Value(i))
 	case *array.Null:

@@ -8,6 +8,10 @@ import "time"
 type FormatSettings struct {
 	Location         *time.Location
 	ExtraFloatDigits int
+	// ByteaEscape is bytea_output = escape (hex otherwise).
+	ByteaEscape bool
+	// IntervalStyle is how intervals are written.
+	IntervalStyle IntervalStyle
 }
 
 // DefaultFormat is the format of a new session: UTC, shortest floats.
