@@ -63,25 +63,77 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 	if super {
 		s.settings["is_superuser"] = "on"
 	}
-	// Startup parameters other than user/database/options are settings.
+	// Startup parameters other than user/database/options are settings,
+	// and so are the -c name=value switches of options (PGOPTIONS).
+	apply := func(k, v string) {
+		if st, ok := lookupSetting(k); ok && !st.readOnly {
+			if s.checkSetting(st, &v) != nil {
+				return
+			}
+			s.settings[strings.ToLower(st.name)] = v
+		}
+	}
 	for k, v := range params {
 		switch k {
 		case "user", "database", "replication", "options":
 			continue
 		}
-		if st, ok := lookupSetting(k); ok && !st.readOnly {
-			if st.check != nil {
-				cv, err := st.check(v)
-				if err != nil {
-					continue
-				}
-				v = cv
-			}
-			s.settings[strings.ToLower(st.name)] = v
-		}
+		apply(k, v)
+	}
+	for _, kv := range startupOptions(params["options"]) {
+		apply(kv[0], kv[1])
 	}
 	s.applyTimeZone()
 	return s
+}
+
+// startupOptions reads the name=value pairs of the options startup
+// parameter: "-c name=value", "-cname=value" or "--name=value", separated
+// by spaces (a backslash escapes the next character).
+func startupOptions(opts string) [][2]string {
+	var words []string
+	var cur strings.Builder
+	esc, any := false, false
+	for _, r := range opts {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case r == '\\':
+			esc, any = true, true
+		case r == ' ' || r == '\t':
+			if any {
+				words = append(words, cur.String())
+				cur.Reset()
+				any = false
+			}
+		default:
+			cur.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		words = append(words, cur.String())
+	}
+	var out [][2]string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "-c" && i+1 < len(words):
+			i++
+			w = words[i]
+		case strings.HasPrefix(w, "-c"):
+			w = w[2:]
+		case strings.HasPrefix(w, "--"):
+			w = w[2:]
+		default:
+			continue
+		}
+		if k, v, ok := strings.Cut(w, "="); ok {
+			out = append(out, [2]string{strings.ReplaceAll(k, "-", "_"), v})
+		}
+	}
+	return out
 }
 
 func (s *Session) applyTimeZone() {
@@ -112,6 +164,7 @@ func (s *Session) FormatSettings() types.FormatSettings {
 	fs := types.FormatSettings{Location: s.loc, ExtraFloatDigits: efd}
 	fs.ByteaEscape = s.settings["bytea_output"] == "escape"
 	fs.IntervalStyle, _ = types.ParseIntervalStyle(s.settings["intervalstyle"])
+	fs.DateStyle, fs.DateOrder, _, _ = types.ParseDateStyle(s.settings["datestyle"], types.DateISO, types.OrderMDY)
 	return fs
 }
 

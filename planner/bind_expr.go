@@ -270,7 +270,7 @@ func (b *binder) coerce(e expr.Expr, t types.T, explicit bool, pos int) (expr.Ex
 		if c.Val == nil {
 			return &expr.Const{Val: nil, T: t}, nil
 		}
-		if !needsCatalog(t.OID) {
+		if !needsCatalog(t.OID) && !sessionDependentInput(t) {
 			d, err := parseConst(t, c.Val.(string))
 			if err != nil {
 				if se, ok := err.(*sqlerr.Error); ok && pos >= 0 && se.Position == 0 {
@@ -282,8 +282,11 @@ func (b *binder) coerce(e expr.Expr, t types.T, explicit bool, pos int) (expr.Ex
 			}
 			return &expr.Const{Val: d, T: t}, nil
 		}
+		// Timestamps and dates are read at run time, in the session's
+		// TimeZone and DateStyle field order.
 		e = &expr.Const{Val: c.Val, T: types.Text}
 		from = types.Text
+		explicit = true
 	}
 	if !explicit {
 		if _, ok := expr.ImplicitCastCost(from, t); !ok && !assignable(from, t) {
@@ -315,6 +318,19 @@ func needsCatalog(oid uint32) bool {
 	return false
 }
 
+// sessionDependentInput tells whether reading a literal of type t
+// depends on session settings (TimeZone, DateStyle's field order).
+func sessionDependentInput(t types.T) bool {
+	if t.IsArray() {
+		t = t.Elem()
+	}
+	switch t.OID {
+	case types.OidTimestampTZ, types.OidDate, types.OidTimestamp:
+		return true
+	}
+	return false
+}
+
 // sessionDependentCast tells whether a cast's result depends on session
 // settings (TimeZone, IntervalStyle, bytea_output, extra_float_digits):
 // such a cast of a constant is left to run time, in the session.
@@ -331,12 +347,12 @@ func sessionDependentCast(from, to types.T) bool {
 			t = t.Elem()
 		}
 		switch t.OID {
-		case types.OidTimestampTZ, types.OidInterval, types.OidBytea, types.OidFloat4, types.OidFloat8:
+		case types.OidTimestampTZ, types.OidInterval, types.OidBytea, types.OidFloat4, types.OidFloat8, types.OidDate, types.OidTimestamp:
 			return true
 		}
 		return false
 	}
-	return (text(to) && dependent(from)) || (text(from) && to.OID == types.OidTimestampTZ) ||
+	return (text(to) && dependent(from)) || (text(from) && (to.OID == types.OidTimestampTZ || to.OID == types.OidDate || to.OID == types.OidTimestamp)) ||
 		(from.OID == types.OidTimestampTZ) != (to.OID == types.OidTimestampTZ) && (from.OID == types.OidDate || from.OID == types.OidTimestamp || to.OID == types.OidDate || to.OID == types.OidTimestamp)
 }
 

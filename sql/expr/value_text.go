@@ -41,6 +41,9 @@ func (c *Ctx) textFormat() types.FormatSettings {
 		if v, ok := c.Settings("IntervalStyle"); ok {
 			fs.IntervalStyle, _ = types.ParseIntervalStyle(v)
 		}
+		if v, ok := c.Settings("DateStyle"); ok {
+			fs.DateStyle, fs.DateOrder, _, _ = types.ParseDateStyle(v, types.DateISO, types.OrderMDY)
+		}
 	}
 	return fs
 }

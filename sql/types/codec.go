@@ -45,14 +45,11 @@ func AppendText(buf []byte, t T, arr arrow.Array, i int, fs *FormatSettings) []b
 		}
 		return appendByteaHex(buf, a.Value(i))
 	case *array.Date32:
-		return AppendDate(buf, int32(a.Value(i)))
+		return AppendDateStyled(buf, int32(a.Value(i)), fs)
 	case *array.Time64:
 		return AppendTime(buf, int64(a.Value(i)))
 	case *array.Timestamp:
-		if t.OID == OidTimestampTZ {
-			return AppendTimestampTZ(buf, int64(a.Value(i)), fs.Location)
-		}
-		return AppendTimestamp(buf, int64(a.Value(i)))
+		return AppendTimestampStyled(buf, int64(a.Value(i)), t.OID == OidTimestampTZ, fs)
 	case *array.MonthDayNanoInterval:
 		return AppendIntervalStyled(buf, a.Value(i), fs.IntervalStyle)
 	case *array.FixedSizeBinary:

@@ -12,6 +12,9 @@ type FormatSettings struct {
 	ByteaEscape bool
 	// IntervalStyle is how intervals are written.
 	IntervalStyle IntervalStyle
+	// DateStyle and DateOrder are the two halves of the DateStyle setting.
+	DateStyle DateStyle
+	DateOrder DateOrder
 }
 
 // DefaultFormat is the format of a new session: UTC, shortest floats.
