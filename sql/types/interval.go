@@ -502,6 +502,19 @@ func parseISONumber(s []byte) (int64, float64, []byte, int) {
 
 // decodeISO8601Interval is DecodeISO8601Interval: P[nY][nM][nW][nD][T[nH][nM][nS]]
 // and the alternative format P[YYYY-MM-DD][Thh:mm:ss].
+// isoIntegerWidth is ISO8601IntegerWidth: the digits of a field's
+// integer part, after an optional minus.
+func isoIntegerWidth(s []byte) int {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n
+}
+
 func decodeISO8601Interval(s []byte, it *itmIn) int {
 	if len(s) < 2 || s[0] != 'P' {
 		return dtBadFormat
@@ -520,6 +533,7 @@ func decodeISO8601Interval(s []byte, it *itmIn) int {
 			s = s[1:]
 			continue
 		}
+		width := isoIntegerWidth(s)
 		val, frac, rest, code := parseISONumber(s)
 		if code != dtOK {
 			return code
@@ -551,6 +565,16 @@ func decodeISO8601Interval(s []byte, it *itmIn) int {
 			case 'T', 0, '-':
 				if haveField {
 					return dtBadFormat
+				}
+				if u != '-' && width == 8 {
+					// Basic alternative format: yyyymmdd.
+					ok := it.adjustYears(val/10000, 1) && it.adjustMonths(val/100%100) && it.adjustDays(val%100, 1) &&
+						it.adjustFractMicros(frac, MicrosPerDay)
+					if c := fail(ok); c != dtOK || u == 0 {
+						return c
+					}
+					datePart, haveField = false, false
+					continue
 				}
 				if c := fail(it.adjustYears(val, 1) && it.adjustFractYears(frac, 1)); c != dtOK {
 					return c
@@ -616,6 +640,13 @@ func decodeISO8601Interval(s []byte, it *itmIn) int {
 			case 0, ':':
 				if haveField {
 					return dtBadFormat
+				}
+				if u == 0 && width == 6 {
+					// Basic alternative format: hhmmss. PostgreSQL 15 drops
+					// a fraction of the seconds here (PT103020.5 is 10:30:20).
+					ok := it.adjustMicros(val/10000, 0, MicrosPerHour) && it.adjustMicros(val/100%100, 0, MicrosPerMinute) &&
+						it.adjustMicros(val%100, 0, MicrosPerSecond)
+					return fail(ok)
 				}
 				if c := fail(it.adjustMicros(val, frac, MicrosPerHour)); c != dtOK {
 					return c
