@@ -452,6 +452,18 @@ func (g *gen) expr(t dtype, depth int) string {
 			}
 		}
 	case tText:
+		if g.chance(6) {
+			// JSON nulls read as text are SQL NULL; VARIADIC arrays are
+			// argument lists.
+			switch g.n(3) {
+			case 0:
+				return fmt.Sprintf("(json_build_array(%s, NULL) ->> %d)", g.expr(tText, d), g.n(3))
+			case 1:
+				return fmt.Sprintf("(json_build_object('k', %s) #>> '{k}')", g.expr(tText, d))
+			case 2:
+				return fmt.Sprintf("concat_ws('|', VARIADIC ARRAY[%s, %s])", g.expr(tText, d), g.expr(tText, d))
+			}
+		}
 		switch g.n(14) {
 		case 0:
 			return fmt.Sprintf("lower(%s)", g.expr(tText, d))
