@@ -86,6 +86,22 @@ func init() {
 		numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return apd.New(int64(x.Sign()), 0), nil }),
 	)
 	RegisterScalar("sqrt", f8Fn1(floatSqrt), numFn1(numSqrt))
+	// scale, min_scale and trim_scale read a numeric's display scale.
+	numScaleFn := func(fn func(x *apd.Decimal) int64) Overload {
+		return Overload{Args: []types.T{types.Numeric}, Ret: types.Int4, Impl: Strict(types.Int4, func(ctx *Ctx, a []Datum) (Datum, error) {
+			x, err := parseNumeric(a[0].(string))
+			if err != nil {
+				return nil, err
+			}
+			if x.Form != apd.Finite {
+				return nil, nil
+			}
+			return fn(x), nil
+		})}
+	}
+	RegisterScalar("scale", numScaleFn(func(x *apd.Decimal) int64 { return int64(numericScale(x)) }))
+	RegisterScalar("min_scale", numScaleFn(func(x *apd.Decimal) int64 { return int64(numericScale(trimScale(x))) }))
+	RegisterScalar("trim_scale", numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return trimScale(x), nil }))
 	RegisterScalar("cbrt", f8Fn1(func(x float64) (float64, error) { return math.Cbrt(x), nil }))
 	pow := []Overload{
 		{Args: []types.T{types.Float8, types.Float8}, Ret: types.Float8, Impl: float8Binary(floatPow)},
@@ -256,4 +272,26 @@ func nullifImpl(argTypes []types.T, ret types.T) ScalarImpl {
 		}
 		return ArrayFromDatums(ctx.Allocator(), ret, out), nil
 	}
+}
+
+// trimScale drops trailing fraction zeros (trim_scale).
+func trimScale(x *apd.Decimal) *apd.Decimal {
+	if x.Form != apd.Finite || x.Exponent >= 0 {
+		return x
+	}
+	r := new(apd.Decimal).Set(x)
+	var ten, q, rem apd.BigInt
+	ten.SetInt64(10)
+	for r.Exponent < 0 && r.Coeff.Sign() != 0 {
+		q.QuoRem(&r.Coeff, &ten, &rem)
+		if rem.Sign() != 0 {
+			break
+		}
+		r.Coeff.Set(&q)
+		r.Exponent++
+	}
+	if r.Coeff.Sign() == 0 {
+		r.Exponent = 0
+	}
+	return r
 }
