@@ -187,6 +187,12 @@ type gen struct {
 	// noErr suppresses deliberately erroring expressions.
 	noErr   bool
 	errItem bool
+	// correlated is set while generating a correlated subquery's
+	// predicate, evaluated once per outer row: slow functions (numeric
+	// ln, exp, power) stay out of it so queries finish in time.
+	correlated bool
+	// usingKey is the column the last joinFrom merged with USING, or "".
+	usingKey string
 }
 
 func (g *gen) n(k int) int       { return g.r.Intn(k) }
@@ -353,6 +359,32 @@ func (g *gen) expr(t dtype, depth int) string {
 			return fmt.Sprintf("%s::int8", g.expr(tInt4, d))
 		}
 	case tNum:
+		if g.chance(12) && !g.correlated {
+			// Transcendental functions: PostgreSQL's result-scale rules
+			// (at least 16 significant digits, never fewer fraction
+			// digits than the argument) and int/numeric resolution.
+			a := fmt.Sprintf("(abs(%s) + 1)", g.expr(tNum, d))
+			switch g.n(8) {
+			case 0:
+				return fmt.Sprintf("ln(%s)", a)
+			case 1:
+				return fmt.Sprintf("log(%s)", a)
+			case 2:
+				return fmt.Sprintf("log(%s, %s)", g.pick("2.0", "10", "0.5", "7.25"), a)
+			case 3:
+				return fmt.Sprintf("exp(%s / 100000.0)", g.expr(tNum, d))
+			case 4:
+				return fmt.Sprintf("sqrt(%s)", a)
+			case 5:
+				return fmt.Sprintf("power(%s, %s)", a, g.pick("0.5", "2", "-1", "1.5", "0", "3.0", "-0.25"))
+			case 6:
+				// (never 0 to a negative power: PostgreSQL folds that
+				// constant error even in a branch no row takes)
+				return fmt.Sprintf("(%s ^ %s)", g.pick("0", "2.0", "1.5", "10"), g.pick("0", "0.5", "2", "3.5"))
+			case 7:
+				return fmt.Sprintf("(%s ^ %s)", g.pick("2.0", "1.5", "10", "0.5"), g.pick("(-2)", "(-0.5)"))
+			}
+		}
 		switch g.n(12) {
 		case 0:
 			return fmt.Sprintf("(%s + %s)", g.expr(tNum, d), g.expr(tNum, d))
@@ -410,8 +442,28 @@ func (g *gen) expr(t dtype, depth int) string {
 			if !g.exactFloat {
 				return fmt.Sprintf("sqrt(abs(%s))", g.expr(tFloat, d))
 			}
+			// Integer arguments resolve to the float8 overload (float8 is
+			// the preferred numeric type): round(int), int ^ int.
+			switch g.n(3) {
+			case 0:
+				return fmt.Sprintf("%s(%s)", g.pick("round", "trunc", "ceil", "floor"), g.expr(tInt4, d))
+			case 1:
+				return fmt.Sprintf("(%s ^ %s)", g.pick("0", "2", "(-3)", "5"), g.pick("0", "1", "2", "3"))
+			}
 		}
 	case tText:
+		if g.chance(6) {
+			// JSON nulls read as text are SQL NULL; VARIADIC arrays are
+			// argument lists.
+			switch g.n(3) {
+			case 0:
+				return fmt.Sprintf("(json_build_array(%s, NULL) ->> %d)", g.expr(tText, d), g.n(3))
+			case 1:
+				return fmt.Sprintf("(json_build_object('k', %s) #>> '{k}')", g.expr(tText, d))
+			case 2:
+				return fmt.Sprintf("concat_ws('|', VARIADIC ARRAY[%s, %s])", g.expr(tText, d), g.expr(tText, d))
+			}
+		}
 		switch g.n(14) {
 		case 0:
 			return fmt.Sprintf("lower(%s)", g.expr(tText, d))
@@ -445,6 +497,21 @@ func (g *gen) expr(t dtype, depth int) string {
 	case tBool:
 		return g.boolExpr(d)
 	case tTs:
+		if g.chance(15) {
+			// SQL-standard interval literals: the unit is the type's field
+			// (interval '5' minute), not seconds.
+			iv := fmt.Sprintf("interval '%d' %s", 1+g.n(20), g.pick("minute", "hour", "day", "second", "month", "year"))
+			switch g.n(3) {
+			case 0:
+				iv = fmt.Sprintf("interval '%d %d:%02d' day to minute", g.n(3), g.n(24), g.n(60))
+			case 1:
+				iv = fmt.Sprintf("interval '%d-%d' year to month", g.n(3), g.n(12))
+			}
+			if g.chance(50) {
+				return fmt.Sprintf("date_bin(interval '%d' %s, %s, '2023-01-01 00:00:00+00'::timestamptz)", 1+g.n(30), g.pick("minute", "hour", "day"), g.expr(tTs, d))
+			}
+			return fmt.Sprintf("(%s + %s)", g.expr(tTs, d), iv)
+		}
 		switch g.n(4) {
 		case 0:
 			return fmt.Sprintf("(%s + interval '%d hours')", g.expr(tTs, d), g.n(100)-20)
@@ -625,6 +692,12 @@ type query struct {
 	order  []int
 	limit  int // -1: none
 	offset int // -1: none
+	// ties: ORDER BY these positions (a prefix of the columns, so rows
+	// tie) then FETCH FIRST limit ROWS WITH TIES; the rows are then
+	// determined as a multiset though not in order.
+	ties []int
+	// using writes DESC / ASC as USING > / USING <.
+	using bool
 }
 
 func (q *query) ordered() bool { return q.order != nil }
@@ -636,16 +709,32 @@ func (q *query) sql() string {
 	} else {
 		b.WriteString(q.left.sql())
 	}
-	if q.order != nil {
+	keys := q.order
+	if q.ties != nil {
+		keys = q.ties
+	}
+	if keys != nil {
 		var parts []string
-		for _, p := range q.order {
-			if p < 0 {
+		for _, p := range keys {
+			switch {
+			case p < 0 && q.using:
+				parts = append(parts, strconv.Itoa(-p)+" USING >")
+			case p < 0:
 				parts = append(parts, strconv.Itoa(-p)+" DESC")
-			} else {
+			case q.using:
+				parts = append(parts, strconv.Itoa(p)+" USING <")
+			default:
 				parts = append(parts, strconv.Itoa(p))
 			}
 		}
 		b.WriteString(" ORDER BY " + strings.Join(parts, ", "))
+	}
+	if q.ties != nil && q.limit >= 0 {
+		if q.offset >= 0 {
+			fmt.Fprintf(&b, " OFFSET %d ROWS", q.offset)
+		}
+		fmt.Fprintf(&b, " FETCH FIRST %d ROWS WITH TIES", q.limit)
+		return b.String()
 	}
 	if q.limit >= 0 {
 		fmt.Fprintf(&b, " LIMIT %d", q.limit)
@@ -671,6 +760,14 @@ func (g *gen) totalOrder(n int) []int {
 // finish adds ORDER BY / LIMIT / OFFSET to q.
 func (g *gen) finish(q *query) {
 	q.limit, q.offset = -1, -1
+	q.using = g.chance(10)
+	if g.chance(8) {
+		n := len(q.left.items)
+		// (no OFFSET: which tied rows it skips is unspecified)
+		q.ties = g.totalOrder(n)[:1+g.n(n)]
+		q.limit = g.n(12)
+		return
+	}
 	if g.chance(55) {
 		q.order = g.totalOrder(len(q.left.items))
 		if g.chance(35) {
@@ -805,6 +902,16 @@ func (g *gen) genGrouped() *query {
 	}
 	for i := 0; i < 1+g.n(3); i++ {
 		a, t := g.aggregate()
+		switch {
+		case g.chance(8):
+			// An aggregate of outer columns inside a subquery belongs to
+			// this query (agglevelsup).
+			a = "(SELECT " + a + ")"
+		case g.chance(5) && !noGroup:
+			// A correlated subquery reading a GROUP BY key.
+			a = fmt.Sprintf("(SELECT count(*) FROM t3 z WHERE z.k::text = (%s)::text)", q.left.groupBy[0])
+			t = tInt8
+		}
 		q.left.items = append(q.left.items, a)
 		q.left.types = append(q.left.types, t)
 	}
@@ -840,6 +947,18 @@ func (g *gen) joinFrom() (string, []scopeCol) {
 		return fmt.Sprintf("%s x %s %s y ON %s", l.name, kind, r.name, cond), append(scopeOf(l, "x"), scopeOf(r, "y")...)
 	}
 	key := g.pick("a", "a", "s", "g", "dt", "c")
+	g.usingKey = ""
+	if key != "g" && g.chance(25) {
+		// USING merges the key: COALESCE of both sides for FULL JOIN, and
+		// a chained USING joins on the merged column.
+		g.usingKey = key
+		sc := append(scopeOf(l, "x"), scopeOf(r, "y")...)
+		from := fmt.Sprintf("%s x %s %s y USING (%s)", l.name, kind, r.name, key)
+		if g.chance(40) {
+			from += fmt.Sprintf(" %s %s w USING (%s)", g.pick("FULL JOIN", "LEFT JOIN", "JOIN"), diffTables[g.n(2)].name, key)
+		}
+		return from, sc
+	}
 	cond := fmt.Sprintf("x.%s = y.%s", key, key)
 	if key == "g" {
 		// g has 8 values: keep the result small.
@@ -862,6 +981,10 @@ func (g *gen) genJoin() *query {
 	g.scope = sc
 	q.left.from = from
 	q.left.items, q.left.types = g.items(1 + g.n(4))
+	if g.usingKey != "" {
+		q.left.items = append(q.left.items, g.usingKey)
+		q.left.types = append(q.left.types, tInt4)
+	}
 	q.left.where = g.maybeWhere(50)
 	q.left.distinct = g.chance(15)
 	g.finish(q)
@@ -879,7 +1002,9 @@ func (g *gen) genSubquery() *query {
 	q.left.items, q.left.types = g.items(1 + g.n(3))
 	// inner predicate over y only (and sometimes correlated with x)
 	g.scope = innerScope
+	g.correlated = true
 	innerWhere := g.boolExpr(1 + g.n(2))
+	g.correlated = false
 	g.scope = outerScope
 	switch g.n(5) {
 	case 0:
@@ -926,6 +1051,15 @@ func (g *gen) genSetOp() *query {
 		}
 		s.where = g.maybeWhere(60)
 	}
+	if g.chance(8) {
+		// Zero-column rows (SELECT FROM t): all equal, so UNION keeps
+		// one and INTERSECT/EXCEPT ALL count them.
+		types = nil
+		side(&q.left)
+		side(&q.right)
+		q.limit, q.offset = -1, -1
+		return q
+	}
 	side(&q.left)
 	side(&q.right)
 	g.finish(q)
@@ -949,7 +1083,27 @@ func (g *gen) genWindow() *query {
 		dir := g.pick("", " DESC")
 		total := fmt.Sprintf("ORDER BY %s%s, x.id", okey, dir)
 		var w string
-		switch g.n(8) {
+		switch g.n(11) {
+		case 8:
+			// A frame with an exclusion; over a RANGE of ORDER BY peers
+			// the frame's multiset, so sum and count, are determined.
+			bounds := g.pick("UNBOUNDED PRECEDING AND CURRENT ROW", "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING", "CURRENT ROW AND UNBOUNDED FOLLOWING")
+			excl := g.pick("CURRENT ROW", "GROUP", "TIES", "NO OTHERS")
+			fn := g.pick("count(*)", "sum("+g.expr(tInt4, 1)+")", "count("+g.expr(tText, 1)+")")
+			w = fmt.Sprintf("%s OVER (%sORDER BY %s%s RANGE BETWEEN %s EXCLUDE %s)", fn, part, okey, dir, bounds, excl)
+		case 9:
+			// ROWS frames over a total order, with exclusions, for the
+			// functions that read single rows of the frame.
+			bounds := g.pick("1 PRECEDING AND 1 FOLLOWING", "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING", "2 PRECEDING AND CURRENT ROW", "CURRENT ROW AND 3 FOLLOWING")
+			excl := g.pick("CURRENT ROW", "GROUP", "TIES", "NO OTHERS")
+			t := orderable[g.n(len(orderable))]
+			fn := g.pick("first_value(%s)", "last_value(%s)", "nth_value(%s, 2)")
+			w = fmt.Sprintf(fn+" OVER (%s%s ROWS BETWEEN %s EXCLUDE %s)", g.expr(t, 1), part, total, bounds, excl)
+		case 10:
+			// lag/lead(anycompatible, int, anycompatible): the default's
+			// type widens the result.
+			def := g.pick("0.5", "(-1)", "NULL", "2.25::float8", "x.id")
+			w = fmt.Sprintf("%s(%s, %d, %s) OVER (%s%s)", g.pick("lag", "lead"), g.expr(g.pick2(tInt4, tInt8, tNum), 1), 1+g.n(3), def, part, total)
 		case 0:
 			w = fmt.Sprintf("row_number() OVER (%s%s)", part, total)
 		case 1:
@@ -1020,7 +1174,7 @@ func shrinkCandidates(q *query) []*query {
 	}
 	if q.limit >= 0 {
 		c := clone()
-		c.limit = -1
+		c.limit, c.ties = -1, nil
 		out = append(out, c)
 	}
 	if q.offset >= 0 {

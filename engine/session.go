@@ -104,12 +104,8 @@ func newSession(e *Engine, user, db string, pid uint32, super bool, params map[s
 	for _, kv := range startupSettings(params) {
 		k, v := kv[0], kv[1]
 		if st, ok := lookupSetting(k); ok && !st.readOnly {
-			if st.check != nil {
-				cv, err := st.check(v)
-				if err != nil {
-					continue
-				}
-				v = cv
+			if s.checkSetting(st, &v) != nil {
+				continue
 			}
 			s.settings[strings.ToLower(st.name)] = v
 		}
@@ -149,7 +145,11 @@ func (s *Session) FormatSettings() types.FormatSettings {
 			efd = n
 		}
 	}
-	return types.FormatSettings{Location: s.loc, ExtraFloatDigits: efd}
+	fs := types.FormatSettings{Location: s.loc, ExtraFloatDigits: efd}
+	fs.ByteaEscape = s.settings["bytea_output"] == "escape"
+	fs.IntervalStyle, _ = types.ParseIntervalStyle(s.settings["intervalstyle"])
+	fs.DateStyle, fs.DateOrder, _, _ = types.ParseDateStyle(s.settings["datestyle"], types.DateISO, types.OrderMDY)
+	return fs
 }
 
 // TxStatus implements wire.Session.

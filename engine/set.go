@@ -54,15 +54,29 @@ func (s *Session) set(v *pg_query.VariableSetStmt, io wire.ExecIO) (wire.Result,
 	case pg_query.VariableSetKind_VAR_RESET:
 		tag = "RESET"
 	}
-	if st.check != nil {
-		cv, err := st.check(value)
-		if err != nil {
-			return nil, err
-		}
-		value = cv
+	if err := s.checkSetting(st, &value); err != nil {
+		return nil, err
 	}
 	s.assign(st, value, io)
 	return commandResult(tag), nil
+}
+
+// checkSetting validates and canonicalises a new value of st.
+func (s *Session) checkSetting(st *setting, value *string) error {
+	var cv string
+	var err error
+	switch {
+	case st.merge != nil:
+		cv, err = st.merge(s.settings[strings.ToLower(st.name)], *value)
+	case st.check != nil:
+		cv, err = st.check(*value)
+	default:
+		return nil
+	}
+	if err == nil {
+		*value = cv
+	}
+	return err
 }
 
 // assign changes a setting and reports it to the client when PostgreSQL

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
 )
 
 // setting describes a run-time parameter (SET / SHOW / current_setting).
@@ -19,12 +20,15 @@ type setting struct {
 	vartype  string
 	category string
 	check    func(v string) (string, error)
+	// merge, when set, checks a value against the current one (DateStyle
+	// keeps the half of the current value that v does not name).
+	merge func(cur, v string) (string, error)
 }
 
 var settingList = []setting{
 	{name: "application_name", def: "", reported: true, desc: "Sets the application name to be reported in statistics and logs.", vartype: "string", category: "Reporting and Logging / What to Log"},
 	{name: "client_encoding", def: "UTF8", reported: true, desc: "Sets the client's character set encoding.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting", check: checkEncoding},
-	{name: "DateStyle", def: "ISO, MDY", reported: true, desc: "Sets the display format for date and time values.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting", check: checkDateStyle},
+	{name: "DateStyle", def: "ISO, MDY", reported: true, desc: "Sets the display format for date and time values.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting", merge: mergeDateStyle},
 	{name: "default_transaction_read_only", def: "off", reported: true, desc: "Sets the default read-only status of new transactions.", vartype: "bool", category: "Client Connection Defaults / Statement Behavior", check: checkBool},
 	{name: "in_hot_standby", def: "off", reported: true, readOnly: true, desc: "Shows whether hot standby is currently active.", vartype: "bool", category: "Preset Options"},
 	{name: "integer_datetimes", def: "on", reported: true, readOnly: true, desc: "Shows whether datetimes are integer based.", vartype: "bool", category: "Preset Options"},
@@ -55,7 +59,7 @@ var settingList = []setting{
 	{name: "lc_monetary", def: "C", desc: "Sets the locale for formatting monetary amounts.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
 	{name: "lc_numeric", def: "C", desc: "Sets the locale for formatting numbers.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
 	{name: "lc_time", def: "C", desc: "Sets the locale for formatting date and time values.", vartype: "string", category: "Client Connection Defaults / Locale and Formatting"},
-	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", vartype: "enum", category: "Client Connection Defaults / Statement Behavior"},
+	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", vartype: "enum", category: "Client Connection Defaults / Statement Behavior", check: checkByteaOutput},
 	// psql's \password and libpq's PQencryptPasswordConn read this to
 	// choose the verifier they compute on the client.
 	{name: "password_encryption", def: "scram-sha-256", desc: "Chooses the algorithm for encrypting passwords.", vartype: "enum", category: "Connections and Authentication / Authentication", check: checkPasswordEncryption},
@@ -108,19 +112,33 @@ func checkEncoding(v string) (string, error) {
 	return "", sqlerr.New(sqlerr.FeatureNotSupported, "conversion between %s and UTF8 is not supported", v)
 }
 
-func checkDateStyle(v string) (string, error) {
-	u := strings.ToUpper(v)
-	if strings.Contains(u, "ISO") || u == "DEFAULT" {
-		return "ISO, MDY", nil
+func mergeDateStyle(cur, v string) (string, error) {
+	cs, co, _, _ := types.ParseDateStyle(cur, types.DateISO, types.OrderMDY)
+	_, _, canon, ok := types.ParseDateStyle(v, cs, co)
+	if !ok {
+		return "", invalidValue("DateStyle", v)
 	}
-	return "", sqlerr.New(sqlerr.FeatureNotSupported, "weir supports only DateStyle ISO, MDY")
+	return canon, nil
 }
 
 func checkIntervalStyle(v string) (string, error) {
-	if strings.ToLower(v) == "postgres" {
-		return "postgres", nil
+	if _, ok := types.ParseIntervalStyle(strings.ToLower(v)); ok {
+		return strings.ToLower(v), nil
 	}
-	return "", sqlerr.New(sqlerr.FeatureNotSupported, "weir supports only IntervalStyle postgres")
+	return "", invalidValue("intervalstyle", v).WithHint("Available values: postgres, postgres_verbose, sql_standard, iso_8601.")
+}
+
+func checkByteaOutput(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "hex", "escape":
+		return strings.ToLower(v), nil
+	}
+	return "", invalidValue("bytea_output", v).WithHint("Available values: escape, hex.")
+}
+
+// invalidValue is PostgreSQL's error for a setting value it rejects.
+func invalidValue(name, v string) *sqlerr.Error {
+	return sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 }
 
 func checkStandardStrings(v string) (string, error) {

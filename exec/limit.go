@@ -21,6 +21,7 @@ type limitOp struct {
 	started   bool
 	skip      int64 // rows still to skip
 	remaining int64 // rows still to pass; -1 = no limit
+	ties      limitTies
 }
 
 var _ Operator = (*limitOp)(nil)
@@ -90,7 +91,7 @@ func (l *limitOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	for {
 		if l.remaining == 0 {
-			return nil, nil
+			return l.nextTies(ctx)
 		}
 		if err := checkCancel(ctx, l.env); err != nil {
 			return nil, err
@@ -112,6 +113,9 @@ func (l *limitOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		if l.remaining >= 0 {
 			l.remaining -= end - start
+			if l.remaining == 0 {
+				l.reached(in, end)
+			}
 		}
 		if start == 0 && end == n {
 			return in, nil

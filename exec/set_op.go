@@ -43,6 +43,8 @@ type setOpOp struct {
 	pairs         [][2]*spillFile
 	child         Operator
 	spillL, spill *partitionWriters
+	// seenEmpty: a UNION of zero-column rows has passed its one row.
+	seenEmpty bool
 }
 
 var _ Operator = (*setOpOp)(nil)
@@ -106,6 +108,14 @@ func (s *setOpOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		b = withSchema(s.schema, b)
 		if s.plan.All {
 			return b, nil
+		}
+		if len(s.plan.Cols) == 0 {
+			// SELECT UNION SELECT: all empty rows are one row.
+			if s.seenEmpty || b.NumRows() == 0 {
+				continue
+			}
+			s.seenEmpty = true
+			return array.NewRecordBatch(s.schema, nil, 1), nil
 		}
 		out, err := s.filter.filter(b, b.Columns())
 		if err != nil || out != nil {
@@ -177,6 +187,20 @@ func (s *setOpOp) count(ctx context.Context) error {
 				break
 			}
 			b = withSchema(s.schema, b)
+			if len(s.plan.Cols) == 0 {
+				// Zero-column rows are all equal: one group of b's rows.
+				if b.NumRows() > 0 && len(leftN) == 0 {
+					leftN, rightN = append(leftN, 0), append(rightN, 0)
+				}
+				if len(leftN) > 0 {
+					if side == 0 {
+						leftN[0] += b.NumRows()
+					} else {
+						rightN[0] += b.NumRows()
+					}
+				}
+				continue
+			}
 			s.table.prepare(b.Columns())
 			unseen = unseen[:0]
 			for i := range s.table.rowHash {
@@ -263,6 +287,12 @@ func (s *setOpOp) count(ctx context.Context) error {
 		for ; k > 0; k-- {
 			idx = append(idx, int32(g))
 		}
+	}
+	if len(s.plan.Cols) == 0 {
+		if len(idx) > 0 {
+			s.out.push(array.NewRecordBatch(s.schema, nil, int64(len(idx))))
+		}
+		return nil
 	}
 	vals := s.table.keyArrays()
 	all := array.NewRecordBatch(s.schema, vals, int64(len(leftN)))

@@ -254,18 +254,16 @@ func (w *windowOp) computePartition(ectx *expr.Ctx, call *planner.WindowCall, ar
 		if len(args) == 0 {
 			return sqlerr.New(sqlerr.UndefinedFunction, "function %s() does not exist", call.Name)
 		}
+		var segs []frameRange
 		for k := p.start; k < p.end; k++ {
-			s, e := fr.bounds(k, p)
+			segs = fr.segments(k, p, segs)
 			res[k] = nil
+			at := -1
 			switch call.Name {
 			case "first_value":
-				if s < e {
-					res[k] = expr.DatumAt(args[0], s)
-				}
+				at = nthInSegments(segs, 1, false)
 			case "last_value":
-				if s < e {
-					res[k] = expr.DatumAt(args[0], e-1)
-				}
+				at = nthInSegments(segs, 1, true)
 			default:
 				nth, ok := argInt(args, 1, k, 1)
 				if !ok {
@@ -274,9 +272,12 @@ func (w *windowOp) computePartition(ectx *expr.Ctx, call *planner.WindowCall, ar
 				if nth <= 0 {
 					return sqlerr.New("22016", "argument of nth_value must be greater than zero")
 				}
-				if int64(s)+nth-1 < int64(e) {
-					res[k] = expr.DatumAt(args[0], s+int(nth)-1)
+				if nth <= int64(p.end-p.start) {
+					at = nthInSegments(segs, int(nth), false)
 				}
+			}
+			if at >= 0 {
+				res[k] = expr.DatumAt(args[0], at)
 			}
 		}
 	default:
@@ -288,6 +289,9 @@ func (w *windowOp) computePartition(ectx *expr.Ctx, call *planner.WindowCall, ar
 func (w *windowOp) aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
 	if call.Agg == nil || call.Agg.Overload == nil || call.Agg.Overload.New == nil {
 		return sqlerr.New(sqlerr.UndefinedFunction, "window function %s does not exist", call.Name)
+	}
+	if fr.frame.Exclude != planner.ExcludeNoOthers {
+		return w.aggregateExcluding(ectx, call, args, p, fr, res)
 	}
 	var acc expr.Accumulator
 	curS, curE := -1, -1

@@ -240,7 +240,7 @@ func (b *binder) bindColumnRef(c *pg_query.ColumnRef, ec *exprCtx) (expr.Expr, e
 	}
 	if depth > 0 {
 		b.outerRefs++
-		return &expr.OuterRef{Depth: depth, Index: idx, T: col.T, Name: name}, nil
+		return outerColumn(ec.sc, depth, idx, col, name, int(c.Location)+1)
 	}
 	if ec.sc.usingCols != nil && qual == "" {
 		if u, ok := ec.sc.usingCols[name]; ok {
@@ -270,7 +270,7 @@ func (b *binder) coerce(e expr.Expr, t types.T, explicit bool, pos int) (expr.Ex
 		if c.Val == nil {
 			return &expr.Const{Val: nil, T: t}, nil
 		}
-		if !needsCatalog(t.OID) {
+		if !needsCatalog(t.OID) && !sessionDependentInput(t) {
 			d, err := parseConst(t, c.Val.(string))
 			if err != nil {
 				if se, ok := err.(*sqlerr.Error); ok && pos >= 0 && se.Position == 0 {
@@ -282,8 +282,11 @@ func (b *binder) coerce(e expr.Expr, t types.T, explicit bool, pos int) (expr.Ex
 			}
 			return &expr.Const{Val: d, T: t}, nil
 		}
+		// Timestamps and dates are read at run time, in the session's
+		// TimeZone and DateStyle field order.
 		e = &expr.Const{Val: c.Val, T: types.Text}
 		from = types.Text
+		explicit = true
 	}
 	if !explicit {
 		if _, ok := expr.ImplicitCastCost(from, t); !ok && !assignable(from, t) {
@@ -295,7 +298,7 @@ func (b *binder) coerce(e expr.Expr, t types.T, explicit bool, pos int) (expr.Ex
 		return nil, err
 	}
 	cast := &expr.Cast{Arg: e, T: t, Impl: impl}
-	if c, ok := e.(*expr.Const); ok && !needsCatalog(t.OID) && !needsCatalog(from.OID) {
+	if c, ok := e.(*expr.Const); ok && !needsCatalog(t.OID) && !needsCatalog(from.OID) && !sessionDependentCast(from, t) {
 		return foldConst(cast, c)
 	}
 	return cast, nil
@@ -313,6 +316,44 @@ func needsCatalog(oid uint32) bool {
 		return true
 	}
 	return false
+}
+
+// sessionDependentInput tells whether reading a literal of type t
+// depends on session settings (TimeZone, DateStyle's field order).
+func sessionDependentInput(t types.T) bool {
+	if t.IsArray() {
+		t = t.Elem()
+	}
+	switch t.OID {
+	case types.OidTimestampTZ, types.OidDate, types.OidTimestamp:
+		return true
+	}
+	return false
+}
+
+// sessionDependentCast tells whether a cast's result depends on session
+// settings (TimeZone, IntervalStyle, bytea_output, extra_float_digits):
+// such a cast of a constant is left to run time, in the session.
+func sessionDependentCast(from, to types.T) bool {
+	text := func(t types.T) bool {
+		switch t.OID {
+		case types.OidText, types.OidVarchar, types.OidBpchar, types.OidName, types.OidChar, types.OidJSON, types.OidJSONB:
+			return true
+		}
+		return false
+	}
+	dependent := func(t types.T) bool {
+		if t.IsArray() {
+			t = t.Elem()
+		}
+		switch t.OID {
+		case types.OidTimestampTZ, types.OidInterval, types.OidBytea, types.OidFloat4, types.OidFloat8, types.OidDate, types.OidTimestamp:
+			return true
+		}
+		return false
+	}
+	return (text(to) && dependent(from)) || (text(from) && (to.OID == types.OidTimestampTZ || to.OID == types.OidDate || to.OID == types.OidTimestamp)) ||
+		(from.OID == types.OidTimestampTZ) != (to.OID == types.OidTimestampTZ) && (from.OID == types.OidDate || from.OID == types.OidTimestamp || to.OID == types.OidDate || to.OID == types.OidTimestamp)
 }
 
 // foldConst evaluates a cast of a constant once, at bind time.
@@ -731,7 +772,7 @@ func (b *binder) bindFieldSelect(arg *pg_query.Node, field string, ec *exprCtx) 
 	}
 	if depth > 0 {
 		b.outerRefs++
-		return &expr.OuterRef{Depth: depth, Index: idx, T: col.T, Name: name + "." + field}, nil
+		return outerColumn(ec.sc, depth, idx, col, name+"."+field, int(cr.Location)+1)
 	}
 	return &expr.ColumnRef{Index: idx, T: col.T, Name: name + "." + field}, nil
 }

@@ -392,8 +392,15 @@ func (b *binder) bindJoin(j *pg_query.JoinExpr, parent *scope) (Node, *scope, er
 			}
 		}
 	}
+	var plan Node = join
 	if len(using) > 0 {
-		sc.usingCols = map[string]int{}
+		// Each USING column becomes one merged column, listed first by *
+		// and found by its bare name: the left column (the right one for a
+		// RIGHT JOIN), or COALESCE of both for a FULL JOIN, so right-only
+		// rows keep their key and a later USING of the same name joins on
+		// the merged value. The sides' columns stay reachable qualified.
+		var merged []expr.Expr
+		var mergedCols []scopeCol
 		for _, name := range using {
 			li, lcol, _, err := (&scope{cols: ls.cols}).resolve("", name, 0)
 			if err != nil {
@@ -417,14 +424,39 @@ func (b *binder) bindJoin(j *pg_query.JoinExpr, parent *scope) (Node, *scope, er
 			}
 			join.LeftKeys = append(join.LeftKeys, lk)
 			join.RightKeys = append(join.RightKeys, rk)
-			if kind == RightJoin {
-				sc.cols[li].Hidden = true
-				sc.usingCols[name] = nl + ri
-			} else {
-				sc.cols[nl+ri].Hidden = true
-				sc.usingCols[name] = li
+			rOut, err := b.coerce(&expr.ColumnRef{Index: nl + ri, T: rcol.T, Name: name}, t, false, -1)
+			if err != nil {
+				return nil, nil, err
 			}
+			mc := scopeCol{Name: name, T: t}
+			var m expr.Expr
+			switch kind {
+			case FullJoin:
+				m = &expr.Coalesce{Args: []expr.Expr{lk, rOut}, T: t}
+			case RightJoin:
+				m = rOut
+				mc.TableOID, mc.AttNum = rcol.TableOID, rcol.AttNum
+			default:
+				m = lk
+				mc.TableOID, mc.AttNum = lcol.TableOID, lcol.AttNum
+			}
+			merged = append(merged, m)
+			mergedCols = append(mergedCols, mc)
+			sc.cols[li].Hidden = true
+			sc.cols[nl+ri].Hidden = true
 		}
+		joinCols := join.Columns()
+		exprs := append([]expr.Expr{}, merged...)
+		cols := make([]Column, 0, len(merged)+len(joinCols))
+		for _, mc := range mergedCols {
+			cols = append(cols, Column{Name: mc.Name, T: mc.T, TableOID: mc.TableOID, AttNum: mc.AttNum})
+		}
+		for i, c := range joinCols {
+			exprs = append(exprs, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
+			cols = append(cols, c)
+		}
+		plan = &Project{Input: join, Exprs: exprs, Cols: cols}
+		sc.cols = append(mergedCols, sc.cols...)
 	} else if j.Quals != nil {
 		cond, err := b.bindExpr(j.Quals, &exprCtx{sc: sc, what: "JOIN conditions"})
 		if err != nil {
@@ -440,9 +472,13 @@ func (b *binder) bindJoin(j *pg_query.JoinExpr, parent *scope) (Node, *scope, er
 	if j.Alias != nil {
 		for i := range sc.cols {
 			sc.cols[i].Table = j.Alias.Aliasname
+			if sc.cols[i].Hidden && len(using) > 0 {
+				// The alias names only the merged columns.
+				sc.cols[i].Table = ""
+			}
 		}
 	}
-	return join, sc, nil
+	return plan, sc, nil
 }
 
 // splitJoinCondition moves equalities between a left and a right

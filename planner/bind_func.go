@@ -38,6 +38,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "window function %s requires an OVER clause", name)
 	}
 	if expr.IsAggregate(name) {
+		if d := aggLevelsUp(f, ec.sc); d > 0 {
+			return b.bindOuterAggregate(f, ec, d)
+		}
 		// Reaching here means aggregates are not allowed in this clause (the
 		// aggregate level intercepts them where they are).
 		return nil, sqlerr.At(sqlerr.GroupingError, pos+1, "aggregate functions are not allowed in %s", clause(ec))
@@ -54,7 +57,61 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		args[i] = e
 	}
+	if f.FuncVariadic && len(args) > 0 {
+		return b.callVariadic(name, args, pos)
+	}
 	return b.callResolved(name, args, types.T{}, pos)
+}
+
+// callVariadic binds f(..., VARIADIC arr): the array's elements are the
+// variadic arguments. A NULL array makes the call NULL (concat,
+// json_build_array), except for format, which then has no arguments to
+// format.
+func (b *binder) callVariadic(name string, args []expr.Expr, pos int) (expr.Expr, error) {
+	last := args[len(args)-1]
+	t := last.Type()
+	if t.OID == types.OidUnknown {
+		if c, ok := last.(*expr.Const); ok && c.Val == nil {
+			t = types.ArrayOf(types.Text)
+			last = &expr.Const{T: t}
+		}
+	}
+	if !t.IsArray() {
+		return nil, sqlerr.At(sqlerr.DatatypeMismatch, pos+1, "VARIADIC argument must be an array")
+	}
+	fixed := args[:len(args)-1]
+	if name == "format" && len(fixed) == 0 {
+		// format(text, VARIADIC "any"): the format string is not variadic.
+		return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function format(%s) does not exist", t).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	elem := t.Elem()
+	var elems []expr.Expr
+	switch x := last.(type) {
+	case *expr.ArrayConstructor:
+		elems = x.Elems
+	case *expr.Const:
+		if x.Val == nil {
+			if name == "format" {
+				return b.callResolved(name, fixed, types.T{}, pos)
+			}
+			call, err := b.callResolved(name, append(append([]expr.Expr{}, fixed...), &expr.Const{T: elem}), types.T{}, pos)
+			if err != nil {
+				return nil, err
+			}
+			return &expr.Const{T: call.Type()}, nil
+		}
+		vals, ok := x.Val.([]expr.Datum)
+		if !ok {
+			return nil, notSupported(int32(pos), "VARIADIC with this array")
+		}
+		for _, v := range vals {
+			elems = append(elems, &expr.Const{Val: v, T: elem})
+		}
+	default:
+		return nil, notSupported(int32(pos), "VARIADIC with a non-constant array")
+	}
+	return b.callResolved(name, append(append([]expr.Expr{}, fixed...), elems...), types.T{}, pos)
 }
 
 // namedArgOrder gives the parameter order of functions commonly called with
@@ -128,6 +185,10 @@ type winState struct {
 func (b *binder) bindAggregateLevel(n *pg_query.Node, ec *exprCtx) (expr.Expr, bool, error) {
 	st := ec.agg
 	if f := n.GetFuncCall(); f != nil && f.Over == nil && expr.IsAggregate(funcName(f.Funcname)) {
+		if d := aggLevelsUp(f, ec.sc); d > 0 {
+			e, err := b.bindOuterAggregate(f, ec, d)
+			return e, true, err
+		}
 		e, err := b.bindAggCall(f, ec)
 		return e, true, err
 	}
@@ -182,6 +243,12 @@ func (b *binder) bindAggCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, erro
 	st := ec.agg
 	name := funcName(f.Funcname)
 	in := &exprCtx{sc: st.input, what: "aggregate function calls"}
+	if saved := st.input.aggOut; saved != nil {
+		// Arguments are evaluated below the aggregation: subqueries in
+		// them read the level's input columns.
+		st.input.aggOut = nil
+		defer func() { st.input.aggOut = saved }()
+	}
 	var args []expr.Expr
 	for _, a := range f.Args {
 		if containsAggregate(a) {
@@ -266,6 +333,11 @@ func aggCallKey(c *AggCall) string {
 
 func sortKey(e expr.Expr, sb *pg_query.SortBy) SortKey {
 	k := SortKey{Expr: e, Desc: sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC}
+	if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
+		// ORDER BY x USING >: a btree "greater than" sorts descending
+		// (orderingOperator checks the operator).
+		k.Desc = opName(sb.UseOp) == ">" || opName(sb.UseOp) == "~>~"
+	}
 	switch sb.SortbyNulls {
 	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
 		k.NullsFirst = true
@@ -275,6 +347,20 @@ func sortKey(e expr.Expr, sb *pg_query.SortBy) SortKey {
 		k.NullsFirst = k.Desc
 	}
 	return k
+}
+
+// orderingOperator checks ORDER BY ... USING op: only a btree ordering
+// operator (< or >) is one.
+func orderingOperator(sb *pg_query.SortBy) error {
+	if sb.SortbyDir != pg_query.SortByDir_SORTBY_USING {
+		return nil
+	}
+	switch opName(sb.UseOp) {
+	case "<", ">", "~<~", "~>~":
+		return nil
+	}
+	return sqlerr.At(sqlerr.WrongObjectType, int(sb.Location)+1, "operator %s is not a valid ordering operator", opName(sb.UseOp)).
+		WithHint("Ordering operators must be \"<\" or \">\" members of btree operator families.")
 }
 
 func (b *binder) bindWindowCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, error) {
@@ -366,6 +452,24 @@ func (b *binder) bindWindowCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, e
 			return nil, sqlerr.At(sqlerr.UndefinedFunction, int(f.Location)+1, "function %s() does not exist", name)
 		}
 		call.T = call.Args[0].Type()
+		if (name == "lag" || name == "lead") && len(call.Args) == 3 {
+			// lag(anycompatible, int, anycompatible): the value and the
+			// default unify, so lag(int, 1, 0.5) is numeric.
+			a, d := call.Args[0].Type(), call.Args[2].Type()
+			switch {
+			case a.OID == types.OidUnknown && d.OID == types.OidUnknown:
+				call.T = types.Text
+			case a.OID == types.OidUnknown:
+				call.T = d
+			case d.OID != types.OidUnknown:
+				if call.T, err = expr.CommonType([]types.T{a, d}); err != nil {
+					return nil, err
+				}
+			}
+			if call.Args[0], err = b.coerce(call.Args[0], call.T, false, -1); err != nil {
+				return nil, err
+			}
+		}
 		if call.T.OID == types.OidUnknown {
 			return nil, sqlerr.At(sqlerr.DatatypeMismatch, int(f.Location)+1, "could not determine polymorphic type because input has type unknown")
 		}
@@ -396,6 +500,9 @@ const (
 	frameEndOffsetPrec   = 0x1000
 	frameStartOffsetFoll = 0x2000
 	frameEndOffsetFoll   = 0x4000
+	frameExcludeCurrent  = 0x8000
+	frameExcludeGroup    = 0x10000
+	frameExcludeTies     = 0x20000
 	frameNonDefault      = 0x1
 )
 
@@ -445,6 +552,14 @@ func (b *binder) bindFrame(def *pg_query.WindowDef, ec *exprCtx) (Frame, error) 
 		f.End, err = bound(OffsetPreceding, def.EndOffset)
 	case fo&frameEndOffsetFoll != 0:
 		f.End, err = bound(OffsetFollowing, def.EndOffset)
+	}
+	switch {
+	case fo&frameExcludeCurrent != 0:
+		f.Exclude = ExcludeCurrentRow
+	case fo&frameExcludeGroup != 0:
+		f.Exclude = ExcludeGroup
+	case fo&frameExcludeTies != 0:
+		f.Exclude = ExcludeTies
 	}
 	return f, err
 }

@@ -81,6 +81,14 @@ func (b *binder) bindSelect(s *pg_query.SelectStmt, parent *scope) (Node, error)
 	return b.bindLimit(s, plan)
 }
 
+// sortKeysOf returns the keys of the Sort a LIMIT applies to, for WITH TIES.
+func sortKeysOf(n Node) []SortKey {
+	if s, ok := n.(*Sort); ok {
+		return s.Keys
+	}
+	return nil
+}
+
 func ordinal(n *pg_query.Node) (int, bool) {
 	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 		return int(c.GetIval().Ival), true
@@ -93,6 +101,17 @@ func (b *binder) bindLimit(s *pg_query.SelectStmt, plan Node) (Node, error) {
 		return plan, nil
 	}
 	l := &Limit{Input: plan}
+	if s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
+		// FETCH FIRST n ROWS WITH TIES also passes the rows that sort
+		// equal to the last one.
+		keys := sortKeysOf(plan)
+		if len(keys) == 0 {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+		}
+		for _, k := range keys {
+			l.Ties = append(l.Ties, k.Expr)
+		}
+	}
 	ec := &exprCtx{what: "LIMIT"}
 	if s.LimitCount != nil {
 		e, err := b.bindExpr(s.LimitCount, ec)
@@ -215,6 +234,18 @@ func (b *binder) bindSetOp(s *pg_query.SelectStmt, parent *scope) (Node, error) 
 }
 
 func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, error) {
+	var sc *scope
+	plan, err := b.bindSimpleSelectLevel(s, parent, false, &sc)
+	if sc != nil && sc.wantsAgg {
+		// A subquery holds an aggregate of this level (bind_outer_agg.go).
+		plan, err = b.bindSimpleSelectLevel(s, parent, true, &sc)
+	}
+	return plan, err
+}
+
+// bindSimpleSelectLevel binds a SELECT without set operations; forceAgg
+// makes it aggregate although no aggregate of its own is written in it.
+func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, forceAgg bool, scOut **scope) (Node, error) {
 	var input Node
 	sc := &scope{parent: parent}
 	if len(s.FromClause) == 0 {
@@ -231,7 +262,9 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		if containsAggregate(s.WhereClause) {
 			return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
+		sc.clause = "WHERE"
 		pred, err := b.bindExpr(s.WhereClause, &exprCtx{sc: sc, what: "WHERE"})
+		sc.clause = ""
 		if err != nil {
 			return nil, err
 		}
@@ -252,14 +285,15 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		groupItems = append(append(append([]*pg_query.Node{}, groupItems[:i]...),
 			columnRefNode("window_start", fc.Location), columnRefNode("window_end", fc.Location)), groupItems[i+1:]...)
 	}
-	hasAgg := len(groupItems) > 0 || s.HavingClause != nil
+	*scOut = sc
+	hasAgg := len(groupItems) > 0 || s.HavingClause != nil || forceAgg
 	for _, t := range s.TargetList {
-		if containsAggregate(t) {
+		if containsLocalAggregate(t, sc) {
 			hasAgg = true
 		}
 	}
 	for _, o := range s.SortClause {
-		if containsAggregate(o) {
+		if containsLocalAggregate(o, sc) {
 			hasAgg = true
 		}
 	}
@@ -270,6 +304,8 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 		if err := b.bindGroupBy(s, groupItems, agg); err != nil {
 			return nil, err
 		}
+		sc.aggOut = agg
+		defer func() { sc.aggOut = nil }()
 	}
 	win := &winState{named: map[string]*pg_query.WindowDef{}, base: base}
 	if agg != nil {
@@ -338,6 +374,9 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 	var keys []SortKey
 	for _, o := range s.SortClause {
 		sb := o.GetSortBy()
+		if err := orderingOperator(sb); err != nil {
+			return nil, err
+		}
 		idx := -1
 		if i, ok := ordinal(sb.Node); ok {
 			if i < 1 || i > visible {
@@ -585,7 +624,7 @@ func (b *binder) expandStar(cr *pg_query.ColumnRef, ec *exprCtx) ([]target, erro
 	}
 	var out []target
 	for i, c := range ec.sc.cols {
-		if c.Hidden || c.System || c.Field != "" || (qual != "" && c.Table != qual) {
+		if (c.Hidden && qual == "") || c.System || c.Field != "" || (qual != "" && c.Table != qual) {
 			continue
 		}
 		var e expr.Expr
@@ -626,68 +665,92 @@ func columnFor(e expr.Expr, name string, sc *scope) Column {
 // deriveName is PostgreSQL's FigureColname: the column name a target gets
 // without AS.
 func deriveName(n *pg_query.Node) string {
+	name, _ := figureColname(n)
+	if name == "" {
+		return "?column?"
+	}
+	return name
+}
+
+// figureColname is FigureColnameInternal: a name and its strength. 2 is a
+// name taken from a column or function; 1 a fallback (the type of a cast,
+// "case") that an enclosing cast or CASE may replace; 0 no name.
+func figureColname(n *pg_query.Node) (string, int) {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
 		f := x.ColumnRef.Fields
 		if s := f[len(f)-1].GetString_(); s != nil {
-			return s.Sval
+			return s.Sval, 2
 		}
 	case *pg_query.Node_FuncCall:
-		return funcName(x.FuncCall.Funcname)
+		return funcName(x.FuncCall.Funcname), 2
+	case *pg_query.Node_AExpr:
+		if x.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif", 2
+		}
 	case *pg_query.Node_TypeCast:
-		if name := deriveName(x.TypeCast.Arg); name != "?column?" {
-			return name
-		}
-		names := stringList(x.TypeCast.TypeName.Names)
-		if len(names) > 0 {
-			t := names[len(names)-1]
-			if pretty, ok := castColname[t]; ok {
-				return pretty
+		name, strength := figureColname(x.TypeCast.Arg)
+		if strength <= 1 && x.TypeCast.TypeName != nil {
+			// The type as the grammar names it internally: int4 for
+			// integer, bpchar for char(n), char for "char".
+			if names := stringList(x.TypeCast.TypeName.Names); len(names) > 0 {
+				return names[len(names)-1], 1
 			}
-			return t
 		}
+		return name, strength
 	case *pg_query.Node_CaseExpr:
-		return "case"
+		if x.CaseExpr.Defresult != nil {
+			if name, strength := figureColname(x.CaseExpr.Defresult); strength > 1 {
+				return name, strength
+			}
+		}
+		return "case", 1
 	case *pg_query.Node_CoalesceExpr:
-		return "coalesce"
+		return "coalesce", 2
 	case *pg_query.Node_MinMaxExpr:
 		if x.MinMaxExpr.Op == pg_query.MinMaxOp_IS_LEAST {
-			return "least"
+			return "least", 2
 		}
-		return "greatest"
+		return "greatest", 2
 	case *pg_query.Node_SqlvalueFunction:
-		return sqlValueName[x.SqlvalueFunction.Op]
+		return sqlValueName[x.SqlvalueFunction.Op], 2
 	case *pg_query.Node_AArrayExpr:
-		return "array"
+		return "array", 2
+	case *pg_query.Node_RowExpr:
+		return "row", 2
+	case *pg_query.Node_GroupingFunc:
+		return "grouping", 2
 	case *pg_query.Node_SubLink:
 		switch x.SubLink.SubLinkType {
 		case pg_query.SubLinkType_EXISTS_SUBLINK:
-			return "exists"
+			return "exists", 2
 		case pg_query.SubLinkType_ARRAY_SUBLINK:
-			return "array"
+			return "array", 2
 		case pg_query.SubLinkType_EXPR_SUBLINK:
+			// The subquery's own output column name (its resname).
 			if sel := x.SubLink.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
 				rt := sel.TargetList[0].GetResTarget()
 				if rt.Name != "" {
-					return rt.Name
+					return rt.Name, 2
 				}
-				return deriveName(rt.Val)
+				return deriveName(rt.Val), 2
 			}
 		}
 	case *pg_query.Node_AIndirection:
-		return deriveName(x.AIndirection.Arg)
+		var field string
+		for _, ind := range x.AIndirection.Indirection {
+			if s := ind.GetString_(); s != nil {
+				field = s.Sval
+			}
+		}
+		if field != "" {
+			return field, 2
+		}
+		return figureColname(x.AIndirection.Arg)
 	case *pg_query.Node_CollateClause:
-		return deriveName(x.CollateClause.Arg)
+		return figureColname(x.CollateClause.Arg)
 	}
-	return "?column?"
-}
-
-// castColname gives the column name of a bare cast like '1'::int, which
-// PostgreSQL names after the type as the grammar spells it internally.
-var castColname = map[string]string{
-	"int4": "int4", "int8": "int8", "int2": "int2", "float8": "float8", "float4": "float4",
-	"bool": "bool", "varchar": "varchar", "bpchar": "bpchar", "timestamptz": "timestamptz",
-	"timestamp": "timestamp", "numeric": "numeric", "interval": "interval", "text": "text",
+	return "", 0
 }
 
 var sqlValueName = map[pg_query.SQLValueFunctionOp]string{

@@ -132,6 +132,9 @@ type Limit struct {
 	Input  Node
 	Limit  expr.Expr
 	Offset expr.Expr
+	// Ties (FETCH ... WITH TIES) are the ORDER BY keys over Input: rows
+	// equal on them to the last row within the limit pass too.
+	Ties []expr.Expr
 }
 
 // JoinKind is the kind of join.
@@ -212,10 +215,22 @@ const (
 // ORDER BY values) are in the frame; without ORDER BY every row of the
 // partition is a peer.
 type Frame struct {
-	Rows  bool // ROWS rather than RANGE
-	Start FrameBound
-	End   FrameBound
+	Rows    bool // ROWS rather than RANGE
+	Start   FrameBound
+	End     FrameBound
+	Exclude FrameExclusion
 }
+
+// FrameExclusion is a frame's EXCLUDE clause: rows taken out of the frame
+// of each row, relative to it and its peers (equal ORDER BY values).
+type FrameExclusion int
+
+const (
+	ExcludeNoOthers   FrameExclusion = iota
+	ExcludeCurrentRow                // the row itself
+	ExcludeGroup                     // the row and its peers
+	ExcludeTies                      // its peers, not the row itself
+)
 
 // WindowCall is one window function over the Window node's input.
 type WindowCall struct {

@@ -31,6 +31,16 @@ type scope struct {
 	// usingMerge maps an unqualified USING column name to the expression
 	// index that represents it (left side; for FULL JOIN the binder wraps it).
 	usingCols map[string]int
+	// aggOut is set while the level's post-aggregation clauses (targets,
+	// HAVING, ORDER BY) are bound: subqueries then read its GROUP BY keys
+	// and register aggregates that belong to it (bind_outer_agg.go).
+	aggOut *aggState
+	// wantsAgg records that a subquery found an aggregate of this level
+	// while the level was bound as not aggregating.
+	wantsAgg bool
+	// clause names the clause of this level being bound where aggregates
+	// are not allowed ("WHERE"), for a subquery's error.
+	clause string
 }
 
 // resolve finds a column by optional qualifier and name. depth is 0 for
@@ -70,6 +80,11 @@ func (s *scope) resolveField(qual, name, field string, pos int) (idx int, col sc
 		if found >= 0 {
 			return found, sc.cols[found], depth, nil
 		}
+		if qual != "" && sc.hasOwnTable(qual) {
+			// The nearest level naming the table decides, as in
+			// PostgreSQL: an enclosing query's same-named table is hidden.
+			return 0, scopeCol{}, 0, sqlerr.At(sqlerr.UndefinedColumn, pos, "column %s.%s does not exist", qual, name)
+		}
 		depth++
 	}
 	if qual != "" {
@@ -79,6 +94,15 @@ func (s *scope) resolveField(qual, name, field string, pos int) (idx int, col sc
 		return 0, scopeCol{}, 0, sqlerr.At(sqlerr.UndefinedColumn, pos, "column %s.%s does not exist", qual, name)
 	}
 	return 0, scopeCol{}, 0, sqlerr.At(sqlerr.UndefinedColumn, pos, "column \"%s\" does not exist", name)
+}
+
+func (s *scope) hasOwnTable(t string) bool {
+	for _, c := range s.cols {
+		if c.Table == t {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *scope) hasTable(t string) bool {

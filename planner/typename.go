@@ -53,6 +53,16 @@ func ResolveTypeName(tn *pg_query.TypeName) (types.T, error) {
 			}
 			t.Typmod = ((mods[0] << 16) | (mods[1] & 0xffff)) + 4
 		}
+	case types.OidInterval:
+		if len(mods) > 0 {
+			m, err := types.IntervalTypmod(mods)
+			if err != nil {
+				return types.T{}, err
+			}
+			if m != types.IntervalFullRange<<16|types.IntervalFullPrecision {
+				t.Typmod = m
+			}
+		}
 	case types.OidTimestamp, types.OidTimestampTZ, types.OidTime:
 		if len(mods) == 1 {
 			t.Typmod = mods[0]

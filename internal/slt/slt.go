@@ -19,6 +19,12 @@
 //
 //	query IT rowsort retry                      (retry: re-run until the result
 //	SELECT ...                                   matches, for streaming tables)
+//
+//	query TT colnames                           (colnames: the first result line
+//	SELECT 1 AS a, 'x'::text                     is the column names, as a client
+//	----                                         sees them in RowDescription)
+//	a	text
+//	1	x
 package slt
 
 import (
@@ -43,7 +49,9 @@ type Record struct {
 	RowSort bool
 	// Retry re-runs the query until its result matches or a deadline
 	// passes: streaming tables reach their result asynchronously.
-	Retry    bool
+	Retry bool
+	// ColNames makes the column names the first result line.
+	ColNames bool
 	Expected []string // result lines
 	// Raw holds the record's directive line, kept for rewriting.
 	Directive string
@@ -104,6 +112,8 @@ func Parse(text string) ([]Record, error) {
 						r.RowSort = true
 					case "retry":
 						r.Retry = true
+					case "colnames":
+						r.ColNames = true
 					}
 				}
 			case "restart":
@@ -177,6 +187,13 @@ func Exec(ctx context.Context, conn *pgx.Conn, r Record) (Outcome, error) {
 	if r.RowSort {
 		sort.Strings(out.Rows)
 	}
+	if r.ColNames {
+		names := make([]string, 0, len(rows.FieldDescriptions()))
+		for _, fd := range rows.FieldDescriptions() {
+			names = append(names, fd.Name)
+		}
+		out.Rows = append([]string{strings.Join(names, "\t")}, out.Rows...)
+	}
 	return out, nil
 }
 
@@ -201,7 +218,11 @@ func Check(r Record, o Outcome) string {
 		}
 		want := append([]string(nil), r.Expected...)
 		if r.RowSort {
-			sort.Strings(want)
+			if r.ColNames && len(want) > 0 {
+				sort.Strings(want[1:])
+			} else {
+				sort.Strings(want)
+			}
 		}
 		if strings.Join(want, "\n") != strings.Join(o.Rows, "\n") {
 			return fmt.Sprintf("results differ\n--- expected\n%s\n--- got\n%s", strings.Join(want, "\n"), strings.Join(o.Rows, "\n"))

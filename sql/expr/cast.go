@@ -49,7 +49,7 @@ func identityCast(ctx *Ctx, arr arrow.Array, from, to types.T) (arrow.Array, err
 
 // ioCast converts through text, as PostgreSQL's CoerceViaIO does.
 func ioCast(ctx *Ctx, arr arrow.Array, from, to types.T) (arrow.Array, error) {
-	fs := types.FormatSettings{Location: ctx.location(), ExtraFloatDigits: 1}
+	fs := ctx.textFormat()
 	b := NewBuilder(ctx.Allocator(), to)
 	defer b.Release()
 	var buf []byte

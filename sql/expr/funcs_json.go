@@ -199,12 +199,14 @@ func jsonOut(v any, asText, jsonb bool) Datum {
 		case string:
 			return x
 		case rawJSON:
+			// (null first: encoding/json unmarshals null into a string
+			// as a no-op, which would read as '')
+			if strings.TrimSpace(string(x)) == "null" {
+				return nil
+			}
 			var s string
 			if json.Unmarshal([]byte(x), &s) == nil {
 				return s
-			}
-			if string(x) == "null" {
-				return nil
 			}
 			return string(x)
 		}

@@ -32,41 +32,6 @@ func lnArg(x float64) (float64, error) {
 	return x, nil
 }
 
-// numLnLike computes ln/log10/log of numerics with a 16-significant-digit
-// scale rule approximating PostgreSQL's.
-func numLog(x *apd.Decimal, base float64) (*apd.Decimal, error) {
-	if x.Sign() == 0 {
-		return nil, sqlerr.New("2201E", "cannot take logarithm of zero")
-	}
-	if x.Sign() < 0 {
-		return nil, sqlerr.New("2201E", "cannot take logarithm of a negative number")
-	}
-	c := exactCtx
-	c.Precision = 40
-	var ln apd.Decimal
-	if _, err := c.Ln(&ln, x); err != nil {
-		return nil, err
-	}
-	r := &ln
-	if base != math.E {
-		var lb, q apd.Decimal
-		c.Ln(&lb, apd.New(int64(base), 0))
-		c.Quo(&q, &ln, &lb)
-		r = &q
-	}
-	// PostgreSQL: rscale = NUMERIC_MIN_SIG_DIGITS - estimated weight of the result.
-	f := numericToFloat(r)
-	w := 0
-	if f != 0 {
-		w = int(math.Floor(math.Log10(math.Abs(f))))
-	}
-	rs := int32(max(numericMinSigDigits-w-1, int(numericScale(x)), 0))
-	if base == math.E || base == 10 {
-		rs = int32(max(numericMinSigDigits-w-1, int(numericScale(x)), 0))
-	}
-	return roundNumeric(r, rs), nil
-}
-
 func init() {
 	for _, t := range []types.T{types.Int2, types.Int4, types.Int8} {
 		RegisterScalar("abs", Overload{Args: []types.T{t}, Ret: t, Impl: absIntKernel(t)})
@@ -121,6 +86,22 @@ func init() {
 		numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return apd.New(int64(x.Sign()), 0), nil }),
 	)
 	RegisterScalar("sqrt", f8Fn1(floatSqrt), numFn1(numSqrt))
+	// scale, min_scale and trim_scale read a numeric's display scale.
+	numScaleFn := func(fn func(x *apd.Decimal) int64) Overload {
+		return Overload{Args: []types.T{types.Numeric}, Ret: types.Int4, Impl: Strict(types.Int4, func(ctx *Ctx, a []Datum) (Datum, error) {
+			x, err := parseNumeric(a[0].(string))
+			if err != nil {
+				return nil, err
+			}
+			if x.Form != apd.Finite {
+				return nil, nil
+			}
+			return fn(x), nil
+		})}
+	}
+	RegisterScalar("scale", numScaleFn(func(x *apd.Decimal) int64 { return int64(numericScale(x)) }))
+	RegisterScalar("min_scale", numScaleFn(func(x *apd.Decimal) int64 { return int64(numericScale(trimScale(x))) }))
+	RegisterScalar("trim_scale", numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return trimScale(x), nil }))
 	RegisterScalar("cbrt", f8Fn1(func(x float64) (float64, error) { return math.Cbrt(x), nil }))
 	pow := []Overload{
 		{Args: []types.T{types.Float8, types.Float8}, Ret: types.Float8, Impl: float8Binary(floatPow)},
@@ -134,21 +115,23 @@ func init() {
 			return 0, errFloatOverflow()
 		}
 		return r, nil
-	}))
+	}), numFn1(numExp))
 	RegisterScalar("ln", f8Fn1(func(x float64) (float64, error) {
 		if _, err := lnArg(x); err != nil {
 			return 0, err
 		}
 		return math.Log(x), nil
-	}), numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return numLog(x, math.E) }))
+	}), numFn1(numLn))
 	log10 := f8Fn1(func(x float64) (float64, error) {
 		if _, err := lnArg(x); err != nil {
 			return 0, err
 		}
 		return math.Log10(x), nil
 	})
-	RegisterScalar("log10", log10, numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return numLog(x, 10) }))
-	RegisterScalar("log", log10, numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return numLog(x, 10) }))
+	log10Num := numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return numLogBase(apd.New(10, 0), x) })
+	RegisterScalar("log10", log10, log10Num)
+	RegisterScalar("log", log10, log10Num,
+		Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numLogBase)})
 	RegisterScalar("mod",
 		Overload{Args: []types.T{types.Int2, types.Int2}, Ret: types.Int2, Impl: intArithKernel('%', types.OidInt2)},
 		Overload{Args: []types.T{types.Int4, types.Int4}, Ret: types.Int4, Impl: intArithKernel('%', types.OidInt4)},
@@ -289,4 +272,26 @@ func nullifImpl(argTypes []types.T, ret types.T) ScalarImpl {
 		}
 		return ArrayFromDatums(ctx.Allocator(), ret, out), nil
 	}
+}
+
+// trimScale drops trailing fraction zeros (trim_scale).
+func trimScale(x *apd.Decimal) *apd.Decimal {
+	if x.Form != apd.Finite || x.Exponent >= 0 {
+		return x
+	}
+	r := new(apd.Decimal).Set(x)
+	var ten, q, rem apd.BigInt
+	ten.SetInt64(10)
+	for r.Exponent < 0 && r.Coeff.Sign() != 0 {
+		q.QuoRem(&r.Coeff, &ten, &rem)
+		if rem.Sign() != 0 {
+			break
+		}
+		r.Coeff.Set(&q)
+		r.Exponent++
+	}
+	if r.Coeff.Sign() == 0 {
+		r.Exponent = 0
+	}
+	return r
 }

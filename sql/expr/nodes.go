@@ -55,6 +55,23 @@ type Cast struct {
 
 func (c *Cast) Type() types.T { return c.T }
 func (c *Cast) Eval(ctx *Ctx, in arrow.RecordBatch) (arrow.Array, error) {
+	if k, ok := c.Arg.(*Const); ok && in.NumRows() != 1 {
+		// A constant cast at run time (a timestamp literal read in the
+		// session's TimeZone): convert once, then repeat the value.
+		one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+		v, err := k.Eval(ctx, one)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.Impl(ctx, v, c.Arg.Type(), c.T)
+		v.Release()
+		if err != nil {
+			return nil, err
+		}
+		d := DatumAt(r, 0)
+		r.Release()
+		return Broadcast(ctx.Allocator(), c.T, d, int(in.NumRows()))
+	}
 	v, err := c.Arg.Eval(ctx, in)
 	if err != nil {
 		return nil, err

@@ -308,35 +308,63 @@ func numPow(x, y *apd.Decimal) (*apd.Decimal, error) {
 	if x.Negative && !isInt {
 		return nil, sqlerr.New("2201F", "a negative number raised to a non-integer power yields a complex result")
 	}
-	rs := int64(numericMinSigDigits)
-	xf, yf := numericToFloat(x), numericToFloat(y)
-	est := 0.0
-	if !x.IsZero() {
-		est = yf * math.Log10(math.Abs(xf))
-	}
-	if !isInt {
-		rs = int64(numericMinSigDigits) - int64(est)
-	}
-	rs = max(rs, int64(numericScale(x)), int64(numericScale(y)), 0)
-	rs = min(rs, numericMaxDisplayScal)
-	if est > 1e5 {
-		return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
-	}
-	prec := int64(math.Max(est, 0)) + rs + 12
-	c := exactCtx
-	c.Precision = uint32(prec)
-	c.Rounding = apd.RoundHalfEven
-	var r apd.Decimal
-	if x.IsZero() {
-		if y.IsZero() {
-			return roundNumeric(apd.New(1, 0), int32(rs)), nil
+	if isInt && math.Abs(numericToFloat(y)) <= math.MaxInt32 {
+		// power_var_int: at least 16 digits after the point, or the base's.
+		rs := clampScale(numericMinSigDigits, numericScale(x))
+		if x.IsZero() {
+			if y.IsZero() {
+				return roundNumeric(apd.New(1, 0), rs), nil
+			}
+			return apd.New(0, -rs), nil
 		}
-		return roundNumeric(apd.New(0, 0), int32(rs)), nil
+		est := numericToFloat(y) * math.Log10(math.Abs(numericToFloat(x)))
+		if est > 3*numericMaxResultScale {
+			return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
+		}
+		if est+1 < -float64(rs) {
+			return apd.New(0, -rs), nil
+		}
+		c := exactCtx
+		c.Precision = uint32(int64(math.Max(est, 0)) + int64(rs) + 12)
+		var r apd.Decimal
+		if _, err := c.Pow(&r, x, y); err != nil {
+			return nil, err
+		}
+		return roundNumeric(&r, rs), nil
 	}
-	if _, err := c.Pow(&r, x, y); err != nil {
+	if x.IsZero() {
+		return apd.New(0, -numericMinSigDigits), nil
+	}
+	// e^(y ln x), with the scale chosen from the result's estimated weight.
+	absX := new(apd.Decimal).Abs(x)
+	lnEst := math.Log(numericToFloat(absX))
+	if math.IsInf(lnEst, 0) || math.IsNaN(lnEst) {
+		l, err := lnAt(absX, 20)
+		if err != nil {
+			return nil, err
+		}
+		lnEst = numericToFloat(l)
+	}
+	val := lnEst * numericToFloat(y)
+	if math.Abs(val) > numericMaxResultScale*3.01 {
+		if val > 0 {
+			return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
+		}
+		return apd.New(0, -numericMaxDisplayScal), nil
+	}
+	rs := clampScale(numericMinSigDigits-int64(val*0.434294481903252), numericScale(x), numericScale(y))
+	digits := int64(math.Max(val*0.434294481903252, 0)) + int64(rs) + 12
+	lnx, err := lnAt(absX, digits+int64(math.Abs(math.Log10(math.Abs(numericToFloat(y))+1)))+2)
+	if err != nil {
 		return nil, err
 	}
-	return roundNumeric(&r, int32(rs)), nil
+	c := exactCtx
+	c.Precision = uint32(digits + 10)
+	var prod apd.Decimal
+	if _, err := c.Mul(&prod, lnx, y); err != nil {
+		return nil, err
+	}
+	return expScaled(&prod, rs)
 }
 
 func float8Unary(fn func(float64) (float64, error)) ScalarImpl {

@@ -94,15 +94,16 @@ func ResolveScalar(name string, args []types.T) (*Resolved, error) {
 		return nil, undefinedFunction(name, args)
 	}
 	best := -1
-	bestCost := 1 << 30
+	var bestRank candidateRank
 	var bestArgs []types.T
 	for i := range ovs {
 		targets, cost, ok := match(&ovs[i], args)
 		if !ok {
 			continue
 		}
-		if cost < bestCost {
-			best, bestCost, bestArgs = i, cost, targets
+		rank := rankCandidate(&ovs[i], args, cost)
+		if best < 0 || rank.better(bestRank) {
+			best, bestRank, bestArgs = i, rank, targets
 		}
 	}
 	if best < 0 {
@@ -119,6 +120,56 @@ func ResolveScalar(name string, args []types.T) (*Resolved, error) {
 		ov = &spec
 	}
 	return &Resolved{Overload: ov, ArgTypes: bestArgs, Ret: ret}, nil
+}
+
+// candidateRank orders the overloads an argument list can reach as
+// PostgreSQL's func_select_candidate does: most arguments matching exactly,
+// then most coerced arguments landing on their category's preferred type
+// (float8 for numbers, text for strings), then weir's cast cost.
+type candidateRank struct {
+	exact, preferred, cost int
+}
+
+func (r candidateRank) better(o candidateRank) bool {
+	if r.exact != o.exact {
+		return r.exact > o.exact
+	}
+	if r.preferred != o.preferred {
+		return r.preferred > o.preferred
+	}
+	return r.cost < o.cost
+}
+
+func rankCandidate(ov *Overload, args []types.T, cost int) candidateRank {
+	r := candidateRank{cost: cost}
+	for i, a := range args {
+		if a.OID == types.OidUnknown {
+			continue
+		}
+		p := paramAt(ov, i)
+		switch {
+		case p.OID == a.OID:
+			r.exact++
+			r.preferred++
+		case preferredIn(a.OID, p.OID):
+			r.preferred++
+		}
+	}
+	return r
+}
+
+// preferredIn tells whether to is the preferred type of from's category.
+func preferredIn(from, to uint32) bool {
+	switch to {
+	case types.OidFloat8:
+		_, ok := numericRank[from]
+		return ok
+	case types.OidText:
+		return isStringType(from)
+	case types.OidTimestampTZ:
+		return from == types.OidDate || from == types.OidTimestamp
+	}
+	return false
 }
 
 func undefinedFunction(name string, args []types.T) error {

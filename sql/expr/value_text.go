@@ -26,8 +26,26 @@ func valueText(ctx *Ctx, t types.T, arr arrow.Array, i int) string {
 	case *array.Int64:
 		return strconv.FormatInt(a.Value(i), 10)
 	}
-	fs := types.FormatSettings{Location: ctx.location(), ExtraFloatDigits: 1}
+	fs := ctx.textFormat()
 	return string(types.AppendText(nil, t, arr, i, &fs))
+}
+
+// textFormat is how output functions write values in this session:
+// bytea_output and IntervalStyle apply to casts to text as to results.
+func (c *Ctx) textFormat() types.FormatSettings {
+	fs := types.FormatSettings{Location: c.location(), ExtraFloatDigits: 1}
+	if c != nil && c.Settings != nil {
+		if v, ok := c.Settings("bytea_output"); ok {
+			fs.ByteaEscape = v == "escape"
+		}
+		if v, ok := c.Settings("IntervalStyle"); ok {
+			fs.IntervalStyle, _ = types.ParseIntervalStyle(v)
+		}
+		if v, ok := c.Settings("DateStyle"); ok {
+			fs.DateStyle, fs.DateOrder, _, _ = types.ParseDateStyle(v, types.DateISO, types.OrderMDY)
+		}
+	}
+	return fs
 }
 
 // datumText is valueText for a Datum.

@@ -40,18 +40,18 @@ func AppendText(buf []byte, t T, arr arrow.Array, i int, fs *FormatSettings) []b
 		}
 		return append(buf, a.Value(i)...)
 	case *array.Binary:
+		if fs.ByteaEscape {
+			return appendByteaEscape(buf, a.Value(i))
+		}
 		return appendByteaHex(buf, a.Value(i))
 	case *array.Date32:
-		return AppendDate(buf, int32(a.Value(i)))
+		return AppendDateStyled(buf, int32(a.Value(i)), fs)
 	case *array.Time64:
 		return AppendTime(buf, int64(a.Value(i)))
 	case *array.Timestamp:
-		if t.OID == OidTimestampTZ {
-			return AppendTimestampTZ(buf, int64(a.Value(i)), fs.Location)
-		}
-		return AppendTimestamp(buf, int64(a.Value(i)))
+		return AppendTimestampStyled(buf, int64(a.Value(i)), t.OID == OidTimestampTZ, fs)
 	case *array.MonthDayNanoInterval:
-		return AppendInterval(buf, a.Value(i))
+		return AppendIntervalStyled(buf, a.Value(i), fs.IntervalStyle)
 	case *array.FixedSizeBinary:
 		return AppendUUID(buf, a.Value(i))
 	case *array.Null:
@@ -176,7 +176,7 @@ func parseText(t T, s []byte, fs *FormatSettings) (datum, error) {
 		v, err := parseTimestampText(t, s, fs)
 		return datum{i: v}, err
 	case OidInterval:
-		v, err := parseIntervalBytes(s)
+		v, err := parseIntervalBytes(s, t.Typmod)
 		return datum{iv: v}, err
 	case OidUUID:
 		return parseUUID(t, s)

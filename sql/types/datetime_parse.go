@@ -265,6 +265,10 @@ type dtResult struct {
 // decodeDateTime is DecodeDateTime (timeOnly: DecodeTimeOnly, where the
 // date is optional).
 func decodeDateTime(s []byte, timeOnly bool, fs *FormatSettings) (dtResult, int) {
+	order := OrderMDY
+	if fs != nil {
+		order = fs.DateOrder
+	}
 	var r dtResult
 	var fields [maxDateFields]dtField
 	var lowBuf [128]byte
@@ -302,7 +306,7 @@ func decodeDateTime(s []byte, timeOnly bool, fs *FormatSettings) (dtResult, int)
 				break
 			}
 			var code int
-			tmask, code = decodeDate(f.low, fmask, &r, &is2digits, &haveTextMonth)
+			tmask, code = decodeDate(f.low, fmask, &r, &is2digits, &haveTextMonth, order)
 			if code != dtOK {
 				return r, code
 			}
@@ -340,13 +344,13 @@ func decodeDateTime(s []byte, timeOnly bool, fs *FormatSettings) (dtResult, int)
 			dot := indexByte(f.low, '.')
 			switch {
 			case dot >= 0 && fmask&fmDate == 0:
-				tmask, code = decodeDate(f.low, fmask, &r, &is2digits, &haveTextMonth)
+				tmask, code = decodeDate(f.low, fmask, &r, &is2digits, &haveTextMonth, order)
 			case dot > 2:
 				code = decodeNumberField(f.low, fmask, &tmask, &r, &is2digits)
 			case len(f.low) >= 6 && (fmask&fmDate == 0 || fmask&fmTime == 0) && dot < 0:
 				code = decodeNumberField(f.low, fmask, &tmask, &r, &is2digits)
 			default:
-				code = decodeNumber(f.low, haveTextMonth, fmask, &tmask, &r, &is2digits)
+				code = decodeNumber(f.low, haveTextMonth, fmask, &tmask, &r, &is2digits, order)
 			}
 			if code != dtOK {
 				return r, code
@@ -526,7 +530,7 @@ func parseFraction(b []byte) (int64, bool) {
 
 // decodeDate is DecodeDate: a date with embedded punctuation, where any
 // alphabetic part is a month name.
-func decodeDate(str []byte, fmask int, r *dtResult, is2digits, haveTextMonth *bool) (int, int) {
+func decodeDate(str []byte, fmask int, r *dtResult, is2digits, haveTextMonth *bool, order DateOrder) (int, int) {
 	var parts [4][]byte
 	n := 0
 	for i := 0; i < len(str); {
@@ -574,7 +578,7 @@ func decodeDate(str []byte, fmask int, r *dtResult, is2digits, haveTextMonth *bo
 			continue
 		}
 		var tmask int
-		code := decodeNumber(parts[k], *haveTextMonth, fmask, &tmask, r, is2digits)
+		code := decodeNumber(parts[k], *haveTextMonth, fmask, &tmask, r, is2digits, order)
 		if code != dtOK {
 			return 0, code
 		}
@@ -590,8 +594,9 @@ func decodeDate(str []byte, fmask int, r *dtResult, is2digits, haveTextMonth *bo
 	return dmask, dtOK
 }
 
-// decodeNumber is DecodeNumber for DateOrder MDY.
-func decodeNumber(str []byte, haveTextMonth bool, fmask int, tmask *int, r *dtResult, is2digits *bool) int {
+// decodeNumber is DecodeNumber: a number's field follows from the fields
+// already seen and DateStyle's order.
+func decodeNumber(str []byte, haveTextMonth bool, fmask int, tmask *int, r *dtResult, is2digits *bool, order DateOrder) int {
 	*tmask = 0
 	digits := str
 	var frac []byte
@@ -618,10 +623,14 @@ func decodeNumber(str []byte, haveTextMonth bool, fmask int, tmask *int, r *dtRe
 	flen := len(digits)
 	switch fmask & fmDate {
 	case 0:
-		if flen >= 3 {
+		switch {
+		case flen >= 3 || order == OrderYMD:
 			*tmask = fmYear
 			r.year = val
-		} else {
+		case order == OrderDMY:
+			*tmask = fmDay
+			r.mday = val
+		default:
 			*tmask = fmMonth
 			r.mon = val
 		}
@@ -629,7 +638,7 @@ func decodeNumber(str []byte, haveTextMonth bool, fmask int, tmask *int, r *dtRe
 		*tmask = fmMonth
 		r.mon = val
 	case fmMonth:
-		if haveTextMonth && flen >= 3 {
+		if haveTextMonth && (flen >= 3 || order == OrderYMD) {
 			*tmask = fmYear
 			r.year = val
 		} else {

@@ -138,6 +138,16 @@ type itmIn struct {
 	year      int64
 }
 
+func countByte(s []byte, c byte) int {
+	n := 0
+	for _, b := range s {
+		if b == c {
+			n++
+		}
+	}
+	return n
+}
+
 func fitsInt32(v int64) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
 
 func (it *itmIn) addUsec(v int64) bool {
@@ -253,12 +263,13 @@ func (it *itmIn) apply(u int, val int64, frac float64) (int, bool) {
 
 // ParseInterval is interval_in (IntervalStyle postgres, no typmod).
 func ParseInterval(s string) (arrow.MonthDayNanoInterval, error) {
-	return parseIntervalBytes([]byte(s))
+	return parseIntervalBytes([]byte(s), -1)
 }
 
-func parseIntervalBytes(s []byte) (arrow.MonthDayNanoInterval, error) {
+// parseIntervalBytes is interval_in for a type modifier (-1: none).
+func parseIntervalBytes(s []byte, typmod int32) (arrow.MonthDayNanoInterval, error) {
 	var it itmIn
-	code := decodeInterval(s, &it)
+	code := decodeInterval(s, &it, intervalRange(typmod))
 	if code == dtBadFormat {
 		it = itmIn{}
 		code = decodeISO8601Interval(s, &it)
@@ -274,12 +285,17 @@ func parseIntervalBytes(s []byte) (arrow.MonthDayNanoInterval, error) {
 	if !fitsInt32(months) {
 		return arrow.MonthDayNanoInterval{}, errIntervalRange()
 	}
-	return MakeInterval(int32(months), int32(it.mday), it.usec)
+	v, err := MakeInterval(int32(months), int32(it.mday), it.usec)
+	if err != nil {
+		return v, err
+	}
+	return AdjustIntervalForTypmod(v, typmod)
 }
 
 // decodeInterval is DecodeInterval: fields are read right to left so that
-// a unit is seen before its number.
-func decodeInterval(s []byte, it *itmIn) int {
+// a unit is seen before its number. rng is the type's field range, which
+// says what a bare number means.
+func decodeInterval(s []byte, it *itmIn, rng int32) int {
 	var fields [maxDateFields]dtField
 	var lowBuf [128]byte
 	low := lowBuf[:]
@@ -299,7 +315,7 @@ func decodeInterval(s []byte, it *itmIn) int {
 		tmask := 0
 		switch fv.typ {
 		case dtTime:
-			us, code := decodeIntervalTime(f)
+			us, code := decodeIntervalTime(f, rng)
 			if code != dtOK {
 				return code
 			}
@@ -308,7 +324,7 @@ func decodeInterval(s []byte, it *itmIn) int {
 			unit = uDay
 		case dtTZ, dtDate, dtNumber:
 			if fv.typ == dtTZ && indexByte(f[1:], ':') >= 0 {
-				if us, code := decodeIntervalTime(f[1:]); code == dtOK {
+				if us, code := decodeIntervalTime(f[1:], rng); code == dtOK {
 					if f[0] == '-' {
 						us = -us
 					}
@@ -319,7 +335,7 @@ func decodeInterval(s []byte, it *itmIn) int {
 				}
 			}
 			if unit == uNone {
-				unit = uSecond
+				unit = bareNumberUnit(rng)
 			}
 			neg := f[0] == '-'
 			k := 0
@@ -425,11 +441,15 @@ func decodeInterval(s []byte, it *itmIn) int {
 }
 
 // decodeIntervalTime is DecodeTimeForInterval: hh:mm[:ss[.fff]] or
-// mm:ss.fff with hours unbounded, as µs.
-func decodeIntervalTime(f []byte) (int64, int) {
+// mm:ss.fff with hours unbounded, as µs; in a MINUTE TO SECOND interval
+// two fields without a fraction are mm:ss.
+func decodeIntervalTime(f []byte, rng int32) (int64, int) {
 	var r dtResult
 	if _, code := decodeTime(f, &r); code != dtOK {
 		return 0, code
+	}
+	if rng == IntervalMinute|IntervalSecond && countByte(f, ':') == 1 && indexByte(f, '.') < 0 {
+		r.hour, r.min, r.sec = 0, r.hour, r.min
 	}
 	if r.min > 59 || r.sec > 60 || r.fsec > MicrosPerSecond {
 		return 0, dtFieldOverflow
@@ -482,6 +502,19 @@ func parseISONumber(s []byte) (int64, float64, []byte, int) {
 
 // decodeISO8601Interval is DecodeISO8601Interval: P[nY][nM][nW][nD][T[nH][nM][nS]]
 // and the alternative format P[YYYY-MM-DD][Thh:mm:ss].
+// isoIntegerWidth is ISO8601IntegerWidth: the digits of a field's
+// integer part, after an optional minus.
+func isoIntegerWidth(s []byte) int {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n
+}
+
 func decodeISO8601Interval(s []byte, it *itmIn) int {
 	if len(s) < 2 || s[0] != 'P' {
 		return dtBadFormat
@@ -500,6 +533,7 @@ func decodeISO8601Interval(s []byte, it *itmIn) int {
 			s = s[1:]
 			continue
 		}
+		width := isoIntegerWidth(s)
 		val, frac, rest, code := parseISONumber(s)
 		if code != dtOK {
 			return code
@@ -531,6 +565,16 @@ func decodeISO8601Interval(s []byte, it *itmIn) int {
 			case 'T', 0, '-':
 				if haveField {
 					return dtBadFormat
+				}
+				if u != '-' && width == 8 {
+					// Basic alternative format: yyyymmdd.
+					ok := it.adjustYears(val/10000, 1) && it.adjustMonths(val/100%100) && it.adjustDays(val%100, 1) &&
+						it.adjustFractMicros(frac, MicrosPerDay)
+					if c := fail(ok); c != dtOK || u == 0 {
+						return c
+					}
+					datePart, haveField = false, false
+					continue
 				}
 				if c := fail(it.adjustYears(val, 1) && it.adjustFractYears(frac, 1)); c != dtOK {
 					return c
@@ -596,6 +640,13 @@ func decodeISO8601Interval(s []byte, it *itmIn) int {
 			case 0, ':':
 				if haveField {
 					return dtBadFormat
+				}
+				if u == 0 && width == 6 {
+					// Basic alternative format: hhmmss. PostgreSQL 15 drops
+					// a fraction of the seconds here (PT103020.5 is 10:30:20).
+					ok := it.adjustMicros(val/10000, 0, MicrosPerHour) && it.adjustMicros(val/100%100, 0, MicrosPerMinute) &&
+						it.adjustMicros(val%100, 0, MicrosPerSecond)
+					return fail(ok)
 				}
 				if c := fail(it.adjustMicros(val, frac, MicrosPerHour)); c != dtOK {
 					return c

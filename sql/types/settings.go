@@ -8,6 +8,13 @@ import "time"
 type FormatSettings struct {
 	Location         *time.Location
 	ExtraFloatDigits int
+	// ByteaEscape is bytea_output = escape (hex otherwise).
+	ByteaEscape bool
+	// IntervalStyle is how intervals are written.
+	IntervalStyle IntervalStyle
+	// DateStyle and DateOrder are the two halves of the DateStyle setting.
+	DateStyle DateStyle
+	DateOrder DateOrder
 }
 
 // DefaultFormat is the format of a new session: UTC, shortest floats.

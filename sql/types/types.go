@@ -253,6 +253,8 @@ func FormatType(oid uint32, typmod int32) string {
 		return fmt.Sprintf("timestamp(%d) with time zone", typmod)
 	case OidTime:
 		return fmt.Sprintf("time(%d) without time zone", typmod)
+	case OidInterval:
+		return name + formatIntervalTypmod(typmod)
 	}
 	return name
 }
