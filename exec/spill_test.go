@@ -84,6 +84,13 @@ func TestCrossJoinStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer op.Close()
+	join, ok := op.(*joinOp)
+	if st, isRoot := op.(*statementOp); isRoot {
+		join, ok = st.input.(*joinOp)
+	}
+	if !ok {
+		t.Fatalf("root operator %T is not the join", op)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	for i := 0; i < 200; i++ {
 		b, err := op.Next(ctx)
@@ -93,7 +100,7 @@ func TestCrossJoinStreams(t *testing.T) {
 		if b.NumRows() > BatchSize {
 			t.Fatalf("batch of %d rows", b.NumRows())
 		}
-		if q := len(op.(*joinOp).out.batches); q > 1 {
+		if q := len(join.out.batches); q > 1 {
 			t.Fatalf("%d batches queued: the probe does not stream", q)
 		}
 	}
