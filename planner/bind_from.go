@@ -83,7 +83,9 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 	if rv.Schemaname == "" {
 		if cte, ok := b.lookupCTE(rv.Relname); ok {
 			saved := b.ctes
-			b.ctes = b.ctes[:cte.depth]
+			// A full slice expression, so that WITH scopes the body pushes
+			// are appended to a copy, not over the saved stack's entries.
+			b.ctes = b.ctes[:cte.depth:cte.depth]
 			plan, err := b.bindSelectNode(cte.query, nil)
 			b.ctes = saved
 			if err != nil {
