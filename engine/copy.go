@@ -11,6 +11,7 @@ import (
 
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 	"github.com/weir-sql/weir/wire"
@@ -97,6 +98,11 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 			if found < 0 {
 				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a, rel.Name)
 			}
+			for _, k := range idx {
+				if k == found {
+					return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" specified more than once", a)
+				}
+			}
 			idx = append(idx, found)
 		}
 	}
@@ -105,6 +111,13 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 	for i, j := range idx {
 		colTypes[i], names[i] = rel.Cols[j].T, rel.Cols[j].Name
 	}
+	var defaults []expr.Expr // for the columns the data does not hold
+	if len(idx) < len(rel.Cols) {
+		if defaults, err = planner.ColumnDefaults(s.catalogView(), rel); err != nil {
+			return nil, err
+		}
+	}
+	ectx := s.exprCtx(nil)
 	opts.Table, opts.ColumnNames = rel.Name, names
 	src, err := io.CopyIn(opts, colTypes)
 	if err != nil {
@@ -122,7 +135,11 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 		if b == nil {
 			break
 		}
-		batches = append(batches, widen(b, rel, idx))
+		wb, err := widen(ectx, b, rel, idx, defaults)
+		if err != nil {
+			return nil, err
+		}
+		batches = append(batches, wb)
 	}
 	// The whole COPY commits at once: a bad line anywhere commits nothing.
 	n, err := s.appendRows(rel, batches)
@@ -132,16 +149,16 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 	return commandResult(fmt.Sprintf("COPY %d", n)), nil
 }
 
-// widen places COPY's columns at their table positions, with NULL for
-// columns the COPY did not name.
-func widen(b arrow.RecordBatch, rel *planner.Relation, idx []int) arrow.RecordBatch {
+// widen places COPY's columns at their table positions; the columns the
+// COPY did not name get their DEFAULT (NULL without one), as PostgreSQL.
+func widen(ectx *expr.Ctx, b arrow.RecordBatch, rel *planner.Relation, idx []int, defaults []expr.Expr) (arrow.RecordBatch, error) {
 	if len(idx) == len(rel.Cols) {
 		identity := true
 		for i, j := range idx {
 			identity = identity && i == j
 		}
 		if identity {
-			return b
+			return b, nil
 		}
 	}
 	cols := make([]arrow.Array, len(rel.Cols))
@@ -150,10 +167,14 @@ func widen(b arrow.RecordBatch, rel *planner.Relation, idx []int) arrow.RecordBa
 	}
 	for j := range cols {
 		if cols[j] == nil {
-			cols[j] = array.MakeArrayOfNull(nil, rel.Cols[j].T.Arrow(), int(b.NumRows()))
+			v, err := defaults[j].Eval(ectx, b)
+			if err != nil {
+				return nil, err
+			}
+			cols[j] = v
 		}
 	}
-	return array.NewRecordBatch(planner.Schema(relColumns(rel)), cols, b.NumRows())
+	return array.NewRecordBatch(planner.Schema(relColumns(rel)), cols, b.NumRows()), nil
 }
 
 func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.CopyOptions, io wire.ExecIO) (wire.Result, error) {

@@ -413,6 +413,9 @@ func (b *binder) bindFrame(def *pg_query.WindowDef, ec *exprCtx) (Frame, error) 
 			if err != nil {
 				return fb, err
 			}
+			if err := frameOffsetVarFree(e, fo, n); err != nil {
+				return fb, err
+			}
 			if f.Rows {
 				if e, err = b.coerce(e, types.Int8, false, -1); err != nil {
 					return fb, err

@@ -34,7 +34,11 @@ func (b *binder) bindSubLink(s *pg_query.SubLink, ec *exprCtx) (expr.Expr, error
 		if len(cols) != 1 {
 			return nil, sqlerr.At(sqlerr.SyntaxError, pos, "subquery must return only one column")
 		}
-		sq.Kind, sq.T = expr.ArraySubquery, types.ArrayOf(cols[0].T)
+		at, err := expr.ArrayTypeOf(cols[0].T)
+		if err != nil {
+			return nil, err
+		}
+		sq.Kind, sq.T = expr.ArraySubquery, at
 		return sq, nil
 	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
 		if len(cols) != 1 {
