@@ -28,6 +28,10 @@ type exprCtx struct {
 }
 
 func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
+	if err := b.enter(); err != nil {
+		return nil, err
+	}
+	defer b.leave()
 	if ec.agg != nil {
 		if e, ok, err := b.bindAggregateLevel(n, ec); ok || err != nil {
 			return e, err

@@ -24,6 +24,10 @@ type target struct {
 }
 
 func (b *binder) bindSelect(s *pg_query.SelectStmt, parent *scope) (Node, error) {
+	if err := b.enterQuery(); err != nil {
+		return nil, err
+	}
+	defer b.leave()
 	if s.WithClause != nil {
 		if s.WithClause.Recursive {
 			return nil, notSupported(s.WithClause.Location, "WITH RECURSIVE")
