@@ -9,8 +9,17 @@ import (
 )
 
 func (b *binder) bindSubLink(s *pg_query.SubLink, ec *exprCtx) (expr.Expr, error) {
-	child := &scope{parent: ec.sc}
+	outer := ec.sc
+	if ec.agg != nil {
+		// Above an aggregation the outer row is the aggregate's output:
+		// the subquery may refer only to grouped columns (grouped.go).
+		outer = groupedScope(ec.agg)
+	}
+	child := &scope{parent: outer}
 	plan, correlated, err := b.bindSubquery(s.Subselect, child)
+	if err != nil && ec.agg != nil {
+		err = ungroupedOuterColumn(err, ec.agg)
+	}
 	if err != nil {
 		return nil, err
 	}
