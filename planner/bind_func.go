@@ -137,7 +137,9 @@ func (b *binder) bindAggregateLevel(n *pg_query.Node, ec *exprCtx) (expr.Expr, b
 	if n.GetSubLink() != nil {
 		return nil, false, nil
 	}
-	if !containsAggregate(n) {
+	// An expression holding a subquery is bound piece by piece, so that
+	// the subquery is bound above the aggregation (bindSubLink).
+	if !containsAggregate(n) && !containsSubLink(n) {
 		in := &exprCtx{sc: st.input, what: ec.what}
 		e, err := b.bindExpr(n, in)
 		if err == nil {

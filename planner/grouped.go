@@ -1,6 +1,9 @@
 package planner
 
 import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"strings"
 
 	"github.com/weir-sql/weir/sql/expr"
@@ -59,4 +62,16 @@ func qualified(c scopeCol) string {
 		return c.Name
 	}
 	return c.Table + "." + c.Name
+}
+
+// containsSubLink reports whether a parse tree holds a subquery.
+func containsSubLink(n *pg_query.Node) bool {
+	found := false
+	walkParse(n.ProtoReflect(), func(m protoreflect.Message) bool {
+		if _, ok := m.Interface().(*pg_query.SubLink); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -334,7 +334,14 @@ func numPow(x, y *apd.Decimal) (*apd.Decimal, error) {
 		return roundNumeric(apd.New(0, 0), int32(rs)), nil
 	}
 	if _, err := c.Pow(&r, x, y); err != nil {
-		return nil, err
+		// Past apd's exponent range: a result too small is zero (as
+		// PostgreSQL's), one too large is its overflow error.
+		var ax apd.Decimal
+		ax.Abs(x)
+		if (ax.Cmp(apd.New(1, 0)) < 0) == !y.Negative {
+			return roundNumeric(apd.New(0, 0), int32(rs)), nil
+		}
+		return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
 	return roundNumeric(&r, int32(rs)), nil
 }
