@@ -13,6 +13,7 @@ import (
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 	"github.com/weir-sql/weir/state"
@@ -100,6 +101,11 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 			if found < 0 {
 				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a, rel.Name)
 			}
+			for _, k := range idx {
+				if k == found {
+					return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" specified more than once", a)
+				}
+			}
 			idx = append(idx, found)
 		}
 	}
@@ -108,15 +114,24 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 	for i, j := range idx {
 		colTypes[i], names[i] = rel.Cols[j].T, rel.Cols[j].Name
 	}
+	var defaults []expr.Expr // for the columns the data does not hold
+	if len(idx) < len(rel.Cols) {
+		if defaults, err = planner.ColumnDefaults(s.catalogView(), rel); err != nil {
+			return nil, err
+		}
+	}
+	ectx := s.exprCtx(nil)
 	opts.Table, opts.ColumnNames = rel.Name, names
 	src, err := io.CopyIn(ctx, opts, colTypes)
 	if err != nil {
 		return nil, err
 	}
+	// The columns the data does not hold get their defaults.
+	fill := columnFill{ectx: ectx, defaults: defaults}
 	if s.tx.open {
-		return s.copyIntoBlock(ctx, src, rel, idx)
+		return s.copyIntoBlock(ctx, src, rel, idx, fill)
 	}
-	return s.copyStreaming(ctx, src, rel, idx)
+	return s.copyStreaming(ctx, src, rel, idx, fill)
 }
 
 // copyFlushBytes is how much encoded COPY data a statement holds before it
@@ -129,10 +144,10 @@ const copyFlushBytes = 32 << 20
 // to one multi-part commit whose record is written last: a bad line, a
 // cancel or a vanished client anywhere commits nothing (the deferred
 // Discard removes the parts; after a crash Open does).
-func (s *Session) copyStreaming(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
+func (s *Session) copyStreaming(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int, fill columnFill) (wire.Result, error) {
 	tx := s.eng.store.Begin(true)
 	defer tx.Discard()
-	n, err := copyChunks(ctx, tx, src, rel, idx)
+	n, err := copyChunks(ctx, tx, src, rel, idx, fill)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +166,7 @@ func (s *Session) copyStreaming(ctx context.Context, src wire.CopySource, rel *p
 // outside a block, and commit with the block. A COPY that fails marks the
 // block failed (only ROLLBACK remains), so its rows never commit; ROLLBACK
 // or a session that ends discards the parts.
-func (s *Session) copyIntoBlock(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int) (wire.Result, error) {
+func (s *Session) copyIntoBlock(ctx context.Context, src wire.CopySource, rel *planner.Relation, idx []int, fill columnFill) (wire.Result, error) {
 	if s.tx.store == nil {
 		s.tx.store = s.eng.store.Begin(true)
 	}
@@ -159,7 +174,7 @@ func (s *Session) copyIntoBlock(ctx context.Context, src wire.CopySource, rel *p
 	if !slices.Contains(s.tx.streamed, rel.OID) {
 		s.tx.streamed = append(s.tx.streamed, rel.OID)
 	}
-	n, err := copyChunks(ctx, tx, src, rel, idx)
+	n, err := copyChunks(ctx, tx, src, rel, idx, fill)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +183,7 @@ func (s *Session) copyIntoBlock(ctx context.Context, src wire.CopySource, rel *p
 
 // copyChunks reads the COPY stream into tx as table chunks of rel,
 // flushing them to the store every copyFlushBytes, and returns the rows.
-func copyChunks(ctx context.Context, tx *state.Txn, src wire.CopySource, rel *planner.Relation, idx []int) (int64, error) {
+func copyChunks(ctx context.Context, tx *state.Txn, src wire.CopySource, rel *planner.Relation, idx []int, fill columnFill) (int64, error) {
 	schema := planner.Schema(relColumns(rel))
 	var n int64
 	for {
@@ -182,7 +197,10 @@ func copyChunks(ctx context.Context, tx *state.Txn, src wire.CopySource, rel *pl
 		if b == nil {
 			return n, nil
 		}
-		w := widen(b, rel, idx)
+		w, err := widen(fill.ectx, b, rel, idx, fill.defaults)
+		if err != nil {
+			return n, err
+		}
 		if err := checkNotNull(rel, w); err != nil {
 			return n, err
 		}
@@ -201,16 +219,22 @@ func copyChunks(ctx context.Context, tx *state.Txn, src wire.CopySource, rel *pl
 	}
 }
 
-// widen places COPY's columns at their table positions, with NULL for
-// columns the COPY did not name.
-func widen(b arrow.RecordBatch, rel *planner.Relation, idx []int) arrow.RecordBatch {
+// columnFill is how COPY fills the columns its data does not hold.
+type columnFill struct {
+	ectx     *expr.Ctx
+	defaults []expr.Expr
+}
+
+// widen places COPY's columns at their table positions; the columns the
+// COPY did not name get their DEFAULT (NULL without one), as PostgreSQL.
+func widen(ectx *expr.Ctx, b arrow.RecordBatch, rel *planner.Relation, idx []int, defaults []expr.Expr) (arrow.RecordBatch, error) {
 	if len(idx) == len(rel.Cols) {
 		identity := true
 		for i, j := range idx {
 			identity = identity && i == j
 		}
 		if identity {
-			return b
+			return b, nil
 		}
 	}
 	cols := make([]arrow.Array, len(rel.Cols))
@@ -219,10 +243,14 @@ func widen(b arrow.RecordBatch, rel *planner.Relation, idx []int) arrow.RecordBa
 	}
 	for j := range cols {
 		if cols[j] == nil {
-			cols[j] = array.MakeArrayOfNull(nil, rel.Cols[j].T.Arrow(), int(b.NumRows()))
+			v, err := defaults[j].Eval(ectx, b)
+			if err != nil {
+				return nil, err
+			}
+			cols[j] = v
 		}
 	}
-	return array.NewRecordBatch(planner.Schema(relColumns(rel)), cols, b.NumRows())
+	return array.NewRecordBatch(planner.Schema(relColumns(rel)), cols, b.NumRows()), nil
 }
 
 func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.CopyOptions, io wire.ExecIO) (wire.Result, error) {

@@ -181,7 +181,7 @@ func (f *functionScanOp) startSeries(ectx *expr.Ctx, args []expr.Datum) error {
 		if t.OID == types.OidTimestampTZ && ectx.Location != nil {
 			loc = ectx.Location
 		}
-		cur := start
+		cur, wrapped := start, false
 		f.gen = func(bs []array.Builder, limit int) (int, error) {
 			k := 0
 			b := bs[0].(*array.TimestampBuilder)
@@ -189,8 +189,16 @@ func (f *functionScanOp) startSeries(ectx *expr.Ctx, args []expr.Datum) error {
 				if (span > 0 && cur > stop) || (span < 0 && cur < stop) {
 					break
 				}
+				// An infinite start, or a series that runs past the last
+				// timestamp towards an infinite stop: PostgreSQL's error.
+				if cur == types.TimestampInfinity || cur == types.TimestampNegInfinity || !types.ValidTimestamp(cur) || wrapped {
+					return k, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
+				}
 				b.Append(arrow.Timestamp(cur))
-				cur = addInterval(cur, step, loc)
+				next := addInterval(cur, step, loc)
+				// Past the end of int64 microseconds the sum wraps around.
+				wrapped = (span > 0 && next < cur) || (span < 0 && next > cur)
+				cur = next
 			}
 			return k, nil
 		}

@@ -12,24 +12,29 @@ import (
 
 // projectSetOp runs set-returning functions of a select list. For each
 // input row it runs every call as a function scan over that row's argument
-// values and zips the results, padding shorter ones with NULL. The sets
-// are streamed: a batch holds at most BatchSize output rows, however long
-// one row's set is, so `SELECT generate_series(1, 100000000000)` runs in
-// bounded memory and stops on a cancel like a function scan in FROM.
+// values and zips the results, padding shorter ones with NULL (as
+// PostgreSQL 10 and later). Output is produced lazily, at most BatchSize
+// rows a batch, pulling from each call's function scan only as far as
+// needed: `SELECT generate_series(now(), 'infinity', '1 day') LIMIT 10`
+// reads ten values, and an endless series is stopped by cancellation
+// between batches.
 type projectSetOp struct {
 	env    *Env
 	plan   *planner.ProjectSet
 	input  Operator
 	schema *arrow.Schema
 
-	in   arrow.RecordBatch // input batch being expanded (nil: read the next)
-	args [][]arrow.Array   // per call, its argument columns over in
-	row  int               // row of in being expanded
-	sets []*srfCursor      // per call, the open set of in's row (nil: not started)
-	ord  int64             // ordinality of the next output row of this input row
+	in    arrow.RecordBatch // the input batch being expanded
+	args  [][]arrow.Array   // per call, its argument columns over in
+	row   int               // the row of in being expanded
+	calls []*srfCursor      // the calls over that row; nil: not started
+	ord   int64             // output rows produced so far for that row
+	done  bool
 }
 
-// srfCursor reads one call's set value by value.
+var _ Operator = (*projectSetOp)(nil)
+
+// srfCursor reads one call's function scan a value at a time.
 type srfCursor struct {
 	scan  *functionScanOp
 	batch arrow.RecordBatch
@@ -37,92 +42,62 @@ type srfCursor struct {
 	done  bool
 }
 
-// next returns the set's next value, or ok=false at its end.
-func (c *srfCursor) next(ctx context.Context) (expr.Datum, bool, error) {
-	for !c.done {
-		if c.batch != nil && c.pos < int(c.batch.NumRows()) {
-			d := expr.DatumAt(c.batch.Column(0), c.pos)
-			c.pos++
-			return d, true, nil
-		}
-		b, err := c.scan.Next(ctx)
-		if err != nil {
+// next returns the call's next value; ok is false once it is exhausted.
+func (c *srfCursor) next(ctx context.Context) (d expr.Datum, ok bool, err error) {
+	for !c.done && (c.batch == nil || c.pos >= int(c.batch.NumRows())) {
+		if c.batch, err = c.scan.Next(ctx); err != nil {
 			return nil, false, err
 		}
-		if b == nil {
-			c.done = true
-			break
-		}
-		c.batch, c.pos = b, 0
+		c.pos = 0
+		c.done = c.batch == nil
 	}
-	return nil, false, nil
+	if c.done {
+		return nil, false, nil
+	}
+	d = expr.DatumAt(c.batch.Column(0), c.pos)
+	c.pos++
+	return d, true, nil
 }
 
-var _ Operator = (*projectSetOp)(nil)
-
 func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := checkCancel(ctx, p.env); err != nil {
+		return nil, err
+	}
+	if p.done {
+		return nil, nil
+	}
 	bs := make([]array.Builder, len(p.plan.Cols))
 	for i, col := range p.plan.Cols {
 		bs[i] = expr.NewBuilder(nil, col.T)
 		defer bs[i].Release()
 	}
 	n := 0
-	vals := make([]expr.Datum, len(p.plan.Calls))
-	for n < BatchSize {
-		if p.in == nil {
+	for steps := 0; n < BatchSize; steps++ {
+		if steps%BatchSize == BatchSize-1 {
+			// Many input rows whose calls return nothing: still stoppable.
 			if err := checkCancel(ctx, p.env); err != nil {
 				return nil, err
 			}
-			in, err := p.input.Next(ctx)
-			if err != nil {
+		}
+		if p.in == nil || p.row >= int(p.in.NumRows()) {
+			if err := p.nextInput(ctx); err != nil {
 				return nil, err
 			}
-			if in == nil {
+			if p.done {
 				break
 			}
-			if err := p.start(in); err != nil {
-				return nil, err
-			}
 			continue
 		}
-		if p.row >= int(p.in.NumRows()) {
-			p.in = nil
+		if p.calls == nil {
+			p.startRow()
+		}
+		produced, err := p.appendRow(ctx, bs)
+		if err != nil {
+			return nil, err
+		}
+		if !produced {
+			p.row, p.calls, p.ord = p.row+1, nil, 0
 			continue
-		}
-		if p.sets == nil {
-			p.openSets()
-		}
-		any := false
-		for c, s := range p.sets {
-			d, ok, err := s.next(ctx)
-			if err != nil {
-				return nil, err
-			}
-			vals[c] = d
-			any = any || ok
-		}
-		if !any {
-			p.row++
-			p.sets = nil
-			continue
-		}
-		p.ord++
-		nIn := int(p.in.NumCols())
-		for i := 0; i < nIn; i++ {
-			expr.AppendDatum(bs[i], expr.DatumAt(p.in.Column(i), p.row))
-		}
-		col := nIn
-		for c, call := range p.plan.Calls {
-			var d, ord expr.Datum // NULL once this call's set has ended
-			if !p.sets[c].done {
-				d, ord = vals[c], p.ord
-			}
-			expr.AppendDatum(bs[col], d)
-			col++
-			if call.Ordinality {
-				expr.AppendDatum(bs[col], ord)
-				col++
-			}
 		}
 		n++
 	}
@@ -136,25 +111,36 @@ func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return array.NewRecordBatch(p.schema, cols, int64(n)), nil
 }
 
-// start takes the next input batch and evaluates the calls' arguments.
-func (p *projectSetOp) start(in arrow.RecordBatch) error {
-	ectx := p.env.exprCtx()
-	p.args = make([][]arrow.Array, len(p.plan.Calls))
-	for c, call := range p.plan.Calls {
-		vals, err := evalAll(ectx, call.Args, in)
+// nextInput moves to the next non-empty input batch and evaluates the
+// calls' arguments over it; at the end of the input it sets done.
+func (p *projectSetOp) nextInput(ctx context.Context) error {
+	for {
+		in, err := p.input.Next(ctx)
 		if err != nil {
 			return err
 		}
-		p.args[c] = vals
+		if in == nil {
+			p.done, p.in = true, nil
+			return nil
+		}
+		if in.NumRows() == 0 {
+			continue
+		}
+		ectx := p.env.exprCtx()
+		args := make([][]arrow.Array, len(p.plan.Calls))
+		for c, call := range p.plan.Calls {
+			if args[c], err = evalAll(ectx, call.Args, in); err != nil {
+				return err
+			}
+		}
+		p.in, p.args, p.row, p.calls, p.ord = in, args, 0, nil, 0
+		return nil
 	}
-	p.in, p.row, p.sets = in, 0, nil
-	return nil
 }
 
-// openSets starts every call's function scan over the current row.
-func (p *projectSetOp) openSets() {
-	p.sets = make([]*srfCursor, len(p.plan.Calls))
-	p.ord = 0
+// startRow starts every call over the current row's argument values.
+func (p *projectSetOp) startRow() {
+	p.calls = make([]*srfCursor, len(p.plan.Calls))
 	for c, call := range p.plan.Calls {
 		consts := make([]expr.Expr, len(call.Args))
 		for a, arr := range p.args[c] {
@@ -163,8 +149,47 @@ func (p *projectSetOp) openSets() {
 		fs := &functionScanOp{env: p.env, plan: &planner.FunctionScan{Func: call.Func, Args: consts,
 			Cols: []planner.Column{{Name: call.Func, T: call.T}}}}
 		fs.schema = planner.Schema(fs.plan.Cols)
-		p.sets[c] = &srfCursor{scan: fs}
+		p.calls[c] = &srfCursor{scan: fs}
 	}
+}
+
+// appendRow appends the current row's next output row: its input columns,
+// then each call's next value (NULL once that call is exhausted). It
+// reports false, appending nothing, when every call is exhausted.
+func (p *projectSetOp) appendRow(ctx context.Context, bs []array.Builder) (bool, error) {
+	vals := make([]expr.Datum, len(p.calls))
+	oks := make([]bool, len(p.calls))
+	any := false
+	for c, cur := range p.calls {
+		d, ok, err := cur.next(ctx)
+		if err != nil {
+			return false, err
+		}
+		vals[c], oks[c] = d, ok
+		any = any || ok
+	}
+	if !any {
+		return false, nil
+	}
+	p.ord++
+	nIn := int(p.in.NumCols())
+	for i := 0; i < nIn; i++ {
+		expr.AppendDatum(bs[i], expr.DatumAt(p.in.Column(i), p.row))
+	}
+	col := nIn
+	for c, call := range p.plan.Calls {
+		expr.AppendDatum(bs[col], vals[c])
+		col++
+		if call.Ordinality {
+			var ord expr.Datum
+			if oks[c] {
+				ord = p.ord
+			}
+			expr.AppendDatum(bs[col], ord)
+			col++
+		}
+	}
+	return true, nil
 }
 
 func (p *projectSetOp) Close() { p.input.Close() }

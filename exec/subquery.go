@@ -108,11 +108,14 @@ func runSubquery(ectx *expr.Ctx, s *expr.Subquery, in arrow.RecordBatch) (arrow.
 	for i := 0; i < n; i++ {
 		ectx.Outer = append(ectx.Outer, expr.OuterRow{Batch: in, Row: i})
 		res, err := st.collect(ectx, s, plan)
+		// The left side of IN / ANY / ALL belongs to this query level,
+		// not the subquery's: evaluate it with the row popped again (its
+		// own outer references counted from here).
+		ectx.Outer = ectx.Outer[:len(ectx.Outer)-1]
 		var arr arrow.Array
 		if err == nil {
 			arr, err = subqueryValue(ectx, s, plan, res, in.NewSlice(int64(i), int64(i+1)))
 		}
-		ectx.Outer = ectx.Outer[:len(ectx.Outer)-1]
 		if err != nil {
 			return nil, err
 		}

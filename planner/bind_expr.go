@@ -28,6 +28,10 @@ type exprCtx struct {
 }
 
 func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
+	if err := b.enter(); err != nil {
+		return nil, err
+	}
+	defer b.leave()
 	if ec.agg != nil {
 		if e, ok, err := b.bindAggregateLevel(n, ec); ok || err != nil {
 			return e, err
@@ -393,6 +397,9 @@ func (b *binder) callResolved(name string, args []expr.Expr, _ types.T, pos int)
 	ret := r.Ret
 	if r.Overload.RetFn != nil {
 		ret = r.Overload.RetFn(r.ArgTypes)
+		if ret.OID == 0 {
+			return nil, expr.NoArrayTypeFor(r.ArgTypes)
+		}
 	}
 	return &expr.FuncCall{Name: name, Args: args, Impl: r.Overload.Impl, T: ret, Op: isOperatorName(name)}, nil
 }
@@ -559,6 +566,17 @@ func (b *binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (expr.Expr, error) {
 			return nil, err
 		}
 		f := cmp.(*expr.FuncCall)
+		// The operator may want another element type than the array has
+		// (33.4 = ANY (ARRAY[1,2]) compares as numeric): cast the array.
+		if want := f.Args[1].Type(); want.OID != arr.Type().Elem().OID {
+			at, err := expr.ArrayTypeOf(want)
+			if err != nil {
+				return nil, err
+			}
+			if arr, err = b.coerce(arr, at, false, -1); err != nil {
+				return nil, err
+			}
+		}
 		return &expr.ArrayCompare{Left: f.Args[0], Array: arr, Cmp: f.Impl, Op: op, All: a.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ALL}, nil
 	case pg_query.A_Expr_Kind_AEXPR_SIMILAR:
 		return nil, notSupported(a.Location, "SIMILAR TO")
@@ -698,7 +716,11 @@ func (b *binder) bindArrayExpr(a *pg_query.A_ArrayExpr, ec *exprCtx) (expr.Expr,
 	if err != nil {
 		return nil, err
 	}
-	return &expr.ArrayConstructor{Elems: args, T: types.ArrayOf(t)}, nil
+	at, err := expr.ArrayTypeOf(t)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.ArrayConstructor{Elems: args, T: at}, nil
 }
 
 func (b *binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (expr.Expr, error) {

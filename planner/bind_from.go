@@ -107,7 +107,9 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 	if rv.Schemaname == "" {
 		if cte, ok := b.lookupCTE(rv.Relname); ok {
 			saved := b.ctes
-			b.ctes = b.ctes[:cte.depth]
+			// A full slice expression, so that WITH scopes the body pushes
+			// are appended to a copy, not over the saved stack's entries.
+			b.ctes = b.ctes[:cte.depth:cte.depth]
 			plan, err := b.bindSelectNode(cte.query, nil)
 			b.ctes = saved
 			if err != nil {
@@ -130,19 +132,19 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		return nil, nil, err
 	}
 	if rel.ViewSQL != "" {
-		if b.viewDepth > 32 {
+		if b.expandingView(rel.Name) {
 			return nil, nil, sqlerr.New(sqlerr.InvalidTableDefinition, "infinite recursion detected in view \"%s\"", rel.Name)
 		}
 		stmts, err := parse.Parse(rel.ViewSQL)
 		if err != nil || len(stmts) != 1 {
 			return nil, nil, sqlerr.New(sqlerr.InternalError, "view \"%s\" has an unreadable definition", rel.Name)
 		}
-		b.viewDepth++
+		b.views = append(b.views, rel.Name)
 		saved := b.ctes
 		b.ctes = nil
 		plan, err := b.bindSelectNode(stmts[0].Node, nil)
 		b.ctes = saved
-		b.viewDepth--
+		b.views = b.views[:len(b.views)-1]
 		if err != nil {
 			return nil, nil, err
 		}

@@ -198,7 +198,9 @@ func (b *binder) bindAggregateLevel(n *pg_query.Node, ec *exprCtx) (expr.Expr, b
 	if n.GetSubLink() != nil {
 		return nil, false, nil
 	}
-	if !containsAggregate(n) {
+	// An expression holding a subquery is bound piece by piece, so that
+	// the subquery is bound above the aggregation (bindSubLink).
+	if !containsAggregate(n) && !containsSubLink(n) {
 		in := &exprCtx{sc: st.input, what: ec.what}
 		e, err := b.bindExpr(n, in)
 		if err == nil {
@@ -518,6 +520,9 @@ func (b *binder) bindFrame(def *pg_query.WindowDef, ec *exprCtx) (Frame, error) 
 		if n != nil {
 			e, err := b.bindExpr(n, ec)
 			if err != nil {
+				return fb, err
+			}
+			if err := frameOffsetVarFree(e, fo, n); err != nil {
 				return fb, err
 			}
 			if f.Rows {

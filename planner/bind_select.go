@@ -24,16 +24,29 @@ type target struct {
 }
 
 func (b *binder) bindSelect(s *pg_query.SelectStmt, parent *scope) (Node, error) {
+	if err := b.enterQuery(); err != nil {
+		return nil, err
+	}
+	defer b.leave()
 	if s.WithClause != nil {
 		if s.WithClause.Recursive {
 			return nil, notSupported(s.WithClause.Location, "WITH RECURSIVE")
 		}
-		defs := map[string]*cteDef{}
-		b.ctes = append(b.ctes, defs)
-		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+		// Without RECURSIVE a CTE sees only the CTEs before it in its WITH
+		// list (and those of enclosing queries), never itself or later
+		// siblings: each CTE opens its own scope level, and its body is
+		// bound with the stack cut below that level.
+		outer := len(b.ctes)
+		defer func() { b.ctes = b.ctes[:outer] }()
+		seen := map[string]bool{}
 		for _, c := range s.WithClause.Ctes {
 			cte := c.GetCommonTableExpr()
-			defs[cte.Ctename] = &cteDef{query: cte.Ctequery, colName: stringList(cte.Aliascolnames), depth: len(b.ctes)}
+			if seen[cte.Ctename] {
+				return nil, sqlerr.At(sqlerr.DuplicateAlias, int(cte.Location)+1, "WITH query name \"%s\" specified more than once", cte.Ctename)
+			}
+			seen[cte.Ctename] = true
+			def := &cteDef{query: cte.Ctequery, colName: stringList(cte.Aliascolnames), depth: len(b.ctes)}
+			b.ctes = append(b.ctes, map[string]*cteDef{cte.Ctename: def})
 		}
 	}
 	if s.IntoClause != nil {

@@ -9,8 +9,17 @@ import (
 )
 
 func (b *binder) bindSubLink(s *pg_query.SubLink, ec *exprCtx) (expr.Expr, error) {
-	child := &scope{parent: ec.sc}
+	outer := ec.sc
+	if ec.agg != nil {
+		// Above an aggregation the outer row is the aggregate's output:
+		// the subquery may refer only to grouped columns (grouped.go).
+		outer = groupedScope(ec.agg)
+	}
+	child := &scope{parent: outer}
 	plan, correlated, err := b.bindSubquery(s.Subselect, child)
+	if err != nil && ec.agg != nil {
+		err = ungroupedOuterColumn(err, ec.agg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +43,11 @@ func (b *binder) bindSubLink(s *pg_query.SubLink, ec *exprCtx) (expr.Expr, error
 		if len(cols) != 1 {
 			return nil, sqlerr.At(sqlerr.SyntaxError, pos, "subquery must return only one column")
 		}
-		sq.Kind, sq.T = expr.ArraySubquery, types.ArrayOf(cols[0].T)
+		at, err := expr.ArrayTypeOf(cols[0].T)
+		if err != nil {
+			return nil, err
+		}
+		sq.Kind, sq.T = expr.ArraySubquery, at
 		return sq, nil
 	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
 		if len(cols) != 1 {

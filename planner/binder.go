@@ -16,11 +16,15 @@ type binder struct {
 	params []types.T
 	// ctes is a stack of WITH scopes, innermost last.
 	ctes []map[string]*cteDef
-	// viewDepth guards against views that refer to themselves.
-	viewDepth int
+	// views are the views being expanded, outermost first: a view met
+	// again inside itself is a cycle. (Deep chains of distinct views are
+	// bounded by depth, like any nesting.)
+	views []string
 	// outerRefs counts references to enclosing queries, so that a subquery
 	// knows whether it is correlated (and must run once per outer row).
 	outerRefs int
+	// depth and queries bound the binder's recursion (depth.go).
+	depth, queries int
 }
 
 type cteDef struct {

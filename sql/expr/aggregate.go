@@ -68,6 +68,9 @@ func ResolveAggregate(name string, args []types.T) (*ResolvedAgg, error) {
 	ret := ov.Ret
 	if ov.RetFn != nil {
 		ret = ov.RetFn(bestArgs)
+		if ret.OID == 0 {
+			return nil, NoArrayTypeFor(bestArgs)
+		}
 	}
 	return &ResolvedAgg{Overload: ov, ArgTypes: bestArgs, Ret: ret}, nil
 }

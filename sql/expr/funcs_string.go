@@ -79,6 +79,16 @@ func trimChars(s, chars string, left, right bool) string {
 	return s
 }
 
+// checkedPad is pad with PostgreSQL's limit: n characters of up to four
+// bytes each must fit in 1 GB (a client asking for 2^31 characters would
+// otherwise have the server build them).
+func checkedPad(s string, n int64, fill string, left bool) (Datum, error) {
+	if n > (1<<30-1)/4 {
+		return nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "requested length too large")
+	}
+	return pad(s, n, fill, left), nil
+}
+
 func pad(s string, n int64, fill string, left bool) string {
 	r := []rune(s)
 	if n <= 0 {
@@ -451,8 +461,8 @@ func init() {
 	}{{"lpad", true}, {"rpad", false}} {
 		p := p
 		RegisterScalar(p.name,
-			Overload{Args: []types.T{types.Text, types.Int4}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return pad(s0(a, 0), i0(a, 1), " ", p.left), nil })},
-			Overload{Args: []types.T{types.Text, types.Int4, types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return pad(s0(a, 0), i0(a, 1), s0(a, 2), p.left), nil })},
+			Overload{Args: []types.T{types.Text, types.Int4}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return checkedPad(s0(a, 0), i0(a, 1), " ", p.left) })},
+			Overload{Args: []types.T{types.Text, types.Int4, types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return checkedPad(s0(a, 0), i0(a, 1), s0(a, 2), p.left) })},
 		)
 	}
 	RegisterScalar("left", Overload{Args: []types.T{types.Text, types.Int4}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) {

@@ -38,8 +38,11 @@ func errInvalidJSON() error {
 func parseJSONDoc(s string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
-	v, err := parseJSONValue(dec)
+	v, err := parseJSONValue(dec, 0)
 	if err != nil {
+		if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.StatementTooComplex {
+			return nil, err
+		}
 		return nil, errInvalidJSON()
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -48,7 +51,17 @@ func parseJSONDoc(s string) (any, error) {
 	return v, nil
 }
 
-func parseJSONValue(dec *json.Decoder) (any, error) {
+// maxJSONDocDepth bounds how deeply a document may nest, as
+// sql/types' jsonb input does (maxJSONDepth there): parsing, and every
+// walk over a parsed document (canonical form, printing, paths), recurse
+// once per level, and a string of brackets costs the client nothing.
+// PostgreSQL's own check (max_stack_depth) refuses somewhere past 10,000.
+const maxJSONDocDepth = 6000
+
+func parseJSONValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxJSONDocDepth {
+		return nil, sqlerr.StackDepthExceeded()
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -64,7 +77,7 @@ func parseJSONValue(dec *json.Decoder) (any, error) {
 					return nil, err
 				}
 				k, _ := kt.(string)
-				v, err := parseJSONValue(dec)
+				v, err := parseJSONValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -76,7 +89,7 @@ func parseJSONValue(dec *json.Decoder) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				v, err := parseJSONValue(dec)
+				v, err := parseJSONValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}

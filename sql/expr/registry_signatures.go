@@ -66,3 +66,15 @@ func signatureResult(ov Overload) types.T {
 	}
 	return ov.RetFn(ov.Args)
 }
+
+// OverloadArgs returns the argument types of every overload of a
+// registered function or operator (AnyElement, AnyArray and Any stand for
+// the polymorphic ones; a variadic overload's last type may repeat). Test
+// generators use it to call every function with arguments of its types.
+func OverloadArgs(name string) (sigs [][]types.T, variadic []bool) {
+	for _, ov := range scalars[name] {
+		sigs = append(sigs, append([]types.T(nil), ov.Args...))
+		variadic = append(variadic, ov.Variadic)
+	}
+	return sigs, variadic
+}

@@ -26,6 +26,9 @@ type Statement struct {
 
 // Parse parses a query string that may hold several statements.
 func Parse(sql string) ([]Statement, error) {
+	if err := checkNestingDepth(sql); err != nil {
+		return nil, err
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		// Spark's window.start / window.end is the one spelling of a
@@ -35,6 +38,9 @@ func Parse(sql string) ([]Statement, error) {
 				tree, sql, err = t2, rewritten, nil
 			}
 		}
+	}
+	if isStackDepthError(err) {
+		return nil, sqlerr.StackDepthExceeded()
 	}
 	if err != nil {
 		return nil, syntaxError(sql, err)

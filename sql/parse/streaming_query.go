@@ -741,7 +741,13 @@ func (q *queryRewriter) finish(from, end int) error {
 	text, segs := q.rw.apply(start, stop)
 	q.st.Query = text
 	q.st.QueryOffset = start
+	if err := checkNestingDepth(text); err != nil {
+		return err
+	}
 	tree, err := pg_query.Parse(text)
+	if isStackDepthError(err) {
+		return sqlerr.StackDepthExceeded()
+	}
 	if err != nil {
 		var pe *parser.Error
 		pos := start
