@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/weir-sql/weir/engine"
 	"github.com/weir-sql/weir/wire"
@@ -75,36 +76,7 @@ func TestSQLFuzz(t *testing.T) {
 	}
 	t.Logf("sqlfuzz seed %d (rerun: go test ./engine -run TestSQLFuzz -sqlfuzz.seed=%d)", seed, seed)
 
-	logs := &lockedBuffer{}
-	eng, err := engine.Open(engine.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := wire.NewServer(eng, wire.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	go srv.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		eng.Close()
-	})
-	url := fmt.Sprintf("postgres://weir@%s/weir?sslmode=disable", l.Addr())
-	connect := func() *pgx.Conn {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Fatalf("connect (is the server down?): %v", err)
-		}
-		if _, err := c.Exec(ctx, "SET TimeZone = 'UTC'"); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	connect, logs := startFuzzServer(t)
 	c := connect()
 	defer func() { c.Close(context.Background()) }()
 	for _, s := range fuzzSetup {
@@ -143,7 +115,11 @@ func TestSQLFuzz(t *testing.T) {
 		var pe *pgconn.PgError
 		switch {
 		case timedOut:
-			fail("no answer within %v (a hang):\n%s", time.Since(start).Round(time.Millisecond), sql)
+			honoured := "cancel honoured"
+			if !errors.As(err, &pe) || pe.Code != "57014" || time.Since(start) > *fuzzTimeout+cancelGrace {
+				honoured = fmt.Sprintf("cancel NOT honoured within %v (%v)", cancelGrace, err)
+			}
+			fail("no answer within %v (a hang; %s):\n%s", time.Since(start).Round(time.Millisecond), honoured, sql)
 		case errors.As(err, &pe):
 			codes[pe.Code]++
 			if pe.Code == "XX000" {
@@ -166,6 +142,98 @@ func TestSQLFuzz(t *testing.T) {
 		t.Fatalf("server does not answer after the run: %v", err)
 	}
 }
+
+// TestSQLFuzzCancelHonoured is the fuzzer's hang of seed
+// 1796122879529237439, statement 4667: pg_sleep_for(interval '3' day) waits
+// three days, as PostgreSQL's does (so the generator no longer calls the
+// sleep functions), but the statement must end with 57014 within
+// cancelGrace of the fuzzer's cancel request.
+func TestSQLFuzzCancelHonoured(t *testing.T) {
+	connect, _ := startFuzzServer(t)
+	c := connect()
+	defer c.Close(context.Background())
+	for _, s := range fuzzSetup {
+		if _, err := c.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	for _, q := range []string{
+		"WITH cte525(v) AS (SELECT r1_0.js FROM fz1 r1_0 WHERE CASE WHEN r1_0.b THEN r1_0.b WHEN r1_0.b THEN NULL::bool ELSE r1_0.b END ORDER BY 1 LIMIT 3) SELECT pg_sleep_for(interval '3' day) FROM cte525 WHERE (ARRAY[NULL, 'x'] IS NOT NULL) LIMIT 1 OFFSET 0",
+		"SELECT pg_sleep_until(now() + interval '3' day) FROM fz1",
+	} {
+		const after = 300 * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		start := time.Now()
+		_, err := c.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol)
+		took := time.Since(start)
+		cancel()
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "57014" {
+			t.Errorf("%s: want 57014 after the cancel request, got %v", q, err)
+		}
+		if took > after+cancelGrace {
+			t.Errorf("%s: answered %v after the cancel request, want within %v", q, took-after, cancelGrace)
+		}
+		if c.IsClosed() {
+			c = connect()
+		}
+		var one int
+		if err := c.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil {
+			t.Fatalf("session after the cancel: %v", err)
+		}
+	}
+}
+
+// startFuzzServer starts a server for the fuzzer and returns how to
+// connect to it and its log. The connections' context watcher sends
+// PostgreSQL a cancel request when a statement's context ends (pgx's
+// default only sets a deadline on the socket, which the server never sees),
+// so the fuzzer's deadline exercises the server's cancellation too.
+func startFuzzServer(t *testing.T) (connect func() *pgx.Conn, logs *lockedBuffer) {
+	t.Helper()
+	logs = &lockedBuffer{}
+	eng, err := engine.Open(engine.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := wire.NewServer(eng, wire.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	go srv.Serve(l)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		eng.Close()
+	})
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://weir@%s/weir?sslmode=disable", l.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: cancelGrace}
+	}
+	connect = func() *pgx.Conn {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatalf("connect (is the server down?): %v", err)
+		}
+		if _, err := c.Exec(ctx, "SET TimeZone = 'UTC'"); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	return connect, logs
+}
+
+// cancelGrace is how long after a cancel request a statement must have
+// answered (57014).
+const cancelGrace = time.Second
 
 // fuzzSetup creates the tables the generator's FROM items name: two with a
 // few rows of every type, NULLs and edge values among them, and one empty.

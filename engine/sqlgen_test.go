@@ -64,7 +64,7 @@ func newSQLGen(seed int64) *sqlGen {
 		}
 		switch name {
 		case "pg_sleep", "pg_sleep_for", "pg_sleep_until", "pg_terminate_backend", "pg_cancel_backend", "set_config", "pg_reload_conf":
-			continue // they do what they say; not what this fuzzer is after
+			continue // they do what they say (wait, end sessions); not what this fuzzer is after
 		}
 		g.funcs = append(g.funcs, name)
 	}

@@ -9,17 +9,13 @@ import (
 )
 
 func (b *binder) bindSubLink(s *pg_query.SubLink, ec *exprCtx) (expr.Expr, error) {
-	outer := ec.sc
-	if ec.agg != nil {
-		// Above an aggregation the outer row is the aggregate's output:
-		// the subquery may refer only to grouped columns (grouped.go).
-		outer = groupedScope(ec.agg)
-	}
-	child := &scope{parent: outer}
+	// Above an aggregation the subquery still resolves names in the
+	// level's FROM scope (so that an aggregate of this level, such as
+	// max(x) in (SELECT max(x)), finds its column); the scope's aggOut makes
+	// a plain outer column read its GROUP BY key from the aggregate output,
+	// or fail with 42803 if it is not grouped (outerColumn).
+	child := &scope{parent: ec.sc}
 	plan, correlated, err := b.bindSubquery(s.Subselect, child)
-	if err != nil && ec.agg != nil {
-		err = ungroupedOuterColumn(err, ec.agg)
-	}
 	if err != nil {
 		return nil, err
 	}
