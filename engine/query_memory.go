@@ -61,9 +61,11 @@ func checkWorkMem(v string) (string, error) {
 	return exec.FormatMemorySize(kb * 1024), nil
 }
 
-// ParseQueryMemory reads a --query-memory value: a plain number of bytes
-// or a size with one of PostgreSQL's units, in any case (512MB, 2gb).
-func ParseQueryMemory(v string) (int64, bool) {
+// ParseMemorySize reads a positive size as the server flags
+// (--query-memory, --streaming-state-memory) and the state_memory_limit
+// table option take it: a plain number of bytes or a size with one of
+// PostgreSQL's units, in any case (512MB, 2gb).
+func ParseMemorySize(v string) (int64, bool) {
 	v = strings.TrimSpace(v)
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return n, n > 0

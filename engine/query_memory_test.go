@@ -146,16 +146,16 @@ func TestSpillDirectory(t *testing.T) {
 	}
 }
 
-func TestParseQueryMemory(t *testing.T) {
+func TestParseMemorySize(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want int64
 		ok   bool
 	}{{"2GB", 2 << 30, true}, {"512mb", 512 << 20, true}, {"1048576", 1 << 20, true}, {"64 kB", 64 << 10, true},
 		{"1.5GB", 3 << 29, true}, {"0", 0, false}, {"abc", 0, false}, {"-1GB", 0, false}, {"10XB", 0, false}} {
-		got, ok := engine.ParseQueryMemory(c.in)
+		got, ok := engine.ParseMemorySize(c.in)
 		if got != c.want || ok != c.ok {
-			t.Errorf("ParseQueryMemory(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+			t.Errorf("ParseMemorySize(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
 		}
 	}
 }

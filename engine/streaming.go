@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -123,41 +122,6 @@ func (r *runner) recoverDropped() bool {
 		return false
 	}
 	return true
-}
-
-// ParseMemorySize reads a size as PostgreSQL's memory settings are written:
-// a number with an optional unit B, kB, MB, GB or TB (a bare number is bytes).
-func ParseMemorySize(v string) (int64, error) {
-	s := strings.TrimSpace(v)
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("invalid size %q", v)
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("invalid size %q", v)
-	}
-	var shift uint
-	switch strings.ToLower(strings.TrimSpace(s[i:])) {
-	case "", "b":
-	case "kb":
-		shift = 10
-	case "mb":
-		shift = 20
-	case "gb":
-		shift = 30
-	case "tb":
-		shift = 40
-	default:
-		return 0, fmt.Errorf("invalid size unit in %q", v)
-	}
-	if n > (1<<62)>>shift {
-		return 0, fmt.Errorf("size %q too large", v)
-	}
-	return n << shift, nil
 }
 
 // failRecovery records err as the reason the job cannot recover, if it
@@ -364,8 +328,8 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 			}
 			trig = t
 		case "state_memory_limit":
-			n, err := ParseMemorySize(v)
-			if err != nil || n <= 0 {
+			n, ok := ParseMemorySize(v)
+			if !ok {
 				return nil, trig, sqlerr.New(sqlerr.InvalidParameterValue, "invalid state_memory_limit \"%s\"", v).
 					WithHint("A size such as '256MB' or '2GB'.")
 			}

@@ -72,7 +72,7 @@ func serve(args []string) error {
 	}
 	queryMemory := defaultQueryMemory()
 	if *queryMem != "" {
-		n, ok := engine.ParseQueryMemory(*queryMem)
+		n, ok := engine.ParseMemorySize(*queryMem)
 		if !ok {
 			return fmt.Errorf("--query-memory must be a size such as 512MB or 4GB, not %q", *queryMem)
 		}
@@ -96,8 +96,8 @@ func serve(args []string) error {
 	}
 	stateLimit := int64(-1)
 	if *stateMem != "0" {
-		n, err := engine.ParseMemorySize(*stateMem)
-		if err != nil || n <= 0 {
+		n, ok := engine.ParseMemorySize(*stateMem)
+		if !ok {
 			return fmt.Errorf("--streaming-state-memory must be a size such as 1GB or 512MB (0: no limit), not %q", *stateMem)
 		}
 		stateLimit = n
