@@ -29,29 +29,13 @@ func runCatalog(c config, n int) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "weirbench-catalog-")
-	if err != nil {
-		return err
-	}
-	os.Chmod(tmp, 0o755)
-	defer os.RemoveAll(tmp)
 	t0 := time.Now()
-	logf("building weir")
-	bin, err := buildWeir(root, tmp)
+	servers, err := startServerPair(root, "weirbench-catalog-")
 	if err != nil {
 		return err
 	}
-	w, err := startWeir(bin, tmp)
-	if err != nil {
-		return err
-	}
-	defer w.stop()
-	pg, err := startPG(tmp)
-	if err != nil {
-		return err
-	}
-	defer pg.stop()
-	targets := [2]*target{{name: "weir", url: w.url()}, {name: "postgres", url: pg.url()}}
+	defer servers.stop()
+	targets := servers.targets()
 	oids := map[string]uint32{}
 	for _, t := range targets {
 		if t.conn, err = connect(t.url); err != nil {

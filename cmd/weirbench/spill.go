@@ -48,29 +48,14 @@ func runSpill(c config, sortRows, groups int) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "weirbench-spill-")
-	if err != nil {
-		return err
-	}
-	os.Chmod(tmp, 0o755)
-	defer os.RemoveAll(tmp)
 	t0 := time.Now()
-	logf("building weir")
-	bin, err := buildWeir(root, tmp)
+	servers, err := startServerPair(root, "weirbench-spill-")
 	if err != nil {
 		return err
 	}
-	w, err := startWeir(bin, tmp)
-	if err != nil {
-		return err
-	}
-	defer w.stop()
-	pg, err := startPG(tmp)
-	if err != nil {
-		return err
-	}
-	defer pg.stop()
-	targets := [2]*target{{name: "weir", url: w.url()}, {name: "postgres", url: pg.url()}}
+	defer servers.stop()
+	w := servers.weir
+	targets := servers.targets()
 	for _, t := range targets {
 		if t.conn, err = connect(t.url); err != nil {
 			return fmt.Errorf("connect %s: %w", t.name, err)
