@@ -33,10 +33,17 @@ func TestCancelLongOperators(t *testing.T) {
 			_, err := c.Exec(ctx, q.sql)
 			done <- err
 		}()
-		select {
-		case err := <-done:
-			t.Fatalf("work_mem %s: %s ended before the cancel: %v", q.workMem, q.sql, err)
-		case <-time.After(700 * time.Millisecond): // let it get deep into its loops
+		// Cancel once the operator is inside its loops: it holds query
+		// memory from its first buffered batch on.
+		for deadline := time.Now().Add(10 * time.Second); srv.eng.QueryMemory().Used() == 0; {
+			select {
+			case err := <-done:
+				t.Fatalf("work_mem %s: %s ended before the cancel: %v", q.workMem, q.sql, err)
+			case <-time.After(5 * time.Millisecond): // polling interval
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("work_mem %s: %s holds no query memory after 10 s", q.workMem, q.sql)
+			}
 		}
 		cancelled := time.Now()
 		if err := c.PgConn().CancelRequest(ctx); err != nil {
