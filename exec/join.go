@@ -103,33 +103,24 @@ func (j *joinOp) buildSide(ctx context.Context) error {
 		}
 	}
 	j.mem = newMemAccount(j.env, name)
-	var buffered []arrow.RecordBatch
-	defer func() {
-		for _, b := range buffered {
-			b.Release()
-		}
-	}()
+	held := heldBatches{mem: j.mem}
+	defer held.release()
 	for {
-		if err := checkCancel(ctx, j.env); err != nil {
-			return err
-		}
-		b, err := j.right.Next(ctx)
+		b, err := nextChecked(ctx, j.env, j.right)
 		if err != nil {
 			return err
 		}
 		if b == nil {
 			break
 		}
-		b.Retain()
-		buffered = append(buffered, b)
-		if err := j.mem.grow(batchBytes(b)); err != nil {
+		if err := held.hold(b, batchBytes(b)); err != nil {
 			return err
 		}
 		if j.hashed() && j.level < maxSpillLevel && !j.noRepartition && j.mem.overWorkMem() {
-			return j.partitionBothSides(ctx, buffered)
+			return j.partitionBothSides(ctx, held.batches)
 		}
 	}
-	all, err := concatBatches(ectx.Allocator(), j.rightSchema, buffered)
+	all, err := concatBatches(ectx.Allocator(), j.rightSchema, held.batches)
 	if err != nil {
 		return err
 	}
@@ -219,10 +210,7 @@ func (j *joinOp) partitionBothSides(ctx context.Context, buffered []arrow.Record
 			parts, keyExprs, schema = leftParts, j.plan.LeftKeys, j.leftSchema
 		}
 		for {
-			if err := checkCancel(ctx, j.env); err != nil {
-				return err
-			}
-			b, err := in.Next(ctx)
+			b, err := nextChecked(ctx, j.env, in)
 			if err != nil {
 				return err
 			}

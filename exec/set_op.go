@@ -176,10 +176,7 @@ func (s *setOpOp) count(ctx context.Context) error {
 	var unseen []int32
 	for side, in := range []Operator{s.left, s.right} {
 		for {
-			if err := checkCancel(ctx, s.env); err != nil {
-				return err
-			}
-			b, err := in.Next(ctx)
+			b, err := nextChecked(ctx, s.env, in)
 			if err != nil {
 				return err
 			}

@@ -152,44 +152,32 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // consume reads the whole input: into memory, or into sorted runs.
 func (s *sortOp) consume(ctx context.Context) error {
 	s.mem = newMemAccount(s.env, "Sort")
-	var buffered []arrow.RecordBatch
-	defer func() {
-		for _, b := range buffered {
-			b.Release()
-		}
-	}()
+	held := heldBatches{mem: s.mem}
+	defer held.release()
 	var runs []*spillFile
 	for {
-		if err := checkCancel(ctx, s.env); err != nil {
-			return err
-		}
-		b, err := s.input.Next(ctx)
+		b, err := nextChecked(ctx, s.env, s.input)
 		if err != nil {
 			return err
 		}
 		if b == nil {
 			break
 		}
-		b.Retain()
-		buffered = append(buffered, b)
-		if err := s.mem.grow(batchBytes(b)); err != nil {
+		if err := held.hold(b, batchBytes(b)); err != nil {
 			return err
 		}
 		if s.mem.overWorkMem() {
-			run, err := s.writeRun(ctx, buffered)
+			run, err := s.writeRun(ctx, held.batches)
 			if err != nil {
 				return err
 			}
 			runs = append(runs, run)
-			for _, b := range buffered {
-				b.Release()
-			}
-			buffered = buffered[:0]
+			held.release()
 			s.mem.releaseAll()
 		}
 	}
 	if len(runs) == 0 {
-		all, err := concatBatches(s.env.exprCtx().Allocator(), s.schema, buffered)
+		all, err := concatBatches(s.env.exprCtx().Allocator(), s.schema, held.batches)
 		if err != nil {
 			return err
 		}
@@ -201,8 +189,8 @@ func (s *sortOp) consume(ctx context.Context) error {
 		s.order = order
 		return nil
 	}
-	if len(buffered) > 0 {
-		run, err := s.writeRun(ctx, buffered)
+	if len(held.batches) > 0 {
+		run, err := s.writeRun(ctx, held.batches)
 		if err != nil {
 			return err
 		}

@@ -42,35 +42,24 @@ func (w *windowOp) buffer(ctx context.Context) (arrow.RecordBatch, error) {
 	schema := planner.Schema(w.plan.Input.Columns())
 	w.spill.mem = newMemAccount(w.env, "WindowAgg")
 	partitionBy := w.commonPartitionBy()
-	var buffered []arrow.RecordBatch
-	defer func() {
-		for _, b := range buffered {
-			b.Release()
-		}
-	}()
-	var rows int64
+	held := heldBatches{mem: w.spill.mem}
+	defer held.release()
 	for {
-		if err := checkCancel(ctx, w.env); err != nil {
-			return nil, err
-		}
-		b, err := w.input.Next(ctx)
+		b, err := nextChecked(ctx, w.env, w.input)
 		if err != nil {
 			return nil, err
 		}
 		if b == nil {
 			break
 		}
-		b.Retain()
-		buffered = append(buffered, b)
-		rows += b.NumRows()
-		if err := w.spill.mem.grow(batchBytes(b) + b.NumRows()*perRowWindowBytes*int64(len(w.plan.Calls))); err != nil {
+		if err := held.hold(b, batchBytes(b)+b.NumRows()*perRowWindowBytes*int64(len(w.plan.Calls))); err != nil {
 			return nil, err
 		}
 		if partitionBy != nil && !w.spill.noSpill && w.spill.level < maxSpillLevel && w.spill.mem.overWorkMem() {
-			return nil, w.partitionInput(ctx, schema, partitionBy, buffered)
+			return nil, w.partitionInput(ctx, schema, partitionBy, held.batches)
 		}
 	}
-	return concatBatches(w.env.exprCtx().Allocator(), schema, buffered)
+	return concatBatches(w.env.exprCtx().Allocator(), schema, held.batches)
 }
 
 // commonPartitionBy is the PARTITION BY all calls share, nil if they do
@@ -124,10 +113,7 @@ func (w *windowOp) partitionInput(ctx context.Context, schema *arrow.Schema, cal
 	}
 	w.spill.mem.releaseAll()
 	for {
-		if err := checkCancel(ctx, w.env); err != nil {
-			return err
-		}
-		b, err := w.input.Next(ctx)
+		b, err := nextChecked(ctx, w.env, w.input)
 		if err != nil {
 			return err
 		}
