@@ -5,10 +5,6 @@ package engine_test
 // query's context is cancelled (pgx then sends a CancelRequest on a second
 // connection), and SQLSTATE 57014 must arrive within one second of the
 // cancel, measured; the same session then answers a query.
-//
-// A case whose operator belongs to work not merged yet can be listed in
-// cancelPending with the reason; it is then skipped with that reason, so
-// the lead clears the list as the parts land.
 
 import (
 	"context"
@@ -24,10 +20,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
-
-// cancelPending names matrix cases that are known not to stop in time yet
-// because the operator is being rewritten elsewhere; empty when all pass.
-var cancelPending = map[string]string{}
 
 // cancelWithin is issue 8's bound between the cancel and the error.
 const cancelWithin = time.Second
@@ -152,9 +144,6 @@ func TestCancelEveryOperator(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
-			if why, ok := cancelPending[tc.name]; ok {
-				t.Skipf("pending: %s", why)
-			}
 			c := cancelConn(t, s)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
