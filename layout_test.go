@@ -29,6 +29,8 @@ var allowedImports = map[string][]string{
 	"internal/pgtest": {},
 	// test support: the sqllogictest runner
 	"internal/slt": {},
+	// test and benchmark support: the client catalog queries
+	"internal/catalogqueries": {},
 	// crash points for tests, compiled into every binary, armed by env
 	"internal/failpoint": {},
 }

@@ -10,7 +10,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,46 +17,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/weir-sql/weir/internal/catalogqueries"
 	"github.com/weir-sql/weir/internal/pgtest"
 )
 
-// catalogQuery is one entry of testdata/clients/catalog_queries.sql.
-type catalogQuery struct {
-	name string
-	sql  string
-	args []string
-}
-
-func readCatalogQueries(t testing.TB) []catalogQuery {
+// readCatalogQueries reads testdata/clients/catalog_queries.sql.
+func readCatalogQueries(t testing.TB) []catalogqueries.Query {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "clients", "catalog_queries.sql"))
+	qs, err := catalogqueries.Read(filepath.Join("..", "testdata", "clients", "catalog_queries.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []catalogQuery
-	for _, part := range strings.Split(string(b), "\n;;\n") {
-		var q catalogQuery
-		var body []string
-		for _, line := range strings.Split(part, "\n") {
-			switch {
-			case strings.HasPrefix(line, "-- [") && q.name == "":
-				q.name = strings.TrimSuffix(strings.TrimPrefix(line, "-- ["), "]")
-			case strings.HasPrefix(line, "-- args: "):
-				q.args = strings.Split(strings.TrimPrefix(line, "-- args: "), "|")
-			case strings.HasPrefix(line, "--"):
-			default:
-				body = append(body, line)
-			}
-		}
-		q.sql = strings.TrimSpace(strings.Join(body, "\n"))
-		if q.name != "" && q.sql != "" {
-			out = append(out, q)
-		}
+	if len(qs) < 10 {
+		t.Fatalf("catalog_queries.sql: only %d queries", len(qs))
 	}
-	if len(out) < 10 {
-		t.Fatalf("catalog_queries.sql: only %d queries", len(out))
-	}
-	return out
+	return qs
 }
 
 // catalogTablesDDL creates n tables t0000... with a few columns and a
@@ -68,29 +42,6 @@ func catalogTablesDDL(n int) []string {
 		out = append(out, fmt.Sprintf("CREATE TABLE t%04d (id bigint PRIMARY KEY, name text NOT NULL, amount numeric(10,2), ts timestamptz)", i))
 	}
 	return out
-}
-
-// fill replaces the runner's placeholders.
-func (q catalogQuery) fill(oid uint32) (string, []any) {
-	r := strings.NewReplacer("{schema}", "public", "{table}", "t0500", "{table2}", "t0501", "{oid}", fmt.Sprint(oid))
-	args := make([]any, len(q.args))
-	for i, a := range q.args {
-		args[i] = r.Replace(a)
-	}
-	return r.Replace(q.sql), args
-}
-
-func countRows(ctx context.Context, c *pgx.Conn, sql string, args []any) (int, error) {
-	rows, err := c.Query(ctx, sql, args...)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	rows.Close()
-	return n, rows.Err()
 }
 
 func TestCatalogQueriesOn1000Tables(t *testing.T) {
@@ -118,22 +69,22 @@ func TestCatalogQueriesOn1000Tables(t *testing.T) {
 	}
 	woid, poid := oidOf(wc), oidOf(pc)
 	for _, q := range queries {
-		t.Run(q.name, func(t *testing.T) {
-			sql, args := q.fill(woid)
+		t.Run(q.Name, func(t *testing.T) {
+			sql, args := q.Fill(woid)
 			// A plan that multiplies relations runs for minutes; a good
 			// one takes milliseconds. The deadline leaves room for a
 			// loaded test machine.
 			qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 			defer cancel()
 			start := time.Now()
-			got, err := countRows(qctx, wc, sql, args)
+			got, err := catalogqueries.CountRows(qctx, wc, sql, args)
 			elapsed := time.Since(start)
 			if err != nil {
 				t.Fatalf("weir after %v: %v", elapsed, err)
 			}
-			t.Logf("%s: %d rows in %v", q.name, got, elapsed.Round(time.Microsecond))
-			psql, pargs := q.fill(poid)
-			want, err := countRows(ctx, pc, psql, pargs)
+			t.Logf("%s: %d rows in %v", q.Name, got, elapsed.Round(time.Microsecond))
+			psql, pargs := q.Fill(poid)
+			want, err := catalogqueries.CountRows(ctx, pc, psql, pargs)
 			if err != nil {
 				t.Fatalf("postgres: %v", err)
 			}
@@ -162,10 +113,10 @@ func BenchmarkCatalogQueries(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, q := range queries {
-		b.Run(strings.ReplaceAll(q.name, " ", "_"), func(b *testing.B) {
-			sql, args := q.fill(oid)
+		b.Run(strings.ReplaceAll(q.Name, " ", "_"), func(b *testing.B) {
+			sql, args := q.Fill(oid)
 			for i := 0; i < b.N; i++ {
-				if _, err := countRows(ctx, c, sql, args); err != nil {
+				if _, err := catalogqueries.CountRows(ctx, c, sql, args); err != nil {
 					b.Skip(err)
 				}
 			}

@@ -57,8 +57,8 @@ func TestExplainJoinGolden(t *testing.T) {
 		q := readCatalogQueries(t)
 		var sql string
 		for _, x := range q {
-			if x.name == "jdbc getImportedKeys" {
-				sql, _ = x.fill(0)
+			if x.Name == "jdbc getImportedKeys" {
+				sql, _ = x.Fill(0)
 			}
 		}
 		sql = strings.NewReplacer("$1", "'public'", "$2", "'orders'").Replace(sql)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/weir-sql/weir/internal/catalogqueries"
 )
 
 // runCatalog times the catalog queries that pgjdbc (DBeaver, DataGrip,
@@ -25,7 +25,7 @@ func runCatalog(c config, n int) error {
 	if err != nil {
 		return err
 	}
-	queries, err := readCatalogQueries(filepath.Join(root, "testdata", "clients", "catalog_queries.sql"))
+	queries, err := catalogqueries.Read(filepath.Join(root, "testdata", "clients", "catalog_queries.sql"))
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func runCatalog(c config, n int) error {
 
 	const perRun = 5 // queries per run; a run's time is their mean
 	type result struct {
-		q          catalogQuery
+		q          catalogqueries.Query
 		s          *sample
 		rows       [2]int
 		err        string
@@ -77,12 +77,12 @@ func runCatalog(c config, n int) error {
 	}
 	var results []*result
 	for _, q := range queries {
-		r := &result{q: q, s: &sample{name: q.name, unit: "s"}}
+		r := &result{q: q, s: &sample{name: q.Name, unit: "s"}}
 		results = append(results, r)
 		for k, t := range targets {
-			sql, args := q.fill(oids[t.name])
+			sql, args := q.Fill(oids[t.name])
 			qctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-			rows, err := countRows(qctx, t.conn, sql, args) // warm-up, and the row count
+			rows, err := catalogqueries.CountRows(qctx, t.conn, sql, args) // warm-up, and the row count
 			cancel()
 			if err != nil {
 				r.err = fmt.Sprintf("%s: %v", t.name, err)
@@ -91,14 +91,14 @@ func runCatalog(c config, n int) error {
 			r.rows[k] = rows
 		}
 		if r.err != "" {
-			logf("%s: %s", q.name, r.err)
+			logf("%s: %s", q.Name, r.err)
 			continue
 		}
 		err := interleave(r.s, c.repeat, targets, func(t *target) (float64, error) {
-			sql, args := q.fill(oids[t.name])
+			sql, args := q.Fill(oids[t.name])
 			start := time.Now()
 			for i := 0; i < perRun; i++ {
-				if _, err := countRows(ctx, t.conn, sql, args); err != nil {
+				if _, err := catalogqueries.CountRows(ctx, t.conn, sql, args); err != nil {
 					return 0, err
 				}
 			}
@@ -119,11 +119,11 @@ func runCatalog(c config, n int) error {
 	sb.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {
 		if r.err != "" || len(r.s.weir) == 0 {
-			fmt.Fprintf(&sb, "| %s | — | fails: %s | | | | |\n", r.q.name, strings.ReplaceAll(firstLine(r.err), "|", "\\|"))
+			fmt.Fprintf(&sb, "| %s | — | fails: %s | | | | |\n", r.q.Name, strings.ReplaceAll(firstLine(r.err), "|", "\\|"))
 			continue
 		}
 		wm, pm := median(r.s.weir), median(r.s.pg)
-		fmt.Fprintf(&sb, "| %s | %d / %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f |\n", strings.ReplaceAll(r.q.name, "|", "\\|"),
+		fmt.Fprintf(&sb, "| %s | %d / %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f |\n", strings.ReplaceAll(r.q.Name, "|", "\\|"),
 			r.rows[0], r.rows[1], wm*1e3, pm*1e3, best(r.s.weir, false)*1e3, best(r.s.pg, false)*1e3, wm/pm)
 	}
 	md := sb.String()
@@ -170,65 +170,4 @@ func writeCatalogSection(path, md string) error {
 		doc += "\n"
 	}
 	return os.WriteFile(path, []byte(doc+"\n"+section), 0o644)
-}
-
-// catalogQuery is one entry of testdata/clients/catalog_queries.sql (the
-// format is described at the top of that file).
-type catalogQuery struct {
-	name string
-	sql  string
-	args []string
-}
-
-func readCatalogQueries(path string) ([]catalogQuery, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []catalogQuery
-	for _, part := range strings.Split(string(b), "\n;;\n") {
-		var q catalogQuery
-		var body []string
-		for _, line := range strings.Split(part, "\n") {
-			switch {
-			case strings.HasPrefix(line, "-- [") && q.name == "":
-				q.name = strings.TrimSuffix(strings.TrimPrefix(line, "-- ["), "]")
-			case strings.HasPrefix(line, "-- args: "):
-				q.args = strings.Split(strings.TrimPrefix(line, "-- args: "), "|")
-			case strings.HasPrefix(line, "--"):
-			default:
-				body = append(body, line)
-			}
-		}
-		q.sql = strings.TrimSpace(strings.Join(body, "\n"))
-		if q.name != "" && q.sql != "" {
-			out = append(out, q)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no queries", path)
-	}
-	return out, nil
-}
-
-func (q catalogQuery) fill(oid uint32) (string, []any) {
-	r := strings.NewReplacer("{schema}", "public", "{table}", "t0500", "{table2}", "t0501", "{oid}", fmt.Sprint(oid))
-	args := make([]any, len(q.args))
-	for i, a := range q.args {
-		args[i] = r.Replace(a)
-	}
-	return r.Replace(q.sql), args
-}
-
-func countRows(ctx context.Context, c *pgx.Conn, sql string, args []any) (int, error) {
-	rows, err := c.Query(ctx, sql, args...)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	rows.Close()
-	return n, rows.Err()
 }
