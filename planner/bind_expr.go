@@ -220,6 +220,27 @@ func parseConst(t types.T, s string) (expr.Datum, error) {
 	return expr.DatumAt(arr, 0), nil
 }
 
+// checkDatetimeLiteral returns the error of a date or timestamp literal
+// that no DateStyle field order (MDY, DMY, YMD) reads; the session's own
+// order reads it at run time.
+func checkDatetimeLiteral(t types.T, s string) error {
+	var first error
+	for _, order := range []types.DateOrder{types.OrderMDY, types.OrderDMY, types.OrderYMD} {
+		bld := expr.NewBuilder(nil, t)
+		fs := types.DefaultFormat
+		fs.DateOrder = order
+		err := types.AppendParsedText(bld, t, []byte(s), &fs)
+		bld.Release()
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 func (b *binder) bindColumnRef(c *pg_query.ColumnRef, ec *exprCtx) (expr.Expr, error) {
 	fields := make([]string, 0, len(c.Fields))
 	for _, f := range c.Fields {
@@ -287,7 +308,19 @@ func (b *binder) coerce(e expr.Expr, t types.T, explicit bool, pos int) (expr.Ex
 			return &expr.Const{Val: d, T: t}, nil
 		}
 		// Timestamps and dates are read at run time, in the session's
-		// TimeZone and DateStyle field order.
+		// TimeZone and DateStyle field order. A literal no field order
+		// can read is refused now, as PostgreSQL refuses it while parsing
+		// (a query that reads no rows must still fail).
+		if sessionDependentInput(t) {
+			if err := checkDatetimeLiteral(t, c.Val.(string)); err != nil {
+				if se, ok := err.(*sqlerr.Error); ok && pos >= 0 && se.Position == 0 {
+					cp := *se
+					cp.Position = pos + 1
+					return nil, &cp
+				}
+				return nil, err
+			}
+		}
 		e = &expr.Const{Val: c.Val, T: types.Text}
 		from = types.Text
 		explicit = true
