@@ -64,6 +64,18 @@ var knownDifferences = []struct {
 			return pg.code == "21000" && w.err == "" && len(w.rows) == 1
 		},
 	},
+	{
+		// weir bug: only casts of literals are folded at bind time.
+		// PostgreSQL folds every immutable expression of constants while
+		// planning, so ((96112.06) * (-36064.74))::int4 fails with 22003
+		// even where no row is read; weir evaluates it per row and, with
+		// no rows, answers without the error.
+		re:  regexp.MustCompile(`\(-?[0-9.]+\)\s*[-+*/%^]\s*\(-?[0-9.]+\)`),
+		why: "constant arithmetic not folded at bind time (an error surfaces only with rows)",
+		excuse: func(pg, w outcome) bool {
+			return strings.HasPrefix(pg.code, "22") && w.err == "" && len(w.rows) == 0
+		},
+	},
 }
 
 // knownDifference returns the reason a mismatch is excused, or "".
