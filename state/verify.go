@@ -69,8 +69,9 @@ func (s *Store) Verify(rels []uint32) *VerifyReport {
 	// Every entry of every value-log file, read in order: damage in an
 	// entry no key points to any more costs nothing yet, but says the disk
 	// is failing.
-	for _, name := range vlogs {
-		if d := checkLogFile(name); d != nil {
+	sort.Strings(vlogs) // zero-padded numbers: the newest is last
+	for i, name := range vlogs {
+		if d := checkLogFile(s.dir, name, i == len(vlogs)-1); d != nil {
 			r.Damage = append(r.Damage, *d)
 		}
 	}
@@ -223,7 +224,7 @@ func OpenForVerify(dir string) (s *Store, logDamage []ValueDamage, close func(),
 		if rerr != nil || end > len(data) {
 			break
 		}
-		if _, damaged := damagedLog(data); damaged {
+		if _, damaged := logTailDamage(dir, name, data, true); damaged {
 			logDamage = append(logDamage, ValueDamage{File: name,
 				Reason: fmt.Sprintf("write-ahead log has a damaged entry before offset %d, with data after it: the transactions after it would be lost at the next start", end)})
 		}
@@ -235,15 +236,16 @@ func OpenForVerify(dir string) (s *Store, logDamage []ValueDamage, close func(),
 	return nil, nil, nil, err
 }
 
-// checkLogFile reads a value-log file entry by entry; a bad entry followed
-// by data (not a torn tail) is damage.
-func checkLogFile(name string) *ValueDamage {
+// checkLogFile reads a value-log file of dir entry by entry; a bad entry
+// followed by acknowledged data (not a torn tail, see logtail_torn.go) is
+// damage.
+func checkLogFile(dir, name string, newest bool) *ValueDamage {
 	mf, err := z.OpenMmapFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return &ValueDamage{File: filepath.Base(name), Reason: err.Error()}
 	}
 	defer func() { _ = mf.Close(-1) }()
-	if bad, damaged := damagedLog(mf.Data); damaged {
+	if bad, damaged := logTailDamage(dir, name, mf.Data, newest); damaged {
 		return &ValueDamage{File: filepath.Base(name), Reason: fmt.Sprintf("value-log entry at offset %d fails its checksum", bad)}
 	}
 	return nil

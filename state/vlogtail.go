@@ -53,7 +53,7 @@ func preserveLogTails(dir string) ([]string, error) {
 	}
 	var saved []string
 	for _, f := range files {
-		s, err := preserveLogTail(f)
+		s, err := preserveLogTail(dir, f)
 		if err != nil {
 			return saved, err
 		}
@@ -66,14 +66,14 @@ func preserveLogTails(dir string) ([]string, error) {
 
 // preserveLogTail copies one log file aside when it is damaged before its
 // end; it returns the copy's name, or "".
-func preserveLogTail(last string) (string, error) {
+func preserveLogTail(dir, last string) (string, error) {
 	mf, err := z.OpenMmapFile(last, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = mf.Close(-1) }()
 	data := mf.Data
-	bad, damaged := damagedLog(data)
+	bad, damaged := logTailDamage(dir, last, data, true)
 	if !damaged {
 		return "", nil
 	}
@@ -93,42 +93,67 @@ func preserveLogTail(last string) (string, error) {
 // firstBadVlogEntry is the offset of the first entry that does not parse
 // or fails its CRC (len(data) when all do), and the end of that entry as
 // its header tells it (bad+maxEntryHeader when the header is unreadable).
-// An entry is: meta, user meta, uvarint key length, value length and
-// expiry, key, value, then a big-endian CRC-32C of all that.
-//
-// A write cut short by a kill or crash leaves its entry torn and zeros
-// after it; damage leaves more entries after the bad one. So the log is
-// damaged, not torn, when anything but zeros follows that end.
 func firstBadVlogEntry(data []byte) (bad, end int) {
+	return walkLogEntries(data, nil)
+}
+
+// walkLogEntries reads a log file (value log or write-ahead log, one
+// format) entry by entry from its header on, calling fn, when not nil, with
+// each good entry, and returns as firstBadVlogEntry does. An entry is:
+// meta, user meta, uvarint key length, value length and expiry, key,
+// value, then a big-endian CRC-32C of all that.
+func walkLogEntries(data []byte, fn func(meta byte, key, value []byte)) (bad, end int) {
 	off := vlogHeaderLen
 	for off < len(data) {
-		unreadable := off + maxEntryHeader
-		p := off + 2
-		if p > len(data) {
-			return off, unreadable
+		e, ok := logEntryAt(data, off)
+		if !ok {
+			return off, e.end
 		}
-		var lens [3]uint64
-		for i := range lens {
-			v, n := binary.Uvarint(data[min(p, len(data)):])
-			if n <= 0 {
-				return off, unreadable
-			}
-			lens[i], p = v, p+n
+		if fn != nil {
+			fn(data[off], e.key, e.value)
 		}
-		klen, vlen := lens[0], lens[1]
-		if klen == 0 || klen > 1<<16 || vlen > uint64(len(data)) {
-			return off, unreadable
-		}
-		end := p + int(klen) + int(vlen) + crc32.Size
-		if end > len(data) {
-			return off, unreadable
-		}
-		if crc32.Checksum(data[off:end-crc32.Size], y.CastagnoliCrcTable) != binary.BigEndian.Uint32(data[end-crc32.Size:]) {
-			return off, end
-		}
-		off = end
+		off = e.end
 	}
 	return len(data), len(data)
+}
+
+// logEntry is one entry read by logEntryAt: its key and value, and where
+// it ends.
+type logEntry struct {
+	key, value []byte
+	end        int
+}
+
+// logEntryAt reads the entry at off. When the entry is bad, ok is false
+// and end is where its header says it ends (off+maxEntryHeader when the
+// header is unreadable).
+func logEntryAt(data []byte, off int) (e logEntry, ok bool) {
+	unreadable := logEntry{end: off + maxEntryHeader}
+	p := off + 2
+	if p > len(data) {
+		return unreadable, false
+	}
+	var lens [3]uint64
+	for i := range lens {
+		v, n := binary.Uvarint(data[min(p, len(data)):])
+		if n <= 0 {
+			return unreadable, false
+		}
+		lens[i], p = v, p+n
+	}
+	klen, vlen := lens[0], lens[1]
+	if klen == 0 || klen > 1<<16 || vlen > uint64(len(data)) {
+		return unreadable, false
+	}
+	end := p + int(klen) + int(vlen) + crc32.Size
+	if end > len(data) {
+		return unreadable, false
+	}
+	e = logEntry{key: data[p : p+int(klen)], value: data[p+int(klen) : end-crc32.Size], end: end}
+	if crc32.Checksum(data[off:end-crc32.Size], y.CastagnoliCrcTable) != binary.BigEndian.Uint32(data[end-crc32.Size:]) {
+		return logEntry{end: end}, false
+	}
+	return e, true
 }
 
 // maxEntryHeader bounds an entry header: two bytes and three uvarints.
