@@ -40,20 +40,19 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if !w.done {
 		w.done = true
-		w.spill.ctx = ctx
 		in, err := w.buffer(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if in == nil { // spilled to partitions
-			return w.nextPartition(ctx)
+		if in == nil { // past work_mem: sorted stages
+			return w.spill.sorted.Next(ctx)
 		}
 		cols := append([]arrow.Array{}, in.Columns()...)
 		for i := range w.plan.Calls {
 			if err := checkCancel(ctx, w.env); err != nil {
 				return nil, err
 			}
-			arr, err := w.compute(&w.plan.Calls[i], in)
+			arr, err := computeCall(ctx, w.env, &w.plan.Calls[i], in)
 			if err != nil {
 				return nil, err
 			}
@@ -61,18 +60,21 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, cols, in.NumRows()))...)
 	}
-	if b := w.out.pop(); b != nil {
-		return b, nil
+	if w.spill.sorted != nil {
+		return w.spill.sorted.Next(ctx)
 	}
-	return w.nextPartition(ctx)
+	return w.out.pop(), nil
 }
 
 // windowPartition is one partition's rows in window order: positions
 // [start, end) of the sorted order.
 type windowPartition struct{ start, end int }
 
-func (w *windowOp) compute(call *planner.WindowCall, in arrow.RecordBatch) (arrow.Array, error) {
-	ectx := w.env.exprCtx()
+// computeCall computes one call over rows held in one batch (any order):
+// it partitions them by hashing PartitionBy, sorts each partition stably
+// by OrderBy and returns the results in the rows' order.
+func computeCall(ctx context.Context, env *Env, call *planner.WindowCall, in arrow.RecordBatch) (arrow.Array, error) {
+	ectx := env.exprCtx()
 	mem := ectx.Allocator()
 	n := int(in.NumRows())
 	part := make([]int32, n)
@@ -100,7 +102,7 @@ func (w *windowOp) compute(call *planner.WindowCall, in arrow.RecordBatch) (arro
 	for i := range order {
 		order[i] = int32(i)
 	}
-	if err := sortStable(w.spill.ctx, w.env, order, func(a, b int32) int {
+	if err := sortStable(ctx, env, order, func(a, b int32) int {
 		if pa, pb := part[a], part[b]; pa != pb {
 			return int(pa - pb)
 		}
@@ -146,7 +148,7 @@ func (w *windowOp) compute(call *planner.WindowCall, in arrow.RecordBatch) (arro
 		return nil, err
 	}
 	for _, p := range parts {
-		if err := w.computePartition(ectx, call, args, p, fr, res); err != nil {
+		if err := computePartition(ectx, call, args, p, fr, res); err != nil {
 			return nil, err
 		}
 	}
@@ -170,7 +172,7 @@ func argInt(args []arrow.Array, i, k int, def int64) (int64, bool) {
 	return def, true
 }
 
-func (w *windowOp) computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
 	size := p.end - p.start
 	switch call.Name {
 	case "row_number":
@@ -281,17 +283,17 @@ func (w *windowOp) computePartition(ectx *expr.Ctx, call *planner.WindowCall, ar
 			}
 		}
 	default:
-		return w.aggregateOverFrames(ectx, call, args, p, fr, res)
+		return aggregateOverFrames(ectx, call, args, p, fr, res)
 	}
 	return nil
 }
 
-func (w *windowOp) aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
 	if call.Agg == nil || call.Agg.Overload == nil || call.Agg.Overload.New == nil {
 		return sqlerr.New(sqlerr.UndefinedFunction, "window function %s does not exist", call.Name)
 	}
 	if fr.frame.Exclude != planner.ExcludeNoOthers {
-		return w.aggregateExcluding(ectx, call, args, p, fr, res)
+		return aggregateExcluding(ectx, call, args, p, fr, res)
 	}
 	var acc expr.Accumulator
 	curS, curE := -1, -1
@@ -374,38 +376,45 @@ func (f *frameEval) prepareOffsets(ectx *expr.Ctx) error {
 
 // bounds returns the frame of sorted position k as [s, e).
 func (f *frameEval) bounds(k int, p windowPartition) (int, int) {
+	return f.boundsAt(k, p.start, p.end, int(f.peerStart[k]), int(f.peerEnd[k]))
+}
+
+// boundsAt returns the frame of row k of the partition [start, end) whose
+// peer group is [ps, pe), as [s, e): the one computation of frame edges,
+// for a partition in memory and for one read back from its spill file.
+func (f *frameEval) boundsAt(k, start, end, ps, pe int) (int, int) {
 	fr := f.frame
-	clamp := func(x int) int { return max(p.start, min(p.end, x)) }
+	clamp := func(x int) int { return max(start, min(end, x)) }
 	var s, e int
 	switch fr.Start.Kind {
 	case planner.UnboundedPreceding:
-		s = p.start
+		s = start
 	case planner.OffsetPreceding:
-		s = clamp(k - int(min(f.startOff, int64(p.end))))
+		s = clamp(k - int(min(f.startOff, int64(end))))
 	case planner.CurrentRow:
 		s = k
 		if !fr.Rows {
-			s = int(f.peerStart[k])
+			s = ps
 		}
 	case planner.OffsetFollowing:
-		s = clamp(k + int(min(f.startOff, int64(p.end))))
+		s = clamp(k + int(min(f.startOff, int64(end))))
 	case planner.UnboundedFollowing:
-		s = p.end
+		s = end
 	}
 	switch fr.End.Kind {
 	case planner.UnboundedPreceding:
-		e = p.start
+		e = start
 	case planner.OffsetPreceding:
-		e = clamp(k - int(min(f.endOff, int64(p.end))) + 1)
+		e = clamp(k - int(min(f.endOff, int64(end))) + 1)
 	case planner.CurrentRow:
 		e = k + 1
 		if !fr.Rows {
-			e = int(f.peerEnd[k])
+			e = pe
 		}
 	case planner.OffsetFollowing:
-		e = clamp(k + int(min(f.endOff, int64(p.end))) + 1)
+		e = clamp(k + int(min(f.endOff, int64(end))) + 1)
 	case planner.UnboundedFollowing:
-		e = p.end
+		e = end
 	}
 	return s, e
 }

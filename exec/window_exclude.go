@@ -17,7 +17,13 @@ type frameRange struct{ s, e int }
 
 // segments returns the frame of sorted position k after exclusion.
 func (f *frameEval) segments(k int, p windowPartition, buf []frameRange) []frameRange {
-	s, e := f.bounds(k, p)
+	return f.segmentsAt(k, p.start, p.end, int(f.peerStart[k]), int(f.peerEnd[k]), buf)
+}
+
+// segmentsAt is segments for row k of the partition [start, end) whose
+// peer group is [ps, pe).
+func (f *frameEval) segmentsAt(k, start, end, ps, pe int, buf []frameRange) []frameRange {
+	s, e := f.boundsAt(k, start, end, ps, pe)
 	buf = buf[:0]
 	add := func(a, b int) {
 		a, b = max(a, s), min(b, e)
@@ -25,7 +31,6 @@ func (f *frameEval) segments(k int, p windowPartition, buf []frameRange) []frame
 			buf = append(buf, frameRange{a, b})
 		}
 	}
-	ps, pe := int(f.peerStart[k]), int(f.peerEnd[k])
 	switch f.frame.Exclude {
 	case planner.ExcludeCurrentRow:
 		add(s, k)
@@ -68,7 +73,7 @@ func nthInSegments(segs []frameRange, n int, fromEnd bool) int {
 
 // aggregateExcluding computes an aggregate over each row's frame with its
 // exclusion, a fresh accumulator per row.
-func (w *windowOp) aggregateExcluding(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+func aggregateExcluding(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
 	zeros := make([]uint32, p.end-p.start)
 	var segs []frameRange
 	sl := make([]arrow.Array, len(args))

@@ -1,0 +1,92 @@
+package exec
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// windowInput is n rows of (id int8 unique and ascending, k int8 with
+// NULLs and duplicates, p int8: a few large partitions, v text).
+func windowInput(n int) ([]planner.Column, []arrow.RecordBatch) {
+	cs := cols("id", types.Int8, "k", types.Int8, "p", types.Int8, "v", types.Text)
+	var out []arrow.RecordBatch
+	for s := 0; s < n; s += BatchSize {
+		var rows [][]expr.Datum
+		for i := s; i < min(s+BatchSize, n); i++ {
+			var k expr.Datum = int64((i * 7919) % 997)
+			if i%13 == 0 {
+				k = nil
+			}
+			rows = append(rows, row(int64(i), k, int64(i%3), "v"+string(rune('a'+i%26))))
+		}
+		out = append(out, mkBatch(cs, rows...))
+	}
+	return cs, out
+}
+
+// TestWindowSpilledPartitions: calls over one partition far larger than
+// work_mem, with several orderings in one window, give in 64kB of
+// work_mem (sorted stages, partitions in spill files) what they give in
+// memory. The calls are those whose result does not depend on the order
+// of peers.
+func TestWindowSpilledPartitions(t *testing.T) {
+	cs, batches := windowInput(40000)
+	tables := fakeTables{}
+	scan := scanOf(tables, "w", cs, batches...)
+	id, k, p, v := col(0, types.Int8), col(1, types.Int8), col(2, types.Int8), col(3, types.Text)
+	byID := []planner.SortKey{{Expr: id}}
+	byK := []planner.SortKey{{Expr: k}}
+	byKDesc := []planner.SortKey{{Expr: k, Desc: true, NullsFirst: true}}
+	rows := func(s, e planner.FrameBoundKind, so, eo int64) planner.Frame {
+		return planner.Frame{Rows: true, Start: planner.FrameBound{Kind: s, Offset: cnst(so, types.Int8)}, End: planner.FrameBound{Kind: e, Offset: cnst(eo, types.Int8)}}
+	}
+	peersOnly := planner.Frame{Start: planner.FrameBound{Kind: planner.CurrentRow}, End: planner.FrameBound{Kind: planner.CurrentRow}}
+	exclude := func(f planner.Frame, x planner.FrameExclusion) planner.Frame { f.Exclude = x; return f }
+	part := []expr.Expr{p}
+	calls := []planner.WindowCall{
+		{Name: "row_number", OrderBy: byID, T: types.Int8},
+		{Name: "rank", OrderBy: byK, T: types.Int8},
+		{Name: "dense_rank", OrderBy: byK, T: types.Int8},
+		{Name: "percent_rank", OrderBy: byK, T: types.Float8},
+		{Name: "cume_dist", OrderBy: byKDesc, T: types.Float8},
+		{Name: "ntile", Args: []expr.Expr{cnst(int64(7), types.Int4)}, OrderBy: byID, T: types.Int4},
+		{Name: "lag", Args: []expr.Expr{id, cnst(int64(3), types.Int4), cnst(int64(-1), types.Int8)}, OrderBy: byID, T: types.Int8},
+		{Name: "lead", Args: []expr.Expr{v}, OrderBy: byID, T: types.Text},
+		{Name: "lead", Args: []expr.Expr{id, cnst(int64(9000), types.Int4)}, PartitionBy: part, OrderBy: byID, T: types.Int8},
+		{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, OrderBy: byK, T: types.Int8},
+		{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, OrderBy: byID, T: types.Int8, Frame: rows(planner.OffsetPreceding, planner.OffsetFollowing, 5, 3)},
+		{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, PartitionBy: part, OrderBy: byID, T: types.Int8, Frame: rows(planner.UnboundedPreceding, planner.CurrentRow, 0, 0)},
+		{Name: "count", Agg: countAgg, T: types.Int8},
+		{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, PartitionBy: part, T: types.Int8},
+		{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, OrderBy: byK, T: types.Int8, Frame: exclude(peersOnly, planner.ExcludeCurrentRow)},
+		{Name: "count", Agg: countAgg, OrderBy: byK, T: types.Int8, Frame: exclude(peersOnly, planner.ExcludeTies)},
+		{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, OrderBy: byID, T: types.Int8, Frame: exclude(rows(planner.OffsetPreceding, planner.OffsetFollowing, 2, 2), planner.ExcludeGroup)},
+		{Name: "first_value", Args: []expr.Expr{v}, OrderBy: byID, T: types.Text, Frame: rows(planner.OffsetFollowing, planner.OffsetFollowing, 2, 4)},
+		{Name: "last_value", Args: []expr.Expr{k}, OrderBy: byK, T: types.Int8},
+		{Name: "nth_value", Args: []expr.Expr{id, cnst(int64(3), types.Int4)}, OrderBy: byID, T: types.Int8, Frame: rows(planner.CurrentRow, planner.UnboundedFollowing, 0, 0)},
+		{Name: "last_value", Args: []expr.Expr{id}, PartitionBy: part, OrderBy: byID, T: types.Int8, Frame: rows(planner.CurrentRow, planner.UnboundedFollowing, 0, 0)},
+	}
+	out := append(append([]planner.Column{}, cs...), make([]planner.Column, len(calls))...)
+	for i, c := range calls {
+		out[len(cs)+i] = planner.Column{Name: c.Name, T: c.T}
+	}
+	plan := &planner.Window{Input: scan, Calls: calls, Cols: out}
+	a, b, files := runBoth(t, tables, plan)
+	if files == 0 {
+		t.Error("no spill files")
+	}
+	if len(a) != 40000 || !slices.Equal(a, b) {
+		for i := range a {
+			if i < len(b) && a[i] != b[i] {
+				t.Fatalf("%d rows in memory, %d spilled; first difference:\n%s\n%s", len(a), len(b), a[i], b[i])
+			}
+		}
+		t.Fatalf("%d rows in memory, %d spilled", len(a), len(b))
+	}
+}
