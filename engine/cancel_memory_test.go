@@ -11,7 +11,7 @@ import (
 
 // TestCancelLongOperators: a CancelRequest stops each memory-heavy
 // operator (in-memory and spilling sort, hash aggregate build, hash join
-// build, a runaway cross join) within one second, with 57014.
+// build, a runaway cross join, a window over a spilled partition) within one second, with 57014.
 func TestCancelLongOperators(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	ctx := context.Background()
@@ -23,6 +23,10 @@ func TestCancelLongOperators(t *testing.T) {
 		{"1GB", "SELECT count(*) FROM generate_series(1, 20000000) a JOIN generate_series(1, 20000000) b ON a = b"},
 		{"64kB", "SELECT count(*) FROM generate_series(1, 20000000) a JOIN generate_series(1, 20000000) b ON a = b"},
 		{"4MB", "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b"},
+		// a window over one partition far past work_mem: written to its
+		// spill file, then computed from it (a 50,000-row sliding frame)
+		{"64kB", "SELECT max(s) FROM (SELECT sum(g) OVER (ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) AS s FROM generate_series(1, 20000000) g) w"},
+		{"64kB", "SELECT max(s) FROM (SELECT sum(g) OVER (ORDER BY g DESC ROWS BETWEEN 50000 PRECEDING AND CURRENT ROW) AS s FROM generate_series(1, 300000) g) w"},
 	} {
 		c := srv.connect(t)
 		if _, err := c.Exec(ctx, "SET work_mem = '"+q.workMem+"'"); err != nil {

@@ -300,6 +300,9 @@ func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.
 	var cur expr.Datum
 	zeros := make([]uint32, p.end-p.start)
 	for k := p.start; k < p.end; k++ {
+		if k%frameCancelRows == 0 && ectx.Canceled() {
+			return errCanceled()
+		}
 		s, e := fr.bounds(k, p)
 		if e < s {
 			e = s
@@ -332,6 +335,10 @@ func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.
 	}
 	return nil
 }
+
+// frameCancelRows is how often (in rows) a frame computation, whose rows
+// can each cost a pass over a long frame, looks for a cancel.
+const frameCancelRows = 64
 
 // frameEval computes a call's frame bounds per sorted position.
 type frameEval struct {

@@ -78,6 +78,9 @@ func aggregateExcluding(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.A
 	var segs []frameRange
 	sl := make([]arrow.Array, len(args))
 	for k := p.start; k < p.end; k++ {
+		if k%frameCancelRows == 0 && ectx.Canceled() {
+			return errCanceled()
+		}
 		acc := call.Agg.Overload.New(call.Agg.ArgTypes, call.Agg.Ret)
 		segs = fr.segments(k, p, segs)
 		for _, sg := range segs {

@@ -158,6 +158,11 @@ func (sp *spilledPartition) next() (arrow.RecordBatch, error) {
 	}
 	groups := b.Column(sp.groupAt).(*array.Int64).Int64Values()
 	for i := 0; i < rows; i++ {
+		if i%frameCancelRows == 0 {
+			if err := checkCancel(sp.store.ctx, sp.st.env); err != nil {
+				return nil, err
+			}
+		}
 		k := start + int64(i)
 		if g := groups[i]; g != sp.group {
 			sp.group, sp.groupStart, sp.groupEnd = g, k, -1
