@@ -47,18 +47,12 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if in == nil { // past work_mem: sorted stages
 			return w.spill.sorted.Next(ctx)
 		}
-		cols := append([]arrow.Array{}, in.Columns()...)
-		for i := range w.plan.Calls {
-			if err := checkCancel(ctx, w.env); err != nil {
-				return nil, err
-			}
-			arr, err := computeCall(ctx, w.env, &w.plan.Calls[i], in)
-			if err != nil {
-				return nil, err
-			}
-			cols = append(cols, arr)
+		defer in.Release()
+		cols, err := computeCalls(ctx, w.env, w.plan.Calls, in, false)
+		if err != nil {
+			return nil, err
 		}
-		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, cols, in.NumRows()))...)
+		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, append(append([]arrow.Array{}, in.Columns()...), cols...), in.NumRows()))...)
 	}
 	if w.spill.sorted != nil {
 		return w.spill.sorted.Next(ctx)
@@ -70,46 +64,136 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // [start, end) of the sorted order.
 type windowPartition struct{ start, end int }
 
-// computeCall computes one call over rows held in one batch (any order):
-// it partitions them by hashing PartitionBy, sorts each partition stably
-// by OrderBy and returns the results in the rows' order.
-func computeCall(ctx context.Context, env *Env, call *planner.WindowCall, in arrow.RecordBatch) (arrow.Array, error) {
-	ectx := env.exprCtx()
-	mem := ectx.Allocator()
-	n := int(in.NumRows())
-	part := make([]int32, n)
-	if len(call.PartitionBy) > 0 {
-		keys, err := evalAll(ectx, call.PartitionBy, in)
+// computeCalls computes calls over rows held in one batch and returns one
+// column per call, in the rows' order. Calls of one ordering share its
+// sort and peer groups. sorted says the rows are in the calls' one window
+// order already (a windowStageOp's complete partitions): they are not
+// sorted again.
+func computeCalls(ctx context.Context, env *Env, calls []planner.WindowCall, in arrow.RecordBatch, sorted bool) ([]arrow.Array, error) {
+	cols := make([]arrow.Array, len(calls))
+	for _, stage := range windowStages(calls) {
+		if err := checkCancel(ctx, env); err != nil {
+			return nil, err
+		}
+		ord, err := orderRows(ctx, env, &calls[stage.calls[0]], in, sorted)
 		if err != nil {
 			return nil, err
 		}
-		ts := make([]types.T, len(keys))
-		for i, e := range call.PartitionBy {
-			ts[i] = e.Type()
-		}
-		t := newGroupTable(mem, ts, false)
-		t.prepare(keys)
-		for i := range part {
-			g, _ := t.insert(i)
-			part[i] = int32(g)
+		for _, ci := range stage.calls {
+			if err := checkCancel(ctx, env); err != nil {
+				return nil, err
+			}
+			if cols[ci], err = computeOrdered(env.exprCtx(), &calls[ci], in, ord); err != nil {
+				return nil, err
+			}
 		}
 	}
+	return cols, nil
+}
+
+// windowOrdering is the rows of a batch arranged in one window ordering:
+// order lists the rows in window order (nil: they are in it), parts are
+// the partitions and peerStart/peerEnd the peer group of each position,
+// all as positions in window order.
+type windowOrdering struct {
+	order              []int32
+	parts              []windowPartition
+	peerStart, peerEnd []int32
+}
+
+// orderRows arranges the rows of in in call's window ordering: partitions
+// by hashing PartitionBy (rows already sorted: by comparing neighbours),
+// each sorted stably by OrderBy.
+func orderRows(ctx context.Context, env *Env, call *planner.WindowCall, in arrow.RecordBatch, sorted bool) (*windowOrdering, error) {
+	ectx := env.exprCtx()
+	n := int(in.NumRows())
 	var sorter rowSorter
 	if err := sorter.load(ectx, call.OrderBy, in); err != nil {
 		return nil, err
 	}
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	if err := sortStable(ctx, env, order, func(a, b int32) int {
-		if pa, pb := part[a], part[b]; pa != pb {
-			return int(pa - pb)
+	ord := &windowOrdering{peerStart: make([]int32, n), peerEnd: make([]int32, n)}
+	// samePartition tells whether sorted positions k-1 and k are in one
+	// partition.
+	var samePartition func(k int) bool
+	at := func(k int) int { return k }
+	switch {
+	case len(call.PartitionBy) == 0:
+		samePartition = func(int) bool { return true }
+	case sorted:
+		var keys []colVec
+		pk := make([]planner.SortKey, len(call.PartitionBy))
+		for i, e := range call.PartitionBy {
+			pk[i] = planner.SortKey{Expr: e}
 		}
-		return sorter.compare(int(a), int(b))
-	}); err != nil {
-		return nil, err
+		if err := loadKeys(ectx, pk, in, &keys); err != nil {
+			return nil, err
+		}
+		samePartition = func(k int) bool { return sameKeys(keys, k-1, keys, k) }
 	}
+	if !sorted {
+		ord.order = make([]int32, n)
+		for i := range ord.order {
+			ord.order[i] = int32(i)
+		}
+		order := ord.order
+		at = func(k int) int { return int(order[k]) }
+		if len(call.PartitionBy) == 0 {
+			if err := sorter.sort(ctx, env, order); err != nil {
+				return nil, err
+			}
+		} else {
+			keys, err := evalAll(ectx, call.PartitionBy, in)
+			if err != nil {
+				return nil, err
+			}
+			ts := make([]types.T, len(keys))
+			for i, e := range call.PartitionBy {
+				ts[i] = e.Type()
+			}
+			t := newGroupTable(ectx.Allocator(), ts, false)
+			t.prepare(keys)
+			part := make([]int32, n)
+			for i := range part {
+				g, _ := t.insert(i)
+				part[i] = int32(g)
+			}
+			if err := sortStable(ctx, env, order, func(a, b int32) int {
+				if pa, pb := part[a], part[b]; pa != pb {
+					return int(pa - pb)
+				}
+				return sorter.compare(int(a), int(b))
+			}); err != nil {
+				return nil, err
+			}
+			samePartition = func(k int) bool { return part[order[k-1]] == part[order[k]] }
+		}
+	}
+	for k := 0; k < n; {
+		e := k + 1
+		for e < n && samePartition(e) {
+			e++
+		}
+		ord.parts = append(ord.parts, windowPartition{k, e})
+		for s := k; s < e; {
+			pe := s + 1
+			for pe < e && sorter.compare(at(s), at(pe)) == 0 {
+				pe++
+			}
+			for x := s; x < pe; x++ {
+				ord.peerStart[x], ord.peerEnd[x] = int32(s), int32(pe)
+			}
+			s = pe
+		}
+		k = e
+	}
+	return ord, nil
+}
+
+// computeOrdered computes one call over the rows of in arranged by ord,
+// and returns its results in the rows' order.
+func computeOrdered(ectx *expr.Ctx, call *planner.WindowCall, in arrow.RecordBatch, ord *windowOrdering) (arrow.Array, error) {
+	mem := ectx.Allocator()
+	n := int(in.NumRows())
 	// Arguments in window order.
 	args := make([]arrow.Array, len(call.Args))
 	for i, e := range call.Args {
@@ -117,43 +201,26 @@ func computeCall(ctx context.Context, env *Env, call *planner.WindowCall, in arr
 		if err != nil {
 			return nil, err
 		}
-		args[i] = takeArray(mem, arr, order)
-	}
-	// peerEnd[k] is the end of the peer group of sorted position k;
-	// peerStart[k] its start.
-	peerStart := make([]int32, n)
-	peerEnd := make([]int32, n)
-	var parts []windowPartition
-	for k := 0; k < n; {
-		e := k + 1
-		for e < n && part[order[e]] == part[order[k]] {
-			e++
+		if ord.order != nil {
+			arr = takeArray(mem, arr, ord.order)
 		}
-		parts = append(parts, windowPartition{k, e})
-		for s := k; s < e; {
-			pe := s + 1
-			for pe < e && sorter.compare(int(order[s]), int(order[pe])) == 0 {
-				pe++
-			}
-			for x := s; x < pe; x++ {
-				peerStart[x], peerEnd[x] = int32(s), int32(pe)
-			}
-			s = pe
-		}
-		k = e
+		args[i] = arr
 	}
 	res := make([]expr.Datum, n) // by sorted position
-	fr := &frameEval{call: call, peerStart: peerStart, peerEnd: peerEnd}
+	fr := &frameEval{call: call, peerStart: ord.peerStart, peerEnd: ord.peerEnd}
 	if err := fr.prepareOffsets(ectx); err != nil {
 		return nil, err
 	}
-	for _, p := range parts {
+	for _, p := range ord.parts {
 		if err := computePartition(ectx, call, args, p, fr, res); err != nil {
 			return nil, err
 		}
 	}
+	if ord.order == nil {
+		return expr.ArrayFromDatums(mem, call.T, res), nil
+	}
 	byRow := make([]expr.Datum, n)
-	for k, r := range order {
+	for k, r := range ord.order {
 		byRow[r] = res[k]
 	}
 	return expr.ArrayFromDatums(mem, call.T, byRow), nil

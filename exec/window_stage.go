@@ -16,7 +16,8 @@ import (
 // sorted into that order: PostgreSQL's WindowAgg over a Sort. It reads
 // window partitions one after another. Complete partitions are gathered
 // until they pass work_mem and then computed together in memory, by the
-// same code as a window whose whole input fits (computeCall). A partition
+// same code as a window whose whole input fits (computeCalls, told the
+// rows are in order already). A partition
 // that alone passes work_mem is written to a partitionStore as it is read
 // and computed from there chunk by chunk (spilledPartition), so the stage
 // holds about work_mem plus a few batches whatever its input.
@@ -296,18 +297,11 @@ func (st *windowStageOp) computePending(ctx context.Context, rows int64) error {
 		return err
 	}
 	defer all.Release()
-	cols := append([]arrow.Array{}, all.Columns()...)
-	for i := range st.calls {
-		if err := checkCancel(ctx, st.env); err != nil {
-			return err
-		}
-		arr, err := computeCall(ctx, st.env, &st.calls[i], all)
-		if err != nil {
-			return err
-		}
-		cols = append(cols, arr)
+	cols, err := computeCalls(ctx, st.env, st.calls, all, true)
+	if err != nil {
+		return err
 	}
-	for _, b := range sliceBatches(array.NewRecordBatch(st.schema, cols, all.NumRows())) {
+	for _, b := range sliceBatches(array.NewRecordBatch(st.schema, append(append([]arrow.Array{}, all.Columns()...), cols...), all.NumRows())) {
 		bytes := batchBytes(b)
 		if err := st.mem.grow(bytes); err != nil {
 			b.Release()
