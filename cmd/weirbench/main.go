@@ -6,7 +6,7 @@
 //
 //	go run ./cmd/weirbench [-rows 1000000] [-repeat 5] [-quick] [-streaming]
 //	go run ./cmd/weirbench -catalog 1000   # client catalog queries on 1,000 tables
-//	go run ./cmd/weirbench -spill    # spill.go: GROUP BY and ORDER BY past work_mem
+//	go run ./cmd/weirbench -spill    # spill.go: GROUP BY, ORDER BY and windows past work_mem
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -60,9 +60,10 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data dirs, CSV, logs)")
 	recovery := flag.Int("recovery", 0, "measure restart after kill -9 with this many rows of streaming state (e.g. 1000000) and exit")
 	catalogTables := flag.Int("catalog", 0, "time the catalog queries of pgjdbc, SQLAlchemy and psql on this many tables (e.g. 1000) against PostgreSQL, write their section of docs/benchmarks.md and exit")
-	spill := flag.Bool("spill", false, "run only the spill benchmarks (1M-group GROUP BY and 10M-row ORDER BY with work_mem 4MB and 1GB, next to PostgreSQL) and write their section of docs/benchmarks.md")
+	spill := flag.Bool("spill", false, "run only the spill benchmarks (1M-group GROUP BY, 10M-row ORDER BY and windows over one 5M-row partition with work_mem 4MB and 1GB, next to PostgreSQL) and write their section of docs/benchmarks.md")
 	spillSortRows := flag.Int("spill.sortrows", 10_000_000, "-spill: rows sorted")
 	spillGroups := flag.Int("spill.groups", 1_000_000, "-spill: groups of the aggregate (4 rows each)")
+	spillWindowRows := flag.Int("spill.windowrows", 5_000_000, "-spill: rows of the window's one partition")
 	flag.Parse()
 	if *catalogTables > 0 {
 		if c.repeat < 1 {
@@ -79,7 +80,7 @@ func main() {
 		if !set["repeat"] {
 			c.repeat = 3
 		}
-		if err := runSpill(c, *spillSortRows, *spillGroups); err != nil {
+		if err := runSpill(c, *spillSortRows, *spillGroups, *spillWindowRows); err != nil {
 			fatalf("%v", err)
 		}
 		return

@@ -13,12 +13,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The spill benchmarks: a hash aggregate with 1M groups and a sort of 10M
-// rows, each with a small work_mem (both servers spill to temporary
-// files) and with a large one (both in memory), on weir next to PostgreSQL
-// with the same work_mem, plus the weir process's peak RSS per query.
+// The spill benchmarks: a hash aggregate with 1M groups, a sort of 10M
+// rows and window functions over one partition of 5M rows, each with a
+// small work_mem (both servers spill to temporary files) and with a large
+// one (both in memory), on weir next to PostgreSQL with the same work_mem,
+// plus the weir process's peak RSS per query.
 //
-//	go run ./cmd/weirbench -spill [-spill.sortrows 10000000] [-spill.groups 1000000] [-repeat 3]
+//	go run ./cmd/weirbench -spill [-spill.sortrows 10000000] [-spill.groups 1000000] [-spill.windowrows 5000000] [-repeat 3]
 
 const (
 	// Each key appears 4 times; the keys are scattered over the rows.
@@ -30,6 +31,11 @@ const (
 	// (no top-N shortcut) and returns one row, the largest key.
 	spillSortLoad = `INSERT INTO srt SELECT (g::bigint * 2654435761) %% 1000000007 FROM generate_series(1, %d) g`
 	spillSortQ    = `SELECT x FROM srt ORDER BY x OFFSET %d`
+	// One window partition of all rows (no PARTITION BY): a running sum
+	// over the default RANGE frame, row_number and lag, folded into one
+	// row so that the time is the window's.
+	spillWindowLoad = `INSERT INTO win SELECT (g::bigint * 2654435761) %% 1000000007 FROM generate_series(1, %d) g`
+	spillWindowQ    = `SELECT count(*), max(rn), max(s), sum(l) FROM (SELECT row_number() OVER w AS rn, sum(x) OVER w AS s, lag(x, 1, 0) OVER w AS l FROM win WINDOW w AS (ORDER BY x)) t`
 )
 
 type spillCase struct {
@@ -42,7 +48,7 @@ type spillCase struct {
 	result  string
 }
 
-func runSpill(c config, sortRows, groups int) error {
+func runSpill(c config, sortRows, groups, windowRows int) error {
 	ctx := context.Background()
 	root, err := moduleRoot()
 	if err != nil {
@@ -66,11 +72,12 @@ func runSpill(c config, sortRows, groups int) error {
 	targets[1].conn.QueryRow(ctx, "SHOW server_version").Scan(&pgVersion)
 	aggRows := groups * 4
 	for _, t := range targets {
-		logf("loading %d + %d rows into %s", aggRows, sortRows, t.name)
+		logf("loading %d + %d + %d rows into %s", aggRows, sortRows, windowRows, t.name)
 		for _, sql := range []string{
-			"DROP TABLE IF EXISTS agg", "DROP TABLE IF EXISTS srt",
-			"CREATE TABLE agg (k bigint, v bigint)", "CREATE TABLE srt (x bigint)",
+			"DROP TABLE IF EXISTS agg", "DROP TABLE IF EXISTS srt", "DROP TABLE IF EXISTS win",
+			"CREATE TABLE agg (k bigint, v bigint)", "CREATE TABLE srt (x bigint)", "CREATE TABLE win (x bigint)",
 			fmt.Sprintf(spillAggLoad, groups, aggRows), fmt.Sprintf(spillSortLoad, sortRows),
+			fmt.Sprintf(spillWindowLoad, windowRows),
 		} {
 			if _, err := t.conn.Exec(ctx, sql); err != nil {
 				return fmt.Errorf("%s: %s: %w", t.name, sql, err)
@@ -91,6 +98,8 @@ func runSpill(c config, sortRows, groups int) error {
 		{name: fmt.Sprintf("GROUP BY, %d groups of %d rows", groups, aggRows), sql: spillAggQ, workMem: "1GB"},
 		{name: fmt.Sprintf("ORDER BY over %d rows", sortRows), sql: sortQ, workMem: "4MB"},
 		{name: fmt.Sprintf("ORDER BY over %d rows", sortRows), sql: sortQ, workMem: "1GB"},
+		{name: fmt.Sprintf("window over one partition of %d rows", windowRows), sql: spillWindowQ, workMem: "4MB"},
+		{name: fmt.Sprintf("window over one partition of %d rows", windowRows), sql: spillWindowQ, workMem: "1GB"},
 	}
 	plans := map[string]string{}
 	for _, sc := range cases {
@@ -132,7 +141,7 @@ func runSpill(c config, sortRows, groups int) error {
 		}
 		sc.weir, sc.pg = s.weir, s.pg
 	}
-	md := spillReport(c, sortRows, groups, cases, plans, pgVersion, time.Since(t0))
+	md := spillReport(c, sortRows, groups, windowRows, cases, plans, pgVersion, time.Since(t0))
 	fmt.Println()
 	fmt.Println(md)
 	doc := c.doc
@@ -205,7 +214,7 @@ func peakRSS(pid int) int64 {
 	return 0
 }
 
-func spillReport(c config, sortRows, groups int, cases []*spillCase, plans map[string]string, pgVersion string, elapsed time.Duration) string {
+func spillReport(c config, sortRows, groups, windowRows int, cases []*spillCase, plans map[string]string, pgVersion string, elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Spilling to disk: run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc), %s, %s; PostgreSQL %s; load average at the end %s\n", runtime.NumCPU(), goVersion(), cpuModel(), pgVersion, loadAverage())
@@ -220,8 +229,9 @@ func spillReport(c config, sortRows, groups int, cases []*spillCase, plans map[s
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f | %.0f MB |\n", sc.name, sc.workMem,
 			fmtVal(wm, "s"), fmtVal(pm, "s"), fmtVal(best(sc.weir, false), "s"), fmtVal(best(sc.pg, false), "s"), wm/pm, float64(sc.rss)/(1<<20))
 	}
-	fmt.Fprintf(&b, "\nQueries: `%s` over `agg(k bigint, v bigint)` loaded by `%s`; `%s` over `srt(x bigint)` loaded by `%s`.\n\n",
-		spillAggQ, fmt.Sprintf(spillAggLoad, groups, groups*4), fmt.Sprintf(spillSortQ, sortRows-1), fmt.Sprintf(spillSortLoad, sortRows))
+	fmt.Fprintf(&b, "\nQueries: `%s` over `agg(k bigint, v bigint)` loaded by `%s`; `%s` over `srt(x bigint)` loaded by `%s`; `%s` over `win(x bigint)` loaded by `%s`.\n\n",
+		spillAggQ, fmt.Sprintf(spillAggLoad, groups, groups*4), fmt.Sprintf(spillSortQ, sortRows-1), fmt.Sprintf(spillSortLoad, sortRows),
+		spillWindowQ, fmt.Sprintf(spillWindowLoad, windowRows))
 	b.WriteString("PostgreSQL's plans (EXPLAIN ANALYZE):\n\n")
 	for _, sc := range cases {
 		if p := plans[sc.workMem+" "+sc.sql]; p != "" {
