@@ -206,24 +206,28 @@ func computeOrdered(ectx *expr.Ctx, call *planner.WindowCall, in arrow.RecordBat
 		}
 		args[i] = arr
 	}
-	res := make([]expr.Datum, n) // by sorted position
+	out := expr.NewBuilder(mem, call.T) // results by sorted position
+	defer out.Release()
+	out.Reserve(n)
 	fr := &frameEval{call: call, peerStart: ord.peerStart, peerEnd: ord.peerEnd}
 	if err := fr.prepareOffsets(ectx); err != nil {
 		return nil, err
 	}
 	for _, p := range ord.parts {
-		if err := computePartition(ectx, call, args, p, fr, res); err != nil {
+		if err := computePartition(ectx, call, args, p, fr, out); err != nil {
 			return nil, err
 		}
 	}
+	res := out.NewArray()
 	if ord.order == nil {
-		return expr.ArrayFromDatums(mem, call.T, res), nil
+		return res, nil
 	}
-	byRow := make([]expr.Datum, n)
+	defer res.Release()
+	byRow := make([]int32, n) // the sorted position of each row
 	for k, r := range ord.order {
-		byRow[r] = res[k]
+		byRow[r] = int32(k)
 	}
-	return expr.ArrayFromDatums(mem, call.T, byRow), nil
+	return takeArray(mem, res, byRow), nil
 }
 
 func argInt(args []arrow.Array, i, k int, def int64) (int64, bool) {
@@ -239,16 +243,16 @@ func argInt(args []arrow.Array, i, k int, def int64) (int64, bool) {
 	return def, true
 }
 
-func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, out array.Builder) error {
 	size := p.end - p.start
 	switch call.Name {
 	case "row_number":
 		for k := p.start; k < p.end; k++ {
-			res[k] = int64(k - p.start + 1)
+			appendInt(out, int64(k-p.start+1))
 		}
 	case "rank":
 		for k := p.start; k < p.end; k++ {
-			res[k] = int64(int(fr.peerStart[k]) - p.start + 1)
+			appendInt(out, int64(int(fr.peerStart[k])-p.start+1))
 		}
 	case "dense_rank":
 		var rank int64
@@ -256,25 +260,25 @@ func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Arr
 			if int(fr.peerStart[k]) == k {
 				rank++
 			}
-			res[k] = rank
+			appendInt(out, rank)
 		}
 	case "percent_rank":
 		for k := p.start; k < p.end; k++ {
 			if size == 1 {
-				res[k] = float64(0)
+				appendFloat(out, 0)
 			} else {
-				res[k] = float64(int(fr.peerStart[k])-p.start) / float64(size-1)
+				appendFloat(out, float64(int(fr.peerStart[k])-p.start)/float64(size-1))
 			}
 		}
 	case "cume_dist":
 		for k := p.start; k < p.end; k++ {
-			res[k] = float64(int(fr.peerEnd[k])-p.start) / float64(size)
+			appendFloat(out, float64(int(fr.peerEnd[k])-p.start)/float64(size))
 		}
 	case "ntile":
 		buckets, ok := argInt(args, 0, p.start, 1)
 		if !ok {
 			for k := p.start; k < p.end; k++ {
-				res[k] = nil
+				out.AppendNull()
 			}
 			return nil
 		}
@@ -294,7 +298,7 @@ func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Arr
 					left++
 				}
 			}
-			res[k] = bucket
+			appendInt(out, bucket)
 			left--
 		}
 	case "lag", "lead":
@@ -304,7 +308,7 @@ func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Arr
 		for k := p.start; k < p.end; k++ {
 			off, ok := argInt(args, 1, k, 1)
 			if !ok {
-				res[k] = nil
+				out.AppendNull()
 				continue
 			}
 			if call.Name == "lag" {
@@ -312,11 +316,11 @@ func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Arr
 			}
 			t := int64(k) + off
 			if t >= int64(p.start) && t < int64(p.end) {
-				res[k] = expr.DatumAt(args[0], int(t))
+				appendResult(out, args[0], int(t))
 			} else if len(args) > 2 {
-				res[k] = expr.DatumAt(args[2], k)
+				appendResult(out, args[2], k)
 			} else {
-				res[k] = nil
+				out.AppendNull()
 			}
 		}
 	case "first_value", "last_value", "nth_value":
@@ -326,7 +330,6 @@ func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Arr
 		var segs []frameRange
 		for k := p.start; k < p.end; k++ {
 			segs = fr.segments(k, p, segs)
-			res[k] = nil
 			at := -1
 			switch call.Name {
 			case "first_value":
@@ -336,7 +339,7 @@ func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Arr
 			default:
 				nth, ok := argInt(args, 1, k, 1)
 				if !ok {
-					continue
+					break
 				}
 				if nth <= 0 {
 					return sqlerr.New("22016", "argument of nth_value must be greater than zero")
@@ -346,25 +349,27 @@ func computePartition(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Arr
 				}
 			}
 			if at >= 0 {
-				res[k] = expr.DatumAt(args[0], at)
+				appendResult(out, args[0], at)
+			} else {
+				out.AppendNull()
 			}
 		}
 	default:
-		return aggregateOverFrames(ectx, call, args, p, fr, res)
+		return aggregateOverFrames(ectx, call, args, p, fr, out)
 	}
 	return nil
 }
 
-func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, out array.Builder) error {
 	if call.Agg == nil || call.Agg.Overload == nil || call.Agg.Overload.New == nil {
 		return sqlerr.New(sqlerr.UndefinedFunction, "window function %s does not exist", call.Name)
 	}
 	if fr.frame.Exclude != planner.ExcludeNoOthers {
-		return aggregateExcluding(ectx, call, args, p, fr, res)
+		return aggregateExcluding(ectx, call, args, p, fr, out)
 	}
 	var acc expr.Accumulator
 	curS, curE := -1, -1
-	var cur expr.Datum
+	var cur arrow.Array // the aggregate over [curS, curE), one row
 	zeros := make([]uint32, p.end-p.start)
 	for k := p.start; k < p.end; k++ {
 		if k%frameCancelRows == 0 && ectx.Canceled() {
@@ -375,7 +380,7 @@ func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.
 			e = s
 		}
 		if acc != nil && s == curS && e == curE {
-			res[k] = cur
+			appendResult(out, cur, 0)
 			continue
 		}
 		from := curE
@@ -392,13 +397,15 @@ func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.
 				return err
 			}
 		}
-		out, err := acc.Finish(ectx, 1)
+		res, err := acc.Finish(ectx, 1)
 		if err != nil {
 			return err
 		}
-		cur = expr.DatumAt(out, 0)
-		curS, curE = s, e
-		res[k] = cur
+		if cur != nil {
+			cur.Release()
+		}
+		cur, curS, curE = res, s, e
+		appendResult(out, cur, 0)
 	}
 	return nil
 }

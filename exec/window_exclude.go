@@ -73,7 +73,7 @@ func nthInSegments(segs []frameRange, n int, fromEnd bool) int {
 
 // aggregateExcluding computes an aggregate over each row's frame with its
 // exclusion, a fresh accumulator per row.
-func aggregateExcluding(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, res []expr.Datum) error {
+func aggregateExcluding(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.Array, p windowPartition, fr *frameEval, out array.Builder) error {
 	zeros := make([]uint32, p.end-p.start)
 	var segs []frameRange
 	sl := make([]arrow.Array, len(args))
@@ -95,12 +95,12 @@ func aggregateExcluding(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.A
 				return err
 			}
 		}
-		out, err := acc.Finish(ectx, 1)
+		res, err := acc.Finish(ectx, 1)
 		if err != nil {
 			return err
 		}
-		res[k] = expr.DatumAt(out, 0)
-		out.Release()
+		appendResult(out, res, 0)
+		res.Release()
 	}
 	return nil
 }

@@ -296,9 +296,9 @@ func (sp *spilledPartition) row(c *spilledCall, out array.Builder, cur arrow.Rec
 			if err != nil {
 				return err
 			}
-			appendValue(out, arr, j)
+			appendResult(out, arr, j)
 		} else if len(c.call.Args) > 2 {
-			appendValue(out, arg(2), i)
+			appendResult(out, arg(2), i)
 		} else {
 			out.AppendNull()
 		}
@@ -332,7 +332,7 @@ func (sp *spilledPartition) row(c *spilledCall, out array.Builder, cur arrow.Rec
 		if err != nil {
 			return err
 		}
-		appendValue(out, arr, j)
+		appendResult(out, arr, j)
 	default:
 		return sp.aggregateRow(c, out, k)
 	}
@@ -373,7 +373,7 @@ func (sp *spilledPartition) aggregateRow(c *spilledCall, out array.Builder, k in
 		if err != nil {
 			return err
 		}
-		appendValue(out, res, 0)
+		appendResult(out, res, 0)
 		res.Release()
 		return nil
 	}
@@ -390,7 +390,7 @@ func (sp *spilledPartition) aggregateRow(c *spilledCall, out array.Builder, k in
 		e = s
 	}
 	if c.acc != nil && s == c.curS && e == c.curE {
-		appendValue(out, c.cur, 0)
+		appendResult(out, c.cur, 0)
 		return nil
 	}
 	from := c.curE
@@ -411,7 +411,7 @@ func (sp *spilledPartition) aggregateRow(c *spilledCall, out array.Builder, k in
 		c.cur.Release()
 	}
 	c.cur, c.curS, c.curE = res, s, e
-	appendValue(out, res, 0)
+	appendResult(out, res, 0)
 	return nil
 }
 
@@ -460,4 +460,15 @@ func appendFloat(b array.Builder, v float64) {
 		return
 	}
 	expr.AppendDatum(b, v)
+}
+
+// appendResult appends element i of arr to a call's result builder: as is
+// when the types agree (they do for every call the binder makes), through
+// a Datum otherwise, so that a kernel returning a wider type cannot panic.
+func appendResult(b array.Builder, arr arrow.Array, i int) {
+	if arr.DataType().ID() == b.Type().ID() {
+		appendValue(b, arr, i)
+		return
+	}
+	expr.AppendDatum(b, expr.DatumAt(arr, i))
 }
