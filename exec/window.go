@@ -12,10 +12,13 @@ import (
 	"github.com/weir-sql/weir/sql/types"
 )
 
-// windowOp materialises its input and appends one column per window call.
-// Each call partitions the rows by hashing PartitionBy, orders every
-// partition by its OrderBy (stably), and computes its function per row.
-// Output rows keep the input order.
+// windowOp appends one column per window call to its input rows. While
+// the input fits in work_mem it is held in one batch: the calls of each
+// ordering partition the rows by hashing PartitionBy, order every
+// partition by OrderBy (stably), and compute their functions; output rows
+// keep the input order. Past work_mem the window goes through sorted
+// stages instead (spill_window.go, window_stages.go), whose output is in
+// the last stage's window order, as PostgreSQL's is.
 //
 // Aggregates over a frame reuse one accumulator while the frame only grows
 // at its end (the default frame, ROWS UNBOUNDED PRECEDING, whole-partition
