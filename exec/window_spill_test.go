@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -89,4 +90,53 @@ func TestWindowSpilledPartitions(t *testing.T) {
 		}
 		t.Fatalf("%d rows in memory, %d spilled", len(a), len(b))
 	}
+}
+
+// TestWindowHugePartitionBounded: one partition of 300,000 rows (about
+// 60 MB with what a window holds per row in memory) computes within an 8 MB query
+// budget and 64kB of work_mem, and gives every byte back.
+func TestWindowHugePartitionBounded(t *testing.T) {
+	cs, batches := windowInput(300000)
+	tables := fakeTables{}
+	scan := scanOf(tables, "w", cs, batches...)
+	id := col(0, types.Int8)
+	byID := []planner.SortKey{{Expr: id, Desc: true}}
+	calls := []planner.WindowCall{
+		{Name: "row_number", OrderBy: byID, T: types.Int8},
+		{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, OrderBy: byID, T: types.Int8},
+		{Name: "lag", Args: []expr.Expr{id}, OrderBy: byID, T: types.Int8},
+		{Name: "count", Agg: countAgg, T: types.Int8},
+	}
+	out := append(append([]planner.Column{}, cs...), make([]planner.Column, len(calls))...)
+	for i, c := range calls {
+		out[len(cs)+i] = planner.Column{Name: c.Name, T: c.T}
+	}
+	plan := &planner.Window{Input: scan, Calls: calls, Cols: out}
+	q := NewQueryMemory(NewMemoryBudget(8<<20), 64<<10, t.TempDir())
+	env := &Env{Tables: tables, Memory: q}
+	op, err := Build(env, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, peak int64
+	for {
+		b, err := op.Next(context.Background())
+		if err != nil {
+			t.Fatalf("%v: %#v", err, err)
+		}
+		if b == nil {
+			break
+		}
+		rows += b.NumRows()
+		peak = max(peak, q.Held())
+	}
+	op.Close()
+	q.Close()
+	if rows != 300000 {
+		t.Errorf("%d rows", rows)
+	}
+	if q.Held() != 0 {
+		t.Errorf("%d bytes held after Close", q.Held())
+	}
+	t.Logf("peak held %d bytes", peak)
 }

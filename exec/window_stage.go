@@ -168,11 +168,20 @@ func (st *windowStageOp) take(ctx context.Context, b arrow.RecordBatch) error {
 			return err
 		}
 	}
-	if st.mem.overWorkMem() {
+	if st.mem.overWorkMem() && st.pendingSize() > st.mem.q.workMem {
 		// The open partition alone is past work_mem: it goes to disk.
 		return st.spillOpen(ctx)
 	}
 	return nil
+}
+
+// pendingSize is what the pending rows take (without the output queued).
+func (st *windowStageOp) pendingSize() int64 {
+	var n int64
+	for _, b := range st.pendingBytes {
+		n += b
+	}
+	return n
 }
 
 // hold adds b to the pending rows; a partition starts at its row
@@ -335,13 +344,15 @@ func (st *windowStageOp) spillOpen(ctx context.Context) error {
 	}
 	st.store, st.writing, st.writeGroup = s, true, -1
 	pending := st.pending
+	st.mem.shrink(st.pendingSize())
 	st.pending, st.pendingBytes, st.pendingRows, st.openStart = nil, nil, 0, 0
 	defer func() {
 		for _, b := range pending {
-			b.Release()
+			if b != nil {
+				b.Release()
+			}
 		}
 	}()
-	st.mem.releaseAll()
 	for i, b := range pending {
 		if err := st.write(b); err != nil {
 			return err
@@ -349,7 +360,6 @@ func (st *windowStageOp) spillOpen(ctx context.Context) error {
 		b.Release()
 		pending[i] = nil
 	}
-	pending = pending[:0]
 	return nil
 }
 
