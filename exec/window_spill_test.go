@@ -2,13 +2,18 @@ package exec
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
 
@@ -139,4 +144,52 @@ func TestWindowHugePartitionBounded(t *testing.T) {
 		t.Errorf("%d bytes held after Close", q.Held())
 	}
 	t.Logf("peak held %d bytes", peak)
+}
+
+// TestWindowSpilledPartitionCancel: a cancel while a spilled partition is
+// being computed (a sliding frame, recomputed per row across chunks) stops
+// the next call within a second with 57014, and closing removes the
+// partition's spill file.
+func TestWindowSpilledPartitionCancel(t *testing.T) {
+	cs, batches := windowInput(100000)
+	tables := fakeTables{}
+	scan := scanOf(tables, "w", cs, batches...)
+	id := col(0, types.Int8)
+	frame := planner.Frame{Rows: true, Start: planner.FrameBound{Kind: planner.OffsetPreceding, Offset: cnst(int64(3000), types.Int8)},
+		End: planner.FrameBound{Kind: planner.CurrentRow}}
+	calls := []planner.WindowCall{{Name: "sum", Agg: sumAgg, Args: []expr.Expr{id}, Frame: frame, T: types.Int8}}
+	plan := &planner.Window{Input: scan, Calls: calls, Cols: append(append([]planner.Column{}, cs...), planner.Column{Name: "sum", T: types.Int8})}
+	dir := t.TempDir()
+	q := NewQueryMemory(NewMemoryBudget(0), 64<<10, dir)
+	defer q.Close()
+	op, err := Build(&Env{Tables: tables, Memory: q}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if b, err := op.Next(ctx); err != nil || b == nil {
+		t.Fatalf("first batch: %v", err)
+	}
+	cancel()
+	start := time.Now()
+	_, err = op.Next(ctx)
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("cancel took %v", took)
+	}
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Code != sqlerr.QueryCanceled {
+		t.Errorf("after cancel: %v", err)
+	}
+	op.Close()
+	var files []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 0 {
+		t.Errorf("spill files left after Close: %v", files)
+	}
 }
