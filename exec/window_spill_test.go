@@ -193,3 +193,25 @@ func TestWindowSpilledPartitionCancel(t *testing.T) {
 		t.Errorf("spill files left after Close: %v", files)
 	}
 }
+
+// TestSameExpr: calls over equal expressions (function calls included,
+// whose kernels are closures) share a window ordering; different ones do
+// not.
+func TestSameExpr(t *testing.T) {
+	a := cmpFunc("<", col(0, types.Int8), cnst(int64(3), types.Int8))
+	for _, c := range []struct {
+		x, y expr.Expr
+		same bool
+	}{
+		{a, cmpFunc("<", col(0, types.Int8), cnst(int64(3), types.Int8)), true},
+		{a, cmpFunc("<", col(0, types.Int8), cnst(int64(4), types.Int8)), false},
+		{a, cmpFunc(">", col(0, types.Int8), cnst(int64(3), types.Int8)), false},
+		{col(0, types.Int8), col(1, types.Int8), false},
+		{col(0, types.Int8), col(0, types.Int4), false},
+		{col(2, types.Text), col(2, types.Text), true},
+	} {
+		if got := sameExpr(c.x, c.y); got != c.same {
+			t.Errorf("sameExpr(%s, %s) = %v", c.x, c.y, got)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,8 +21,8 @@ import (
 type windowStage struct{ calls []int }
 
 // windowStages groups calls by their ordering, in the order of their first
-// call. Orderings are compared structurally; two orderings that are equal
-// but not found so only cost one more sort.
+// call. Orderings are compared structurally (sameExpr); two orderings that
+// are equal but not found so only cost one more sort.
 func windowStages(calls []planner.WindowCall) []windowStage {
 	var stages []windowStage
 	for i := range calls {
@@ -47,13 +46,13 @@ func sameOrdering(a, b *planner.WindowCall) bool {
 		return false
 	}
 	for i := range a.PartitionBy {
-		if a.PartitionBy[i].Type().OID != b.PartitionBy[i].Type().OID || !reflect.DeepEqual(a.PartitionBy[i], b.PartitionBy[i]) {
+		if !sameExpr(a.PartitionBy[i], b.PartitionBy[i]) {
 			return false
 		}
 	}
 	for i := range a.OrderBy {
 		x, y := a.OrderBy[i], b.OrderBy[i]
-		if x.Desc != y.Desc || x.NullsFirst != y.NullsFirst || x.Expr.Type().OID != y.Expr.Type().OID || !reflect.DeepEqual(x.Expr, y.Expr) {
+		if x.Desc != y.Desc || x.NullsFirst != y.NullsFirst || !sameExpr(x.Expr, y.Expr) {
 			return false
 		}
 	}
