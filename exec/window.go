@@ -16,7 +16,8 @@ import (
 // the input fits in work_mem it is held in one batch: the calls of each
 // ordering partition the rows by hashing PartitionBy, order every
 // partition by OrderBy (stably), and compute their functions; output rows
-// keep the input order. Past work_mem the window goes through sorted
+// are in window order when all calls share one ordering, in input order
+// otherwise. Past work_mem the window goes through sorted
 // stages instead (spill_window.go, window_stages.go), whose output is in
 // the last stage's window order, as PostgreSQL's is.
 //
@@ -51,11 +52,14 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return w.spill.sorted.Next(ctx)
 		}
 		defer in.Release()
-		cols, err := computeCalls(ctx, w.env, w.plan.Calls, in, false)
+		rows, cols, err := computeCalls(ctx, w.env, w.plan.Calls, in, false)
 		if err != nil {
 			return nil, err
 		}
-		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, append(append([]arrow.Array{}, in.Columns()...), cols...), in.NumRows()))...)
+		w.out.push(sliceBatches(array.NewRecordBatch(w.schema, append(append([]arrow.Array{}, rows.Columns()...), cols...), rows.NumRows()))...)
+		if rows != in {
+			rows.Release()
+		}
 	}
 	if w.spill.sorted != nil {
 		return w.spill.sorted.Next(ctx)
@@ -67,31 +71,39 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // [start, end) of the sorted order.
 type windowPartition struct{ start, end int }
 
-// computeCalls computes calls over rows held in one batch and returns one
-// column per call, in the rows' order. Calls of one ordering share its
-// sort and peer groups. sorted says the rows are in the calls' one window
-// order already (a windowStageOp's complete partitions): they are not
-// sorted again.
-func computeCalls(ctx context.Context, env *Env, calls []planner.WindowCall, in arrow.RecordBatch, sorted bool) ([]arrow.Array, error) {
+// computeCalls computes calls over rows held in one batch and returns the
+// rows with one column per call. Calls of one ordering share its sort and
+// peer groups. With one ordering the rows come back in window order (as
+// PostgreSQL's do), so that neither the calls' arguments nor their results
+// are gathered row by row; with several, in, in its order. sorted says
+// the rows are in the calls' one window order already (a windowStageOp's
+// complete partitions): they are not sorted again.
+func computeCalls(ctx context.Context, env *Env, calls []planner.WindowCall, in arrow.RecordBatch, sorted bool) (arrow.RecordBatch, []arrow.Array, error) {
 	cols := make([]arrow.Array, len(calls))
-	for _, stage := range windowStages(calls) {
+	stages := windowStages(calls)
+	rows := in
+	for _, stage := range stages {
 		if err := checkCancel(ctx, env); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ord, err := orderRows(ctx, env, &calls[stage.calls[0]], in, sorted)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if len(stages) == 1 && ord.order != nil {
+			rows = takeBatch(env.exprCtx().Allocator(), in.Schema(), in, ord.order)
+			ord.order = nil
 		}
 		for _, ci := range stage.calls {
 			if err := checkCancel(ctx, env); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			if cols[ci], err = computeOrdered(env.exprCtx(), &calls[ci], in, ord); err != nil {
-				return nil, err
+			if cols[ci], err = computeOrdered(env.exprCtx(), &calls[ci], rows, ord); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
-	return cols, nil
+	return rows, cols, nil
 }
 
 // windowOrdering is the rows of a batch arranged in one window ordering:

@@ -306,7 +306,7 @@ func (st *windowStageOp) computePending(ctx context.Context, rows int64) error {
 		return err
 	}
 	defer all.Release()
-	cols, err := computeCalls(ctx, st.env, st.calls, all, true)
+	_, cols, err := computeCalls(ctx, st.env, st.calls, all, true)
 	if err != nil {
 		return err
 	}
