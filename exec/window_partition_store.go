@@ -45,7 +45,6 @@ type partitionStore struct {
 
 // storedChunk is one chunk read back: rows [start, start+rows of b).
 type storedChunk struct {
-	idx   int
 	start int64
 	b     arrow.RecordBatch
 	bytes int64
@@ -123,7 +122,7 @@ func (p *partitionStore) chunk(r int64) (arrow.RecordBatch, int64, error) {
 	if err != nil {
 		return nil, 0, spillIOError(err)
 	}
-	c := storedChunk{idx: idx, start: p.starts[idx], b: b, bytes: batchBytes(b)}
+	c := storedChunk{start: p.starts[idx], b: b, bytes: batchBytes(b)}
 	if len(p.cache) == partitionCacheChunks {
 		old := p.cache[0]
 		copy(p.cache, p.cache[1:])

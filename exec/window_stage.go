@@ -71,7 +71,7 @@ func newWindowStageOp(env *Env, calls []planner.WindowCall, input Operator, inSc
 	return st
 }
 
-// perRowStageBytes is what computing the calls in memory adds per row.
+// rowBytes is what computing the calls in memory adds to rows rows.
 func (st *windowStageOp) rowBytes(rows int64) int64 {
 	return rows * perRowWindowBytes * int64(len(st.calls))
 }
