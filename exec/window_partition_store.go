@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"sort"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -56,11 +57,15 @@ type storedChunk struct {
 // costs a read of the file, not a recomputation.
 const partitionCacheChunks = 8
 
+// partitionStoresMade counts the partitions that went to disk (tests).
+var partitionStoresMade atomic.Int64
+
 func newPartitionStore(ctx context.Context, env *Env, schema *arrow.Schema, mem *memAccount) (*partitionStore, error) {
 	f, err := env.Memory.newSpillFile("window-partition")
 	if err != nil {
 		return nil, err
 	}
+	partitionStoresMade.Add(1)
 	buf := bufio.NewWriterSize(f, 256<<10)
 	w, err := ipc.NewFileWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(env.exprCtx().Allocator()))
 	if err != nil {

@@ -83,9 +83,15 @@ func TestWindowSpilledPartitions(t *testing.T) {
 		out[len(cs)+i] = planner.Column{Name: c.Name, T: c.T}
 	}
 	plan := &planner.Window{Input: scan, Calls: calls, Cols: out}
+	stores := partitionStoresMade.Load()
 	a, b, files := runBoth(t, tables, plan)
 	if files == 0 {
 		t.Error("no spill files")
+	}
+	// Four orderings without PARTITION BY (one partition each), two over
+	// p's three partitions of 13,333 rows: all past 64kB.
+	if n := partitionStoresMade.Load() - stores; n != 4+2*3 {
+		t.Errorf("%d partitions spilled, want 10", n)
 	}
 	if len(a) != 40000 || !slices.Equal(a, b) {
 		for i := range a {
