@@ -56,6 +56,8 @@ var windowSpillQueries = []struct {
 	{"SELECT id, first_value(t) OVER (ORDER BY id ROWS BETWEEN 10 PRECEDING AND 3 PRECEDING), last_value(k) OVER (ORDER BY k), nth_value(id, 4) OVER (PARTITION BY g ORDER BY id), nth_value(id, 2) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM wsp", false},
 	// NULLs in PARTITION BY and ORDER BY keys.
 	{"SELECT id, rank() OVER (PARTITION BY k ORDER BY f NULLS FIRST), sum(id) OVER (PARTITION BY k ORDER BY f), count(f) OVER (PARTITION BY f IS NULL ORDER BY f DESC) FROM wsp", false},
+	// A LIMIT that closes the window while a spilled partition is read.
+	{"SELECT count(*), min(s) FROM (SELECT sum(id) OVER (ORDER BY id) AS s FROM wsp LIMIT 10000) w", false},
 	// Ordered output over a window.
 	{"SELECT id, row_number() OVER (ORDER BY k, id), sum(id) OVER (ORDER BY k) FROM wsp ORDER BY id LIMIT 50 OFFSET 30000", true},
 }
