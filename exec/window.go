@@ -64,7 +64,11 @@ func (w *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if w.spill.sorted != nil {
 		return w.spill.sorted.Next(ctx)
 	}
-	return w.out.pop(), nil
+	b := w.out.pop()
+	if b == nil && w.spill.mem != nil {
+		w.spill.mem.releaseAll() // the rows held in memory are all out
+	}
+	return b, nil
 }
 
 // windowPartition is one partition's rows in window order: positions
