@@ -13,16 +13,8 @@ import (
 // failing.
 func TestTableFileDamagedWhileOpen(t *testing.T) {
 	dir := t.TempDir()
+	writeClosed(t, dir, 400, 5)
 	s := openTest(t, dir, Options{})
-	for i := 0; i < 400; i++ {
-		b := makeBatch(i*5, 5) // small chunks: in the LSM tree
-		appendCommit(t, s, 1, b)
-		b.Release()
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = openTest(t, dir, Options{})
 	defer s.Close()
 	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
 	if len(ssts) == 0 {
