@@ -49,7 +49,7 @@ func parseRetention(v string) (time.Duration, error) {
 
 // trimmedChunks is how many chunks retention removed from a table.
 func (e *Engine) trimmedChunks(rel uint32) (int, error) {
-	n, err := e.readCount(trimKey(rel))
+	n, err := e.store.ReadUint64(trimKey(rel))
 	return int(n), err
 }
 
@@ -126,10 +126,10 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 			return // starting or being replaced: try again next time
 		}
 		if r.plan != nil && r.plan.Input.OID == rel {
-			if r.job == nil {
+			if r.job == nil || r.guard == nil {
 				return
 			}
-			old = min(old, r.job.ResumeOffset())
+			old = min(old, int(r.guard.ResumeOffset(0)))
 		}
 	}
 	n := old - trimmed

@@ -31,10 +31,6 @@ type StreamJob struct {
 	// end of the log when `from` is past it. Offsets are positions in the
 	// log.
 	Source func(from int) ([]arrow.RecordBatch, int, error)
-	// epochEnds maps each epoch the state may still re-run from to its end
-	// offset (ResumeOffset), pruned as MinEpoch advances.
-	epochEnds map[int64]int
-	minEpoch  int64
 	// Env gives the expression context (session-independent settings) and
 	// the tables other than the input.
 	Env *Env
@@ -215,7 +211,7 @@ const noWindow = math.MinInt64
 func NewStreamJob(plan *planner.StreamPlan, env *Env, source func(from int) ([]arrow.RecordBatch, int, error)) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
 		watermark: math.MinInt64, closed: math.MinInt64, windows: map[int64]*windowState{},
-		outSchema: planner.Schema(plan.Cols), rows: newCurrentRows(), epochEnds: map[int64]int{}, minEpoch: 1}
+		outSchema: planner.Schema(plan.Cols), rows: newCurrentRows()}
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
@@ -399,7 +395,6 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		if snap != nil {
 			j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = epoch, 0, 0, batchRows(snap)
 		}
-		j.noteEpoch(epoch, end, rec.MinEpoch)
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
 		if err := j.StoreOutput(epoch, j.epochOut); err != nil {
 			return false, err
@@ -887,49 +882,5 @@ func (j *StreamJob) Reset(replay []int) {
 	j.mu.Lock()
 	published := j.progress.OutputRows
 	j.progress = Progress{Watermark: math.MinInt64, OutputRows: published}
-	j.epochEnds = map[int64]int{}
-	j.minEpoch = 1
 	j.mu.Unlock()
-}
-
-// noteEpoch remembers an epoch's end offset while a restart may still
-// re-run from after it, and forgets the ones before the oldest it may.
-func (j *StreamJob) noteEpoch(epoch int64, end int, minEpoch int64) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.epochEnds[epoch] = end
-	j.minEpoch = minEpoch
-	for e := range j.epochEnds {
-		if e < minEpoch-1 {
-			delete(j.epochEnds, e)
-		}
-	}
-}
-
-// NoteRecovered seeds the epoch history from the logged records (epoch i
-// is ends[i-1]), as of the last logged MinEpoch.
-func (j *StreamJob) NoteRecovered(ends []int, minEpoch int64) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.minEpoch = minEpoch
-	for i, e := range ends {
-		if int64(i+1) >= minEpoch-1 {
-			j.epochEnds[int64(i+1)] = e
-		}
-	}
-}
-
-// ResumeOffset is the input offset a restart would re-read from: the end
-// of the epoch before the oldest one the state depends on. Input before it
-// may be removed by retention.
-func (j *StreamJob) ResumeOffset() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.minEpoch <= 1 {
-		return 0
-	}
-	if end, ok := j.epochEnds[j.minEpoch-1]; ok {
-		return end
-	}
-	return 0
 }
