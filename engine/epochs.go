@@ -23,13 +23,13 @@ import (
 // toRecord is the checkpoint record of what the job reports of an epoch
 // (one source: its input table's log).
 func toRecord(r exec.EpochRecord) checkpoint.Epoch {
-	return checkpoint.Epoch{Offsets: []int64{int64(r.End)}, Watermark: r.Watermark, MinEpoch: r.MinEpoch,
+	return checkpoint.Epoch{Offsets: []int64{r.End}, Watermark: r.Watermark, MinEpoch: r.MinEpoch,
 		InputRows: r.InputRows, LateRows: r.LateRows, OutputRows: r.OutputRows}
 }
 
 // fromRecord is the job's view of a checkpoint record.
 func fromRecord(e checkpoint.Epoch) exec.EpochRecord {
-	return exec.EpochRecord{End: int(e.Offset(0)), Watermark: e.Watermark, MinEpoch: e.MinEpoch,
+	return exec.EpochRecord{End: e.Offset(0), Watermark: e.Watermark, MinEpoch: e.MinEpoch,
 		InputRows: e.InputRows, LateRows: e.LateRows, OutputRows: e.OutputRows}
 }
 
@@ -152,9 +152,9 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 	}
 	// The re-run epochs, each with exactly its logged input.
 	rerun := d.Rerun(recs)
-	ends := make([]int, len(rerun))
+	ends := make([]int64, len(rerun))
 	for i, r := range rerun {
-		ends[i] = int(r.Offset(0))
+		ends[i] = r.Offset(0)
 	}
 	job.Replay = ends
 	return d.OutputStored, restoreState, nil

@@ -386,9 +386,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			}
 			if recs, err := checkpoint.LoadEpochs(s.eng.store, existing.OID); err != nil {
 				return "", err
-			} else if trimmed, err := s.eng.trimmedChunks(sp.Input.OID); err != nil {
+			} else if trimmed, err := s.eng.logs.Trimmed(sp.Input.OID); err != nil {
 				return "", err
-			} else if err := checkpoint.CheckRerunnable(name, len(recs), int64(trimmed)); err != nil {
+			} else if err := checkpoint.CheckRerunnable(name, len(recs), trimmed); err != nil {
 				return "", err
 			}
 			s.eng.stopRunner(existing.OID)
@@ -441,25 +441,10 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
 	inputSchema := planner.Schema(relColumns(input))
-	source := func(from int) ([]arrow.RecordBatch, int, error) {
-		// A table's chunks, or an append-mode streaming table's stored
-		// rows (a chain): both are append-only logs, minus what retention
-		// removed from their start. The trim count and the chunks are read
-		// under trimMu, so that a trim cannot shift the chunks in between.
-		e.trimMu.RLock()
-		defer e.trimMu.RUnlock()
-		trimmed, err := e.trimmedChunks(input.OID)
-		if err != nil {
-			return nil, 0, err
-		}
-		n, err := e.store.ChunkCount(input.OID)
-		if err != nil {
-			return nil, 0, err
-		}
-		skip := min(max(from-trimmed, 0), n)
-		batches, err := e.store.ScanTableFrom(input.OID, inputSchema, skip)
-		return batches, trimmed + skip, err
-	}
+	// A table's chunks, or an append-mode streaming table's stored rows:
+	// both are append-only logs, minus what retention removed from their
+	// start.
+	source := e.logs.Source(input.OID, inputSchema)
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID
 	var lateOID uint32
