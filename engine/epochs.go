@@ -1,17 +1,17 @@
 package engine
 
 import (
-	"encoding/binary"
 	"log"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/checkpoint"
+	"github.com/weir-sql/weir/connector"
+	"github.com/weir-sql/weir/connector/tableout"
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
-	"github.com/weir-sql/weir/state"
 )
 
 // A streaming table's checkpoint is package checkpoint's: the epoch
@@ -33,24 +33,20 @@ func fromRecord(e checkpoint.Epoch) exec.EpochRecord {
 		InputRows: e.InputRows, LateRows: e.LateRows, OutputRows: e.OutputRows}
 }
 
-// outputKey holds how many epochs' append-mode rows are stored in the
-// streaming table's chunks (they are written by the same commit as the
-// epoch, or by the re-run of an epoch after CREATE OR REFRESH).
-func outputKey(oid uint32) []byte { return state.OutputProgressKey(oid) }
-
 // commitEpoch makes an epoch durable in one commit: its record and, when
 // snap is not nil, the snapshot of the state after it, replacing the
 // previous one (checkpoint.Stage); the rows it appended to the streaming
-// table (append mode); the late rows it wrote to the table's late_rows
-// table (lateOID 0: none).
+// table (append mode), staged by the table's output sink; the late rows it
+// wrote to the table's late_rows table (lateOID 0: none).
 func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, lateOID uint32, late, output, snap []arrow.RecordBatch) error {
+	sink := tableout.New(e.store, oid)
 	tx := e.store.Begin(true)
 	defer tx.Discard()
 	if err := checkpoint.Stage(tx, checkpoint.Commit{Table: oid, Epoch: epoch, Record: toRecord(rec),
 		Snapshot: snap, SnapshotFormat: exec.SnapshotFormat}); err != nil {
 		return err
 	}
-	if err := e.stageOutput(tx, oid, epoch, output); err != nil {
+	if err := sink.Write(tx, epoch, output); err != nil {
 		return err
 	}
 	if lateOID != 0 && len(late) > 0 {
@@ -66,39 +62,21 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 		return err
 	}
 	failpoint.Hit("epoch-after-commit")
+	if err := sink.Committed(epoch); err != nil {
+		return err
+	}
 	e.notifyCommit()
 	return nil
 }
 
-// storeOutput writes the append-mode rows of a re-run epoch.
+// storeOutput writes the append-mode rows of a re-run epoch, which the
+// checkpoint holds but the output sink not yet.
 func (e *Engine) storeOutput(oid uint32, epoch int64, output []arrow.RecordBatch) error {
-	tx := e.store.Begin(true)
-	defer tx.Discard()
-	if err := e.stageOutput(tx, oid, epoch, output); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
+	if err := connector.WriteEpoch(e.store, tableout.New(e.store, oid), epoch, output); err != nil {
 		return err
 	}
 	e.notifyCommit()
 	return nil
-}
-
-func (e *Engine) stageOutput(tx *state.Txn, oid uint32, epoch int64, output []arrow.RecordBatch) error {
-	if output == nil {
-		return nil
-	}
-	if len(output) > 0 {
-		if err := tx.AppendChunks(oid, output); err != nil {
-			return err
-		}
-	}
-	return tx.Set(outputKey(oid), binary.BigEndian.AppendUint64(nil, uint64(epoch)))
-}
-
-// storedOutputEpochs is how many epochs' rows the table's chunks hold.
-func (e *Engine) storedOutputEpochs(oid uint32) (int64, error) {
-	return e.store.ReadUint64(outputKey(oid))
 }
 
 // recoverJob sets a job up to continue after its table's logged epochs
@@ -113,7 +91,7 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 	if err != nil {
 		return false, nil, err
 	}
-	stored, err := e.storedOutputEpochs(oid)
+	stored, err := tableout.New(e.store, oid).LastCommitted()
 	if err != nil {
 		return false, nil, err
 	}
@@ -167,11 +145,8 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	if err := checkpoint.Drop(tx, oid); err != nil {
 		return err
 	}
-	if err := tx.Delete(outputKey(oid)); err != nil {
-		return err
-	}
 	// The stored rows go with the epochs that produced them.
-	if err := tx.DropTable(oid); err != nil {
+	if err := tableout.New(e.store, oid).Drop(tx); err != nil {
 		return err
 	}
 	return tx.Commit()
