@@ -16,15 +16,19 @@ var allowedImports = map[string][]string{
 	"wire":       {"sql/types", "sql/sqlerr"},
 	"sql/sqlerr": {},
 	"sql/types":  {"sql/sqlerr"},
-	"sql/parse":  {"sql/types", "sql/sqlerr"},
-	"sql/expr":   {"sql/types", "sql/sqlerr"},
-	"planner":    {"sql/", "planner"},
-	"exec":       {"sql/", "planner", "state", "connector", "exec"},
-	"connector":  {"sql/types", "sql/sqlerr", "state", "connector"},
-	"state":      {"sql/sqlerr"},
-	"checkpoint": {"state", "sql/sqlerr"},
-	"catalog":    {"sql/types", "sql/sqlerr", "state", "catalog"},
-	"testdata":   {},
+	// COPY text/CSV/binary decoding, under sql/types so that both wire
+	// (which may import only sql/types) and connector's file sources can
+	// use it
+	"sql/types/copyformat": {"sql/types", "sql/sqlerr"},
+	"sql/parse":            {"sql/types", "sql/sqlerr"},
+	"sql/expr":             {"sql/types", "sql/sqlerr"},
+	"planner":              {"sql/", "planner"},
+	"exec":                 {"sql/", "planner", "state", "connector", "exec"},
+	"connector":            {"sql/types", "sql/sqlerr", "state", "connector"},
+	"state":                {"sql/sqlerr"},
+	"checkpoint":           {"state", "sql/sqlerr"},
+	"catalog":              {"sql/types", "sql/sqlerr", "state", "catalog"},
+	"testdata":             {},
 	// test support: a throwaway PostgreSQL as the oracle
 	"internal/pgtest": {},
 	// test support: the sqllogictest runner
