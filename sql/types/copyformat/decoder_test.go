@@ -3,9 +3,9 @@ package copyformat
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"time"
 
 	"github.com/weir-sql/weir/sql/types"
 )
