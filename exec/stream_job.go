@@ -246,7 +246,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		// A re-run epoch reads exactly its logged input.
 		limit = int(j.Replay[0] - j.offset)
 		if limit <= 0 {
+			// A logged epoch that read nothing (never written so): skip it.
 			j.Replay = j.Replay[1:]
+			if len(j.Replay) == 0 {
+				j.markRecovered()
+			}
 			return false, nil
 		}
 	}

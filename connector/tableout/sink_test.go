@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/weir-sql/weir/connector"
+	"github.com/weir-sql/weir/connector/sinktest"
 	"github.com/weir-sql/weir/state"
 )
 
@@ -81,4 +82,15 @@ func TestTableOutputSink(t *testing.T) {
 	if got, _ := st.ScanTable(table, schema); len(got) != 0 {
 		t.Errorf("after Drop %d batches remain", len(got))
 	}
+}
+
+func TestTableOutputConformance(t *testing.T) {
+	sinktest.Run(t, func(t *testing.T) sinktest.Fixture {
+		st, err := state.Open(t.TempDir(), state.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return sinktest.Fixture{Sink: New(st, 78), Store: st, Reopen: func() connector.Sink { return New(st, 78) }}
+	})
 }
