@@ -21,7 +21,7 @@ type OptionKind int
 
 const (
 	StringOption   OptionKind = iota
-	BoolOption                // true/false, on/off, yes/no, 1/0, as PostgreSQL's booleans
+	BoolOption                // true/false, on/off, yes/no, t/f, y/n, 1/0
 	IntOption                 // a decimal integer
 	DurationOption            // an interval of days or less ('24 hours'); '' is 0
 )
