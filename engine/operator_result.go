@@ -2,22 +2,43 @@ package engine
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/wire"
 )
 
 // operatorResult streams a running plan's batches to the wire as they are
-// produced, instead of collecting the whole result first: COPY TO of a
-// large table or query holds one batch at a time, and a cancel reaches the
-// operators between batches. The operator tree is closed with the result.
+// produced, instead of collecting the whole result first: a SELECT or COPY
+// TO of any size holds one batch at a time (plus what its operators hold or
+// spill), its first rows leave before the last are computed, and a cancel
+// reaches the operators between batches.
+//
+// It lives as long as the result is being sent: for a portal suspended at
+// an Execute row limit, across Executes until the wire layer closes it
+// (Close of the portal, Sync or COMMIT ending its transaction, a new
+// simple query, the session's end). Everything the statement holds (the
+// operator tree and its spill files, the memory account) is released by
+// Close, whichever of those comes first.
 type operatorResult struct {
 	cols []wire.Column
 	op   exec.Operator
-	rows int64
+	rows int64 // rows produced so far
 	done bool
+
+	// sess, when set, is the session whose transaction block an error of
+	// the running plan fails (as PostgreSQL aborts the block on an error
+	// while fetching), and whose failed block stops a suspended portal.
+	sess *Session
+	// selectTag: Tag is "SELECT n" (a query); otherwise "" (COPY TO
+	// words its own tag).
+	selectTag bool
+	// onClose gives back what the statement holds besides the operator
+	// tree (its memory account); called once, after the tree is closed.
+	onClose func()
 }
 
 var _ wire.Result = (*operatorResult)(nil)
@@ -25,23 +46,44 @@ var _ wire.Result = (*operatorResult)(nil)
 func (r *operatorResult) Columns() []wire.Column { return r.cols }
 
 func (r *operatorResult) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if r.done {
+	if r.done || r.op == nil {
 		return nil, nil
 	}
-	b, err := r.op.Next(ctx)
-	if err != nil || b == nil {
+	if r.sess != nil && r.sess.tx.failed {
+		// A portal continued after its transaction block failed.
 		r.done = true
+		return nil, sqlerr.New(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	b, err := r.op.Next(ctx)
+	if err != nil {
+		r.done = true
+		if r.sess != nil && r.sess.tx.open {
+			r.sess.tx.failed = true
+		}
 		return nil, err
+	}
+	if b == nil {
+		r.done = true
+		return nil, nil
 	}
 	r.rows += b.NumRows()
 	return b, nil
 }
 
-func (r *operatorResult) Tag() string { return "" }
+func (r *operatorResult) Tag() string {
+	if r.selectTag {
+		return "SELECT " + strconv.FormatInt(r.rows, 10)
+	}
+	return ""
+}
 
 func (r *operatorResult) Close() {
 	if r.op != nil {
 		r.op.Close()
 		r.op = nil
+	}
+	if r.onClose != nil {
+		r.onClose()
+		r.onClose = nil
 	}
 }

@@ -52,6 +52,16 @@ func (c *conn) closePortal(name string) {
 	}
 }
 
+// endOfTransaction closes every portal once no transaction block is open:
+// portals belong to their transaction, as in PostgreSQL (weir has no WITH
+// HOLD cursors), and a suspended one holds a running plan, its memory and
+// its spill files until closed.
+func (c *conn) endOfTransaction() {
+	if c.sess.TxStatus() == 'I' {
+		c.closeAllPortals()
+	}
+}
+
 func (c *conn) closeAllPortals() {
 	for name, p := range c.portals {
 		p.close()
@@ -238,6 +248,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		return nil
 	}
 	c.activeStatement(p.stmt.query)
+	inBlock := c.sess.TxStatus() != 'I'
 	if p.ctx == nil {
 		p.ctx, p.cancel = context.WithCancelCause(c.ctx)
 	}
@@ -271,6 +282,15 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	// when the client gets round to closing the portal.
 	p.cur.close()
 	c.send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(p.tag, p.cur.cols != nil, n))})
+	if inBlock && c.sess.TxStatus() == 'I' {
+		// COMMIT or ROLLBACK ended the block: its portals end with it.
+		for name, o := range c.portals {
+			if o != p {
+				o.close()
+				delete(c.portals, name)
+			}
+		}
+	}
 	return nil
 }
 
