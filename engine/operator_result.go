@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/exec"
-	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -30,8 +29,9 @@ type operatorResult struct {
 	done bool
 
 	// sess, when set, is the session whose transaction block an error of
-	// the running plan fails (as PostgreSQL aborts the block on an error
-	// while fetching), and whose failed block stops a suspended portal.
+	// the running plan fails, as PostgreSQL aborts the block on an error
+	// while fetching. (The wire layer refuses to continue a portal in a
+	// failed block.)
 	sess *Session
 	// selectTag: Tag is "SELECT n" (a query); otherwise "" (COPY TO
 	// words its own tag).
@@ -48,11 +48,6 @@ func (r *operatorResult) Columns() []wire.Column { return r.cols }
 func (r *operatorResult) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if r.done || r.op == nil {
 		return nil, nil
-	}
-	if r.sess != nil && r.sess.tx.failed {
-		// A portal continued after its transaction block failed.
-		r.done = true
-		return nil, sqlerr.New(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	b, err := r.op.Next(ctx)
 	if err != nil {

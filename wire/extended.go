@@ -247,6 +247,12 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
+	if p.cur != nil && c.sess.TxStatus() == 'E' {
+		// A suspended portal is not continued once an error failed its
+		// transaction block (the Result may still hold rows of its
+		// current batch), as in PostgreSQL.
+		return sqlerr.New(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
 	c.activeStatement(p.stmt.query)
 	inBlock := c.sess.TxStatus() != 'I'
 	if p.ctx == nil {
