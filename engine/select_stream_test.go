@@ -504,3 +504,39 @@ func isQuery(m pgproto3.FrontendMessage) bool {
 	_, ok := m.(*pgproto3.Query)
 	return ok
 }
+
+// TestSelectErrorMidResultMessages: the messages of a result that fails
+// part way, in the simple protocol, the extended protocol and a portal
+// fetched 1,000 rows at a time in a block, are PostgreSQL's. The failing
+// row is the first of a batch (row 2·8192+1), where weir, which fails a
+// whole batch, and PostgreSQL, which fails a row, have sent the same rows.
+func TestSelectErrorMidResultMessages(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	pgs := pgtest.Shared(t)
+	const sql = "SELECT 1/(16385-g) AS q FROM generate_series(1, 20000) g"
+	scenario := func(c *protoClient) []string {
+		var out []string
+		add := func(lines ...string) { out = append(out, lines...) }
+		add(c.transcript(t, nil, &pgproto3.Query{String: sql + "; SELECT 2"})...)
+		add(c.transcript(t, nil, &pgproto3.Parse{Query: sql}, &pgproto3.Bind{}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{})...)
+		add(c.transcript(t, nil, &pgproto3.Query{String: "BEGIN"})...)
+		add(c.transcript(t, nil, &pgproto3.Parse{Query: sql}, &pgproto3.Bind{DestinationPortal: "p"}, &pgproto3.Execute{Portal: "p", MaxRows: 1000}, &pgproto3.Sync{})...)
+		for i := 0; i < 30; i++ {
+			lines := c.transcript(t, nil, &pgproto3.Execute{Portal: "p", MaxRows: 1000}, &pgproto3.Sync{})
+			add(lines...)
+			if !strings.Contains(strings.Join(lines, ";"), "PortalSuspended") {
+				break
+			}
+		}
+		add(c.transcript(t, nil, &pgproto3.Query{String: "SELECT 3"})...)
+		add(c.transcript(t, nil, &pgproto3.Query{String: "ROLLBACK"})...)
+		add(c.transcript(t, nil, &pgproto3.Query{String: "SELECT 4"})...)
+		return out
+	}
+	w := scenario(dialProto(t, srv.addr, "weir", "weir"))
+	p := scenario(dialProto(t, fmt.Sprintf("127.0.0.1:%d", pgs.Port), "postgres", "postgres"))
+	t.Logf("weir:\n  %s", strings.Join(w, "\n  "))
+	if strings.Join(w, "\n") != strings.Join(p, "\n") {
+		t.Errorf("weir:\n  %s\nPostgreSQL:\n  %s", strings.Join(w, "\n  "), strings.Join(p, "\n  "))
+	}
+}
