@@ -55,6 +55,12 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return nil, appendOnly("MERGE")
 	case *pg_query.Node_DiscardStmt:
 		return s.discard(x.DiscardStmt, io)
+	case *pg_query.Node_DeclareCursorStmt:
+		return s.declareCursor(ctx, x.DeclareCursorStmt)
+	case *pg_query.Node_FetchStmt:
+		return s.fetch(ctx, x.FetchStmt)
+	case *pg_query.Node_ClosePortalStmt:
+		return s.closeCursor(x.ClosePortalStmt)
 	case *pg_query.Node_DeallocateStmt:
 		return commandResult("DEALLOCATE"), nil
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
@@ -121,5 +127,5 @@ func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Dat
 		mem.Close()
 		return nil, err
 	}
-	return &operatorResult{cols: st.cols, op: op, sess: s, selectTag: true, onClose: mem.Close}, nil
+	return &operatorResult{cols: st.cols, op: op, sess: s, selectTag: true, mem: mem}, nil
 }

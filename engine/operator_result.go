@@ -36,9 +36,9 @@ type operatorResult struct {
 	// selectTag: Tag is "SELECT n" (a query); otherwise "" (COPY TO
 	// words its own tag).
 	selectTag bool
-	// onClose gives back what the statement holds besides the operator
-	// tree (its memory account); called once, after the tree is closed.
-	onClose func()
+	// mem is the statement's memory account (nil for COPY TO, which
+	// closes its own); Close closes it after the operator tree.
+	mem *exec.QueryMemory
 }
 
 var _ wire.Result = (*operatorResult)(nil)
@@ -77,8 +77,8 @@ func (r *operatorResult) Close() {
 		r.op.Close()
 		r.op = nil
 	}
-	if r.onClose != nil {
-		r.onClose()
-		r.onClose = nil
+	if r.mem != nil {
+		r.mem.Close()
+		r.mem = nil
 	}
 }

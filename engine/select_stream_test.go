@@ -540,3 +540,69 @@ func TestSelectErrorMidResultMessages(t *testing.T) {
 		t.Errorf("weir:\n  %s\nPostgreSQL:\n  %s", strings.Join(w, "\n  "), strings.Join(p, "\n  "))
 	}
 }
+
+// TestCursors: DECLARE / FETCH / MOVE / CLOSE as psql's FETCH_COUNT and
+// hand-written SQL use them give PostgreSQL's messages, including a
+// mid-result error inside a FETCH and cursors ending with their block;
+// a closed block holds no query memory.
+func TestCursors(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	pgs := pgtest.Shared(t)
+	scenario := func(c *protoClient) (out []string, sum int64) {
+		for _, sql := range []string{
+			"DECLARE c CURSOR FOR SELECT 1",
+			"BEGIN",
+			"DECLARE c NO SCROLL CURSOR FOR SELECT g, repeat('x', 3) FROM generate_series(1, 25000) g",
+			"FETCH FORWARD 10000 FROM c",
+			"FETCH c",
+			"MOVE 100 IN c",
+			"FETCH ALL FROM c",
+			"FETCH NEXT FROM c",
+			"CLOSE c",
+			"FETCH c",
+			"ROLLBACK",
+			"BEGIN",
+			"DECLARE d CURSOR FOR SELECT 1/(16385-g) AS q FROM generate_series(1, 20000) g",
+			"DECLARE d CURSOR FOR SELECT 1",
+			"ROLLBACK",
+			"BEGIN",
+			"DECLARE d CURSOR FOR SELECT 1/(16385-g) AS q FROM generate_series(1, 20000) g",
+			"FETCH 16000 FROM d",
+			"FETCH 1000 FROM d",
+			"FETCH 1000 FROM d",
+			"ROLLBACK",
+			"BEGIN",
+			"DECLARE e CURSOR FOR SELECT g FROM generate_series(1, 10) g",
+			"DECLARE f CURSOR FOR SELECT g FROM generate_series(1, 10) g",
+			"CLOSE ALL",
+			"FETCH e",
+			"ROLLBACK",
+			"BEGIN",
+			"DECLARE e CURSOR FOR SELECT g FROM generate_series(1, 10) g",
+			"COMMIT",
+			"BEGIN",
+			"FETCH e",
+			"ROLLBACK",
+			// As psql -v FETCH_COUNT=1000 does.
+			"BEGIN",
+			"DECLARE _psql_cursor NO SCROLL CURSOR FOR SELECT g FROM generate_series(1, 2500) g ORDER BY g DESC",
+			"FETCH FORWARD 1000 FROM _psql_cursor",
+			"FETCH FORWARD 1000 FROM _psql_cursor",
+			"FETCH FORWARD 1000 FROM _psql_cursor",
+			"CLOSE _psql_cursor",
+			"COMMIT",
+		} {
+			out = append(out, "> "+sql)
+			out = append(out, c.transcript(t, &sum, &pgproto3.Query{String: sql})...)
+		}
+		return out, sum
+	}
+	w, wsum := scenario(dialProto(t, srv.addr, "weir", "weir"))
+	p, psum := scenario(dialProto(t, fmt.Sprintf("127.0.0.1:%d", pgs.Port), "postgres", "postgres"))
+	if strings.Join(w, "\n") != strings.Join(p, "\n") || wsum != psum {
+		t.Errorf("weir (sum %d):\n  %s\nPostgreSQL (sum %d):\n  %s", wsum, strings.Join(w, "\n  "), psum, strings.Join(p, "\n  "))
+	}
+	if used := srv.eng.QueryMemory().Used(); used != 0 {
+		t.Errorf("%d bytes of query memory held after the cursors' blocks ended", used)
+	}
+}
