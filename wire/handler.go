@@ -149,11 +149,24 @@ type Value struct {
 // Result is what a statement produced. Rows come as Arrow record batches
 // whose columns follow Statement.Columns (or Result.Columns for statements
 // whose shape is known only at run time, like SHOW or EXPLAIN).
+//
+// A Result may compute its rows as they are asked for (a SELECT runs its
+// operator tree one batch per Next), so the wire layer pulls a batch only
+// once the previous one is sent. It outlives Statement.Execute: a portal
+// stopped at an Execute row limit keeps its Result, and the next Execute
+// calls Next again with its own ctx. Close is called once, whether or not
+// Next reached the end: when the rows are all sent, or when the portal is
+// dropped (Close message, Sync ending an implicit transaction, COMMIT or
+// ROLLBACK ending a block, a new simple query, an error, the session's
+// end).
 type Result interface {
 	// Columns of the rows; nil for a statement without rows.
 	Columns() []Column
 	// Next returns the next batch, or nil at the end. The caller releases
-	// nothing: batches stay owned by the Result until Close.
+	// nothing: a batch stays valid until the next call of Next or Close.
+	// An error is sent to the client after the rows already sent, as
+	// PostgreSQL does for an error raised while a result is sent; Next is
+	// not called after it.
 	Next(ctx context.Context) (arrow.RecordBatch, error)
 	// Tag is the CommandComplete tag ("SELECT 3", "INSERT 0 1", "COPY 10"),
 	// valid once Next has returned nil. For SELECT the wire layer counts the
