@@ -417,6 +417,7 @@ func TestAbandonedPortalFreesEverything(t *testing.T) {
 	dir := t.TempDir()
 	srv := startServer(t, dir)
 	admin := &session{c: srv.connect(t)}
+	goroutines := sessionGoroutines()
 	tmp := filepath.Join(dir, "tmp")
 	spillFiles := func() int {
 		n := 0
@@ -491,6 +492,7 @@ func TestAbandonedPortalFreesEverything(t *testing.T) {
 	}
 	c.transcript(t, nil, &pgproto3.Query{String: "ROLLBACK"})
 	freed("failed block")
+	c.nc.Close()
 
 	// The client vanishes while its portal is suspended.
 	c = dialProto(t, srv.addr, "weir", "weir")
@@ -498,6 +500,29 @@ func TestAbandonedPortalFreesEverything(t *testing.T) {
 	c.nc.Close()
 	waitGone(t, admin, c.pid, 5*time.Second)
 	freed("disconnect")
+	// Every session above is gone, and nothing they ran goes on.
+	deadline := time.Now().Add(5 * time.Second)
+	for sessionGoroutines() > goroutines {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines of sessions or operators, %d before:\n%s", sessionGoroutines(), goroutines, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond) // polling a condition, with a deadline
+	}
+}
+
+// sessionGoroutines counts the goroutines serving connections or running
+// operators (Badger's and the engine's own background goroutines come and
+// go on their own).
+func sessionGoroutines() int {
+	buf := make([]byte, 8<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "weir/wire.(*conn)") || strings.Contains(g, "weir/exec.") {
+			n++
+		}
+	}
+	return n
 }
 
 func isQuery(m pgproto3.FrontendMessage) bool {
