@@ -301,8 +301,8 @@ func dialProto(t *testing.T, addr, user, db string) *protoClient {
 }
 
 // transcript sends msgs and reads up to ReadyForQuery, describing what
-// came back with runs of DataRows collapsed; sum adds up the first column
-// of the rows (an integer in text form).
+// came back with runs of DataRows collapsed; sum adds up the integer
+// columns of the rows (in text form), the j-th counted j times.
 func (c *protoClient) transcript(t *testing.T, sum *int64, msgs ...pgproto3.FrontendMessage) []string {
 	t.Helper()
 	for _, m := range msgs {
@@ -321,9 +321,11 @@ func (c *protoClient) transcript(t *testing.T, sum *int64, msgs ...pgproto3.Fron
 		if d, ok := msg.(*pgproto3.DataRow); ok {
 			rows++
 			if sum != nil {
-				var v int64
-				fmt.Sscan(string(d.Values[0]), &v)
-				*sum += v
+				for j, b := range d.Values {
+					var v int64
+					fmt.Sscan(string(b), &v)
+					*sum += v * int64(j+1)
+				}
 			}
 			continue
 		}
@@ -629,5 +631,35 @@ func TestCursors(t *testing.T) {
 	}
 	if used := srv.eng.QueryMemory().Used(); used != 0 {
 		t.Errorf("%d bytes of query memory held after the cursors' blocks ended", used)
+	}
+}
+
+// TestInterleavedPortals: two portals of one prepared statement (with a
+// subquery and a correlated one), fetched in turns, each get their own
+// whole result, as in PostgreSQL.
+func TestInterleavedPortals(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	pgs := pgtest.Shared(t)
+	const sql = "SELECT g, (SELECT max(x) FROM generate_series(1, 5) x), (SELECT count(*) FROM generate_series(1, g % 7) y) FROM generate_series(1, 20000) g"
+	scenario := func(c *protoClient) (out []string, sums [2]int64) {
+		out = append(out, c.transcript(t, nil, &pgproto3.Query{String: "BEGIN"})...)
+		out = append(out, c.transcript(t, nil, &pgproto3.Parse{Name: "s", Query: sql},
+			&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "p0"},
+			&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "p1"}, &pgproto3.Sync{})...)
+		for i := 0; i < 30; i++ {
+			for k, name := range []string{"p0", "p1"} {
+				out = append(out, c.transcript(t, &sums[k], &pgproto3.Execute{Portal: name, MaxRows: uint32(1000 + 700*k)}, &pgproto3.Sync{})...)
+			}
+		}
+		out = append(out, c.transcript(t, nil, &pgproto3.Query{String: "COMMIT"})...)
+		return out, sums
+	}
+	w, wsums := scenario(dialProto(t, srv.addr, "weir", "weir"))
+	p, psums := scenario(dialProto(t, fmt.Sprintf("127.0.0.1:%d", pgs.Port), "postgres", "postgres"))
+	if wsums != psums || wsums[0] != wsums[1] {
+		t.Errorf("sums of the rows: weir %v, PostgreSQL %v", wsums, psums)
+	}
+	if strings.Join(w, "\n") != strings.Join(p, "\n") {
+		t.Errorf("weir:\n  %s\nPostgreSQL:\n  %s", strings.Join(w, "\n  "), strings.Join(p, "\n  "))
 	}
 }
