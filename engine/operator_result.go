@@ -19,7 +19,8 @@ import (
 // It lives as long as the result is being sent: for a portal suspended at
 // an Execute row limit, across Executes until the wire layer closes it
 // (Close of the portal, Sync or COMMIT ending its transaction, a new
-// simple query, the session's end). Everything the statement holds (the
+// simple query, the session's end); for a SQL cursor (cursor.go), until
+// CLOSE or the end of its block. Everything the statement holds (the
 // operator tree and its spill files, the memory account) is released by
 // Close, whichever of those comes first.
 type operatorResult struct {
