@@ -8,7 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/exec"
-	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/wire"
 )
@@ -50,7 +50,8 @@ func (tx *txState) closeCursors() {
 	}
 }
 
-func (s *Session) declareCursor(ctx context.Context, d *pg_query.DeclareCursorStmt) (wire.Result, error) {
+// declareCursor runs DECLARE: st.query is its query, bound by prepare.
+func (s *Session) declareCursor(ctx context.Context, st *statement, d *pg_query.DeclareCursorStmt, params []expr.Datum) (wire.Result, error) {
 	switch {
 	case d.Options&cursorHold != 0:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cursors WITH HOLD are not supported")
@@ -66,12 +67,8 @@ func (s *Session) declareCursor(ctx context.Context, d *pg_query.DeclareCursorSt
 	if _, ok := s.tx.cursors[d.Portalname]; ok {
 		return nil, sqlerr.New("42P03", "cursor \"%s\" already exists", d.Portalname)
 	}
-	q, err := planner.BindQuery(s.catalogView(), d.Query, nil)
-	if err != nil {
-		return nil, err
-	}
-	st := &statement{sess: s, query: q, cols: wireColumns(q.Plan.Columns())}
-	res, err := s.runQuery(ctx, st, nil)
+	q := &statement{sess: s, query: st.query, cols: wireColumns(st.query.Plan.Columns())}
+	res, err := s.runQuery(ctx, q, params)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +91,24 @@ func (s *Session) closeCursor(c *pg_query.ClosePortalStmt) (wire.Result, error) 
 	cur.close()
 	delete(s.tx.cursors, c.Portalname)
 	return commandResult("CLOSE CURSOR"), nil
+}
+
+// CursorColumns implements wire.CursorSession.
+func (s *Session) CursorColumns(name string) ([]wire.Column, bool) {
+	c, ok := s.tx.cursors[name]
+	if !ok {
+		return nil, false
+	}
+	return c.res.cols, true
+}
+
+// fetchColumns are the columns a FETCH returns, known from its cursor: a
+// FETCH is described (Describe, Bind's result formats) before it runs.
+func (s *Session) fetchColumns(f *pg_query.FetchStmt) []wire.Column {
+	if c, ok := s.tx.cursors[f.Portalname]; ok && !f.Ismove {
+		return c.res.cols
+	}
+	return nil
 }
 
 func errNoCursor(name string) error {
@@ -138,7 +153,10 @@ type fetchResult struct {
 	next int // next held batch to return
 }
 
-var _ wire.Result = (*fetchResult)(nil)
+var (
+	_ wire.Result        = (*fetchResult)(nil)
+	_ wire.CursorSession = (*Session)(nil)
+)
 
 func (r *fetchResult) Columns() []wire.Column { return r.cols }
 

@@ -56,7 +56,7 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_DiscardStmt:
 		return s.discard(x.DiscardStmt, io)
 	case *pg_query.Node_DeclareCursorStmt:
-		return s.declareCursor(ctx, x.DeclareCursorStmt)
+		return s.declareCursor(ctx, st, x.DeclareCursorStmt, params)
 	case *pg_query.Node_FetchStmt:
 		return s.fetch(ctx, x.FetchStmt)
 	case *pg_query.Node_ClosePortalStmt:

@@ -623,6 +623,19 @@ func TestCursors(t *testing.T) {
 			out = append(out, "> "+sql)
 			out = append(out, c.transcript(t, &sum, &pgproto3.Query{String: sql})...)
 		}
+		// In the extended protocol, as psycopg's server-side cursors: a
+		// DECLARE with a parameter, Describe of the cursor's portal, and
+		// FETCHes described before they run.
+		out = append(out, c.transcript(t, nil, &pgproto3.Query{String: "BEGIN"})...)
+		out = append(out, c.transcript(t, nil,
+			&pgproto3.Parse{Query: "DECLARE pc CURSOR FOR SELECT g, g * $1::int AS h FROM generate_series(1, 2500) g"},
+			&pgproto3.Bind{Parameters: [][]byte{[]byte("3")}}, &pgproto3.Execute{},
+			&pgproto3.Describe{ObjectType: 'P', Name: "pc"}, &pgproto3.Sync{})...)
+		for i := 0; i < 4; i++ {
+			out = append(out, c.transcript(t, &sum, &pgproto3.Parse{Query: "FETCH FORWARD 1000 FROM pc"},
+				&pgproto3.Bind{}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{})...)
+		}
+		out = append(out, c.transcript(t, nil, &pgproto3.Query{String: "COMMIT"})...)
 		return out, sum
 	}
 	w, wsum := scenario(dialProto(t, srv.addr, "weir", "weir"))

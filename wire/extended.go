@@ -199,6 +199,14 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	case 'P':
 		p, err := c.lookupPortal(m.Name)
 		if err != nil {
+			if cs, ok := c.sess.(CursorSession); ok {
+				if cols, ok := cs.CursorColumns(m.Name); ok {
+					// A SQL cursor: its rows are sent in text, as
+					// PostgreSQL describes a DECLAREd cursor.
+					c.send(rowDescription(cols, nil))
+					return nil
+				}
+			}
 			return err
 		}
 		var cols []Column

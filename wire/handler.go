@@ -111,6 +111,16 @@ type Session interface {
 	Close()
 }
 
+// CursorSession is implemented by a Session with SQL cursors (DECLARE …
+// CURSOR). In PostgreSQL a SQL cursor is a portal, so a Describe of a
+// portal may name one (psycopg's server-side cursors describe theirs
+// after DECLARE); the wire layer asks the session about a portal name it
+// did not bind. CursorColumns returns the columns of the cursor's rows,
+// or false when there is no such cursor.
+type CursorSession interface {
+	CursorColumns(name string) ([]Column, bool)
+}
+
 // Statement is one prepared statement.
 type Statement interface {
 	// ParamTypes are the OIDs of $1..$n, inferred where the client left 0.
