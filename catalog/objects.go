@@ -124,8 +124,8 @@ type Role struct {
 	// CreateRole lets a role that is not a superuser create, alter, drop
 	// and grant non-superuser roles (PostgreSQL 15's CREATEROLE);
 	// CreateDB is kept to be shown (weir has one database).
-	CreateRole bool `json:",omitempty"`
-	CreateDB   bool `json:",omitempty"`
+	CreateRole bool   `json:",omitempty"`
+	CreateDB   bool   `json:",omitempty"`
 	Verifier   string // SCRAM-SHA-256 verifier in PostgreSQL's format, "" if none
 }
 
