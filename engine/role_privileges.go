@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/weir-sql/weir/sql/expr"
+
 // Membership questions of the session's identities, as PostgreSQL's
 // is_member_of_role and has_privs_of_role answer them. Every weir role
 // inherits (rolinherit is true), so having a role's privileges and being
@@ -33,4 +35,28 @@ func (s *Session) isMember(member, role string) bool {
 	m, ok1 := s.eng.cat.Role(member)
 	r, ok2 := s.eng.cat.Role(role)
 	return ok1 && ok2 && s.eng.cat.IsMemberOf(m.OID, r.OID)
+}
+
+// The catalog view answers pg_has_role's questions (expr.RoleMembership).
+var _ expr.RoleMembership = (*catalogView)(nil)
+
+func (v *catalogView) RoleOID(name string) (uint32, bool) {
+	r, ok := v.s.eng.cat.Role(name)
+	if !ok {
+		return 0, false
+	}
+	return r.OID, true
+}
+
+func (v *catalogView) RoleIsSuperuser(oid uint32) bool {
+	r, ok := v.s.eng.cat.RoleByOID(oid)
+	return ok && r.Superuser
+}
+
+func (v *catalogView) IsMemberOf(member, role uint32) bool {
+	return v.s.eng.cat.IsMemberOf(member, role)
+}
+
+func (v *catalogView) IsAdminOf(member, role uint32) bool {
+	return v.s.eng.cat.IsAdminOf(member, role)
 }

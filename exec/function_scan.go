@@ -72,6 +72,8 @@ func (f *functionScanOp) start() error {
 			return k, nil
 		}
 		return nil
+	case "aclexplode":
+		return f.startACLExplode(ectx, args[0])
 	}
 	return sqlerr.New(sqlerr.FeatureNotSupported, "function %s is not supported in FROM", f.plan.Func)
 }
@@ -292,3 +294,26 @@ func (f *functionScanOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (f *functionScanOp) Close() {}
+
+// startACLExplode produces aclexplode's rows (sql/expr's AclExplode):
+// none for a NULL ACL, as the function is strict.
+func (f *functionScanOp) startACLExplode(ectx *expr.Ctx, acl expr.Datum) error {
+	items, _ := acl.([]expr.Datum)
+	rows, err := expr.AclExplode(ectx, items)
+	if err != nil {
+		return err
+	}
+	pos := 0
+	f.gen = func(bs []array.Builder, limit int) (int, error) {
+		k := 0
+		for ; pos < len(rows) && k < limit; pos, k = pos+1, k+1 {
+			r := rows[pos]
+			expr.AppendDatum(bs[0], int64(r.Grantor))
+			expr.AppendDatum(bs[1], int64(r.Grantee))
+			expr.AppendDatum(bs[2], r.Privilege)
+			expr.AppendDatum(bs[3], r.Grantable)
+		}
+		return k, nil
+	}
+	return nil
+}
