@@ -209,10 +209,7 @@ func (s *Session) hasCreateRole(tx *catalog.RoleTx) bool {
 }
 
 func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
-	name := a.Role.GetRolename()
-	if a.Role.Roletype == pg_query.RoleSpecType_ROLESPEC_CURRENT_USER || a.Role.Roletype == pg_query.RoleSpecType_ROLESPEC_SESSION_USER {
-		name = s.user
-	}
+	name := s.roleSpecName(a.Role)
 	ro, err := parseRoleOptions(a.Options)
 	if err != nil {
 		return nil, err
@@ -220,8 +217,31 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 	if err := s.mayAlterRole(name, ro); err != nil {
 		return nil, err
 	}
-	if ro.inRoles != nil || ro.members != nil || ro.adminMembers != nil {
-		return nil, sqlerr.New(sqlerr.SyntaxError, "syntax error at or near \"ROLE\"")
+	if ro.members != nil {
+		// ALTER GROUP g ADD USER u / DROP USER u (the only form with a
+		// member list) is GRANT g TO u / REVOKE g FROM u.
+		err := s.eng.cat.UpdateRoles(func(tx *catalog.RoleTx) error {
+			role, err := lookupRole(tx, name)
+			if err != nil {
+				return err
+			}
+			members, err := s.lookupRoleSpecs(tx, ro.members)
+			if err != nil {
+				return err
+			}
+			if a.Action < 0 {
+				return s.deleteRoleMembers(tx, role, members, false, s.runIO)
+			}
+			me, err := s.currentRole(tx)
+			if err != nil {
+				return err
+			}
+			return s.addRoleMembers(tx, role, members, me, false, s.runIO)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return commandResult("ALTER ROLE"), nil
 	}
 	ch := catalog.RoleChange{Superuser: ro.superuser, CanLogin: ro.login, CreateRole: ro.createRole, CreateDB: ro.createDB}
 	if ro.password != nil {
@@ -279,16 +299,7 @@ func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Resul
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to drop role")
 		}
 		for _, r := range d.Roles {
-			spec := r.GetRoleSpec()
-			name := spec.GetRolename()
-			switch spec.GetRoletype() {
-			case pg_query.RoleSpecType_ROLESPEC_CURRENT_USER, pg_query.RoleSpecType_ROLESPEC_CURRENT_ROLE:
-				name = s.user
-			case pg_query.RoleSpecType_ROLESPEC_SESSION_USER:
-				name = s.ids.session.name
-			case pg_query.RoleSpecType_ROLESPEC_PUBLIC:
-				name = "public"
-			}
+			name := s.roleSpecName(r.GetRoleSpec())
 			target, ok := tx.Role(name)
 			if !ok {
 				if d.MissingOk {
@@ -304,6 +315,10 @@ func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Resul
 				return sqlerr.New("55006", "session user cannot be dropped")
 			case target.Superuser && !s.superuser:
 				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be superuser to drop superusers")
+			}
+			if owned := tx.OwnedObjects(target.OID); len(owned) > 0 {
+				return sqlerr.New("2BP01", "role \"%s\" cannot be dropped because some objects depend on it", name).
+					WithDetail(strings.Join(owned, "\n"))
 			}
 			if err := tx.DropRole(name); err != nil {
 				return err
