@@ -26,6 +26,7 @@ func informationSchema() []*Table {
 	tables := []*Table{
 		isTables(), isColumns(), isSchemata(), isTableConstraints(),
 		isKeyColumnUsage(), isViews(), isRoutines(),
+		isEnabledRoles(), isApplicableRoles(), isAdministrableRoleAuthorizations(),
 	}
 	for i, t := range tables {
 		t.OID = informationSchemaOIDBase + uint32(i)

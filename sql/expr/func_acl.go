@@ -288,3 +288,20 @@ func aclRoleOID(ctx *Ctx, name string) (uint32, error) {
 	}
 	return 0, sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
 }
+
+// regroleIn is regrole's input: a role name, as an identifier (unquoted
+// folds to lower case, "quoted" keeps its case).
+func regroleIn(cat CatalogFuncs, s string) (Datum, error) {
+	name := s
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		name = strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	} else {
+		name = strings.ToLower(s)
+	}
+	if rm, ok := cat.(RoleMembership); ok {
+		if oid, ok := rm.RoleOID(name); ok {
+			return int64(oid), nil
+		}
+	}
+	return nil, sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
+}
