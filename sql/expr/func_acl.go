@@ -226,7 +226,9 @@ func AclExplode(ctx *Ctx, acl []Datum) ([]AclExplodeRow, error) {
 
 // parseACLItem reads "grantee=privs/grantor" (an empty grantee is PUBLIC).
 func parseACLItem(ctx *Ctx, item string) (grantee uint32, privs string, grantor uint32, err error) {
-	bad := func() error { return sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type aclitem: \"%s\"", item) }
+	bad := func() error {
+		return sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type aclitem: \"%s\"", item)
+	}
 	name, rest, ok := readACLName(item)
 	if !ok || len(rest) == 0 || rest[0] != '=' {
 		return 0, "", 0, bad()
