@@ -160,7 +160,10 @@ var aclDefaults = map[string][2]string{
 func aclDefault(ctx *Ctx, objtype string, owner uint32) (Datum, error) {
 	d, ok := aclDefaults[objtype]
 	if !ok {
-		return nil, sqlerr.New(sqlerr.InternalError, "unrecognized objtype abbreviation: %s", objtype)
+		// PostgreSQL's message, but 22023 rather than its XX000: an
+		// internal error means a bug here (the SQL fuzzer fails on it),
+		// and this is a bad argument.
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized objtype abbreviation: %s", objtype)
 	}
 	ownerName := aclRoleName(ctx, owner)
 	out := []Datum{}

@@ -1,0 +1,132 @@
+package pgcatalog
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/catalog"
+)
+
+// information_schema.table_privileges and role_table_grants, as
+// PostgreSQL 15 derives them from aclexplode(coalesce(relacl,
+// acldefault('r', relowner))). weir has no GRANT on relations, so a user
+// relation has its owner's default rights; the system relations have the
+// ACLs initdb gives them (PUBLIC may read most of them).
+
+// aclEntry is one aclitem: grantee (0 for PUBLIC) holds privs (letters
+// in PostgreSQL's order) from grantor.
+type aclEntry struct {
+	grantee, grantor uint32
+	privs            string
+}
+
+// Relations initdb leaves readable by their owner only, and those it
+// opens to pg_read_all_stats or, for pg_settings, to PUBLIC's UPDATE too.
+var (
+	ownerOnlyRelations = map[string]bool{
+		"pg_authid": true, "pg_config": true, "pg_file_settings": true, "pg_hba_file_rules": true,
+		"pg_ident_file_mappings": true, "pg_largeobject": true, "pg_replication_origin_status": true,
+		"pg_shadow": true, "pg_statistic": true, "pg_statistic_ext_data": true, "pg_subscription": true,
+		"pg_user_mapping": true,
+	}
+	readAllStatsRelations = map[string]bool{"pg_backend_memory_contexts": true, "pg_shmem_allocations": true}
+)
+
+// relationACL is the effective ACL of a relation: its default for a
+// user relation, initdb's for a system one.
+func relationACL(r relation) []aclEntry {
+	owner := []aclEntry{{grantee: r.Owner, grantor: r.Owner, privs: "arwdDxt"}}
+	if !r.Virtual {
+		return owner
+	}
+	switch {
+	case r.Schema == "pg_catalog" && ownerOnlyRelations[r.Name]:
+		return owner
+	case r.Schema == "pg_catalog" && readAllStatsRelations[r.Name]:
+		return append(owner, aclEntry{grantee: catalog.ReadAllStatsRoleOID, grantor: r.Owner, privs: "r"})
+	case r.Schema == "pg_catalog" && r.Name == "pg_settings":
+		return append(owner, aclEntry{grantor: r.Owner, privs: "rw"})
+	}
+	return append(owner, aclEntry{grantor: r.Owner, privs: "r"})
+}
+
+// tablePrivilegeNames are the relation privileges by letter.
+var tablePrivilegeNames = []struct {
+	letter byte
+	name   string
+}{{'a', "INSERT"}, {'r', "SELECT"}, {'w', "UPDATE"}, {'d', "DELETE"}, {'D', "TRUNCATE"}, {'x', "REFERENCES"}, {'t', "TRIGGER"}}
+
+// hasRoleUsage is pg_has_role(member, role, 'USAGE') for any member.
+func (s *Snapshot) hasRoleUsage(member, role uint32) bool {
+	if s.Cat == nil {
+		return member == role
+	}
+	if r, ok := s.Cat.RoleByOID(member); ok && r.Superuser {
+		return true
+	}
+	return s.Cat.IsMemberOf(member, role)
+}
+
+func tablePrivileges(name string, enabledOnly bool) *Table {
+	cols := []catalog.Column{
+		col("grantor", sqlIdentifier),
+		col("grantee", sqlIdentifier),
+		col("table_catalog", sqlIdentifier),
+		col("table_schema", sqlIdentifier),
+		col("table_name", sqlIdentifier),
+		col("privilege_type", characterData),
+		col("is_grantable", yesOrNo),
+		col("with_hierarchy", yesOrNo),
+	}
+	return &Table{Name: name, Columns: cols,
+		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
+			rb := newRows(cols)
+			for _, r := range s.relations() {
+				if r.Kind != 'r' && r.Kind != 'v' && r.Kind != 'f' && r.Kind != 'p' {
+					continue
+				}
+				for _, e := range relationACL(r) {
+					grantor := s.roleName(e.grantor)
+					grantee := "PUBLIC"
+					if e.grantee != 0 {
+						grantee = s.roleName(e.grantee)
+					}
+					if grantor == "" || grantee == "" {
+						continue
+					}
+					visible := s.usableRole(e.grantor) || e.grantee == 0 || s.usableRole(e.grantee)
+					if enabledOnly {
+						// role_table_grants: the grantor or the grantee
+						// is an enabled role (PUBLIC is none).
+						visible = s.usableRole(e.grantor) || e.grantee != 0 && s.usableRole(e.grantee)
+					}
+					if !visible {
+						continue
+					}
+					// An owner's rights, and those of its members, come
+					// with the grant option.
+					grantable := e.grantee != 0 && s.hasRoleUsage(e.grantee, r.Owner)
+					for _, p := range tablePrivilegeNames {
+						if !containsByte(e.privs, p.letter) {
+							continue
+						}
+						rb.add(grantor, grantee, s.Database, r.Schema, r.Name, p.name,
+							yesNo(grantable), yesNo(p.name == "SELECT"))
+					}
+				}
+			}
+			return rb.finish()
+		}}
+}
+
+func containsByte(s string, b byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			return true
+		}
+	}
+	return false
+}
+
+func isTablePrivileges() *Table { return tablePrivileges("table_privileges", false) }
+
+func isRoleTableGrants() *Table { return tablePrivileges("role_table_grants", true) }
