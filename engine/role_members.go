@@ -6,6 +6,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/wire"
 )
@@ -65,14 +66,16 @@ func (s *Session) currentRole(tx *catalog.RoleTx) (*catalog.Role, error) {
 	return lookupRole(tx, s.user)
 }
 
-func (s *Session) grantRole(g *pg_query.GrantRoleStmt, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) grantRole(g *pg_query.GrantRoleStmt, stmt parse.Statement, io wire.ExecIO) (wire.Result, error) {
 	admin := false
 	for _, o := range g.Opt {
 		d := o.GetDefElem()
 		if d.GetDefname() != "admin" {
 			// PostgreSQL 15 knows only ADMIN OPTION (INHERIT and SET
-			// options came in 16).
-			return nil, sqlerr.At(sqlerr.SyntaxError, int(d.GetLocation())+1, "syntax error at or near \"%s\"", d.GetDefname())
+			// options came in 16); its grammar fails at the option's
+			// word, as the client wrote it.
+			loc := int(d.GetLocation())
+			return nil, sqlerr.At(sqlerr.SyntaxError, loc+1, "syntax error at or near \"%s\"", wordAt(stmt, loc, d.GetDefname()))
 		}
 		admin = d.Arg == nil || d.Arg.GetBoolean() != nil && (d.Arg.GetBoolean().GetBoolval() || !g.IsGrant)
 	}
@@ -236,4 +239,25 @@ func (s *Session) addCreatedRoleMemberships(tx *catalog.RoleTx, created *catalog
 		}
 	}
 	return nil
+}
+
+// wordAt is the identifier at byte loc of the query string stmt came
+// from, or fallback.
+func wordAt(stmt parse.Statement, loc int, fallback string) string {
+	i := loc - stmt.Offset
+	if i < 0 || i >= len(stmt.Text) {
+		return fallback
+	}
+	j := i
+	for j < len(stmt.Text) {
+		c := stmt.Text[j]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			break
+		}
+		j++
+	}
+	if j == i {
+		return fallback
+	}
+	return stmt.Text[i:j]
 }
