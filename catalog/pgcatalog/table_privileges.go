@@ -6,9 +6,9 @@ import (
 	"github.com/weir-sql/weir/catalog"
 )
 
-// information_schema.table_privileges and role_table_grants, as
-// PostgreSQL 15 derives them from aclexplode(coalesce(relacl,
-// acldefault('r', relowner))). weir has no GRANT on relations, so a user
+// information_schema.table_privileges, role_table_grants and
+// column_privileges, as PostgreSQL 15 derives them from
+// aclexplode(coalesce(relacl, acldefault('r', relowner))). weir has no GRANT on relations, so a user
 // relation has its owner's default rights; the system relations have the
 // ACLs initdb gives them (PUBLIC may read most of them).
 
@@ -66,6 +66,49 @@ func (s *Snapshot) hasRoleUsage(member, role uint32) bool {
 	return s.Cat.IsMemberOf(member, role)
 }
 
+// privilegeRow is one (relation, ACL entry) pair as the privilege views
+// show it.
+type privilegeRow struct {
+	rel              relation
+	entry            aclEntry
+	grantor, grantee string
+	grantable        bool
+}
+
+// privilegeRows lists the ACL entries of tables and views that the
+// current user may see: enabledOnly keeps those whose grantor or grantee
+// is an enabled role (role_table_grants); otherwise those, and PUBLIC's.
+func (s *Snapshot) privilegeRows(enabledOnly bool) []privilegeRow {
+	var out []privilegeRow
+	for _, r := range s.relations() {
+		if r.Kind != 'r' && r.Kind != 'v' && r.Kind != 'f' && r.Kind != 'p' {
+			continue
+		}
+		for _, e := range relationACL(r) {
+			grantor := s.roleName(e.grantor)
+			grantee := "PUBLIC"
+			if e.grantee != 0 {
+				grantee = s.roleName(e.grantee)
+			}
+			if grantor == "" || grantee == "" {
+				continue
+			}
+			visible := s.usableRole(e.grantor) || e.grantee != 0 && s.usableRole(e.grantee)
+			if !enabledOnly && e.grantee == 0 {
+				visible = true
+			}
+			if !visible {
+				continue
+			}
+			// An owner's rights, and its members', come with the grant
+			// option.
+			out = append(out, privilegeRow{rel: r, entry: e, grantor: grantor, grantee: grantee,
+				grantable: e.grantee != 0 && s.hasRoleUsage(e.grantee, r.Owner)})
+		}
+	}
+	return out
+}
+
 func tablePrivileges(name string, enabledOnly bool) *Table {
 	cols := []catalog.Column{
 		col("grantor", sqlIdentifier),
@@ -80,37 +123,45 @@ func tablePrivileges(name string, enabledOnly bool) *Table {
 	return &Table{Name: name, Columns: cols,
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
-			for _, r := range s.relations() {
-				if r.Kind != 'r' && r.Kind != 'v' && r.Kind != 'f' && r.Kind != 'p' {
-					continue
+			for _, p := range s.privilegeRows(enabledOnly) {
+				for _, pr := range tablePrivilegeNames {
+					if containsByte(p.entry.privs, pr.letter) {
+						rb.add(p.grantor, p.grantee, s.Database, p.rel.Schema, p.rel.Name, pr.name,
+							yesNo(p.grantable), yesNo(pr.name == "SELECT"))
+					}
 				}
-				for _, e := range relationACL(r) {
-					grantor := s.roleName(e.grantor)
-					grantee := "PUBLIC"
-					if e.grantee != 0 {
-						grantee = s.roleName(e.grantee)
-					}
-					if grantor == "" || grantee == "" {
-						continue
-					}
-					visible := s.usableRole(e.grantor) || e.grantee == 0 || s.usableRole(e.grantee)
-					if enabledOnly {
-						// role_table_grants: the grantor or the grantee
-						// is an enabled role (PUBLIC is none).
-						visible = s.usableRole(e.grantor) || e.grantee != 0 && s.usableRole(e.grantee)
-					}
-					if !visible {
-						continue
-					}
-					// An owner's rights, and those of its members, come
-					// with the grant option.
-					grantable := e.grantee != 0 && s.hasRoleUsage(e.grantee, r.Owner)
-					for _, p := range tablePrivilegeNames {
-						if !containsByte(e.privs, p.letter) {
+			}
+			return rb.finish()
+		}}
+}
+
+// isColumnPrivileges lists a relation's rights that apply to each of its
+// columns (weir has no column ACLs, so there are no others).
+func isColumnPrivileges() *Table {
+	cols := []catalog.Column{
+		col("grantor", sqlIdentifier),
+		col("grantee", sqlIdentifier),
+		col("table_catalog", sqlIdentifier),
+		col("table_schema", sqlIdentifier),
+		col("table_name", sqlIdentifier),
+		col("column_name", sqlIdentifier),
+		col("privilege_type", characterData),
+		col("is_grantable", yesOrNo),
+	}
+	return &Table{Name: "column_privileges", Columns: cols,
+		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
+			rb := newRows(cols)
+			for _, p := range s.privilegeRows(false) {
+				for _, c := range p.rel.Columns {
+					for _, pr := range tablePrivilegeNames {
+						switch pr.name {
+						case "INSERT", "SELECT", "UPDATE", "REFERENCES":
+						default:
 							continue
 						}
-						rb.add(grantor, grantee, s.Database, r.Schema, r.Name, p.name,
-							yesNo(grantable), yesNo(p.name == "SELECT"))
+						if containsByte(p.entry.privs, pr.letter) {
+							rb.add(p.grantor, p.grantee, s.Database, p.rel.Schema, p.rel.Name, c.Name, pr.name, yesNo(p.grantable))
+						}
 					}
 				}
 			}
