@@ -13,7 +13,8 @@ import (
 //
 // Contract: UpdateRoles holds the catalog's write lock while f runs; f
 // reads and changes a working copy through the RoleTx only (calling the
-// Catalog's own methods from f would deadlock). The changes are stored,
+// Catalog's own methods from f would deadlock), and must not block (on a
+// client, say): every catalog reader waits for it. The changes are stored,
 // and become visible, only if f returns nil and the store commit succeeds.
 type RoleTx struct {
 	c       *Catalog

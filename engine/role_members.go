@@ -20,10 +20,26 @@ import (
 // invalidGrantOperation is SQLSTATE 0LP01.
 const invalidGrantOperation = "0LP01"
 
-// notify sends a NOTICE or WARNING where the statement has a connection.
-func notify(io wire.ExecIO, severity, code, msg string) {
-	if io != nil {
-		io.Notice(severity, code, msg)
+// roleNotices collects a statement's NOTICEs and WARNINGs while the
+// catalog's write lock is held; they are sent once it is released, so
+// that a client slow to read cannot hold up other sessions' DDL.
+type roleNotices struct {
+	list []roleNotice
+}
+
+type roleNotice struct{ severity, code, msg string }
+
+func (n *roleNotices) add(severity, code, msg string) {
+	n.list = append(n.list, roleNotice{severity, code, msg})
+}
+
+// send delivers the notices where the statement has a connection.
+func (n *roleNotices) send(io wire.ExecIO) {
+	if io == nil {
+		return
+	}
+	for _, m := range n.list {
+		io.Notice(m.severity, m.code, m.msg)
 	}
 }
 
@@ -83,6 +99,7 @@ func (s *Session) grantRole(g *pg_query.GrantRoleStmt, stmt parse.Statement, io 
 	if !g.IsGrant {
 		tag = "REVOKE ROLE"
 	}
+	var notes roleNotices
 	err := s.eng.cat.UpdateRoles(func(tx *catalog.RoleTx) error {
 		me, err := s.currentRole(tx)
 		if err != nil {
@@ -112,9 +129,9 @@ func (s *Session) grantRole(g *pg_query.GrantRoleStmt, stmt parse.Statement, io 
 				return err
 			}
 			if g.IsGrant {
-				err = s.addRoleMembers(tx, role, grantees, grantor, admin, io)
+				err = s.addRoleMembers(tx, role, grantees, grantor, admin, &notes)
 			} else {
-				err = s.deleteRoleMembers(tx, role, grantees, admin, io)
+				err = s.deleteRoleMembers(tx, role, grantees, admin, &notes)
 			}
 			if err != nil {
 				return err
@@ -122,6 +139,7 @@ func (s *Session) grantRole(g *pg_query.GrantRoleStmt, stmt parse.Statement, io 
 		}
 		return nil
 	})
+	notes.send(io)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +163,7 @@ func (s *Session) mayChangeMembersOf(tx *catalog.RoleTx, role, by *catalog.Role)
 }
 
 // addRoleMembers makes members members of role, as AddRoleMems does.
-func (s *Session) addRoleMembers(tx *catalog.RoleTx, role *catalog.Role, members []*catalog.Role, grantor *catalog.Role, admin bool, io wire.ExecIO) error {
+func (s *Session) addRoleMembers(tx *catalog.RoleTx, role *catalog.Role, members []*catalog.Role, grantor *catalog.Role, admin bool, notes *roleNotices) error {
 	if len(members) == 0 {
 		return nil
 	}
@@ -168,7 +186,7 @@ func (s *Session) addRoleMembers(tx *catalog.RoleTx, role *catalog.Role, members
 			return sqlerr.New(invalidGrantOperation, "role \"%s\" is a member of role \"%s\"", role.Name, m.Name)
 		}
 		if old, ok := tx.Membership(role.OID, m.OID); ok && (!admin || old.Admin) {
-			notify(io, "NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("role \"%s\" is already a member of role \"%s\"", m.Name, role.Name))
+			notes.add("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("role \"%s\" is already a member of role \"%s\"", m.Name, role.Name))
 			continue
 		}
 		if err := tx.SetMembership(catalog.Membership{Role: role.OID, Member: m.OID, Grantor: grantor.OID, Admin: admin}); err != nil {
@@ -180,7 +198,7 @@ func (s *Session) addRoleMembers(tx *catalog.RoleTx, role *catalog.Role, members
 
 // deleteRoleMembers removes members from role, or with adminOnly only
 // their ADMIN OPTION, as DelRoleMems does.
-func (s *Session) deleteRoleMembers(tx *catalog.RoleTx, role *catalog.Role, members []*catalog.Role, adminOnly bool, io wire.ExecIO) error {
+func (s *Session) deleteRoleMembers(tx *catalog.RoleTx, role *catalog.Role, members []*catalog.Role, adminOnly bool, notes *roleNotices) error {
 	if len(members) == 0 {
 		return nil
 	}
@@ -194,7 +212,7 @@ func (s *Session) deleteRoleMembers(tx *catalog.RoleTx, role *catalog.Role, memb
 	for _, m := range members {
 		old, ok := tx.Membership(role.OID, m.OID)
 		if !ok {
-			notify(io, "WARNING", sqlerr.Warning, fmt.Sprintf("role \"%s\" is not a member of role \"%s\"", m.Name, role.Name))
+			notes.add("WARNING", sqlerr.Warning, fmt.Sprintf("role \"%s\" is not a member of role \"%s\"", m.Name, role.Name))
 			continue
 		}
 		if adminOnly {
@@ -212,7 +230,7 @@ func (s *Session) deleteRoleMembers(tx *catalog.RoleTx, role *catalog.Role, memb
 
 // addCreatedRoleMemberships applies CREATE ROLE's IN ROLE, ADMIN and ROLE
 // lists, in PostgreSQL's order, granted by the current user.
-func (s *Session) addCreatedRoleMemberships(tx *catalog.RoleTx, created *catalog.Role, ro roleOptions, io wire.ExecIO) error {
+func (s *Session) addCreatedRoleMemberships(tx *catalog.RoleTx, created *catalog.Role, ro roleOptions, notes *roleNotices) error {
 	me, err := s.currentRole(tx)
 	if err != nil {
 		return err
@@ -222,7 +240,7 @@ func (s *Session) addCreatedRoleMemberships(tx *catalog.RoleTx, created *catalog
 		if err != nil {
 			return err
 		}
-		if err := s.addRoleMembers(tx, r, []*catalog.Role{created}, me, false, io); err != nil {
+		if err := s.addRoleMembers(tx, r, []*catalog.Role{created}, me, false, notes); err != nil {
 			return err
 		}
 	}
@@ -234,7 +252,7 @@ func (s *Session) addCreatedRoleMemberships(tx *catalog.RoleTx, created *catalog
 		if err != nil {
 			return err
 		}
-		if err := s.addRoleMembers(tx, created, members, me, l.admin, io); err != nil {
+		if err := s.addRoleMembers(tx, created, members, me, l.admin, notes); err != nil {
 			return err
 		}
 	}

@@ -179,3 +179,31 @@ func TestPsqlDuMemberOf(t *testing.T) {
 		t.Errorf("\\du differs\nweir:\n%s\nPostgreSQL:\n%s", got, want)
 	}
 }
+
+// TestRoleNotices compares the NOTICEs and WARNINGs of membership
+// statements: a membership already there, a REVOKE of none, DROP ROLE IF
+// EXISTS of a missing role.
+func TestRoleNotices(t *testing.T) {
+	sideBySide(t, []string{"na", "nb", "nc"}, func(t *testing.T, tg target, roles []string) []string {
+		var log []string
+		admin := tg.connect(t, "")
+		a, b, c := roles[0], roles[1], roles[2]
+		for _, q := range []string{
+			"GRANT " + a + " TO " + b,
+			"GRANT " + a + " TO " + b + ", " + c,
+			"GRANT " + a + " TO " + b + " WITH ADMIN OPTION",
+			"GRANT " + a + " TO " + b + " WITH ADMIN OPTION",
+			"REVOKE " + a + " FROM " + b + ", " + c + ", " + c,
+			"REVOKE ADMIN OPTION FOR " + a + " FROM " + b,
+			"DROP ROLE IF EXISTS nosuch_role_x, nosuch_role_y",
+		} {
+			err := execErr(admin, q)
+			got := errOutcome(err) + " | " + strings.Join(admin.takeNotices(), " | ")
+			for i, r := range roles {
+				got = strings.ReplaceAll(got, r, fmt.Sprintf("role%d", i))
+			}
+			log = append(log, got)
+		}
+		return log
+	})
+}

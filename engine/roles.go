@@ -149,7 +149,7 @@ func (s *Session) requireSuperuser(what string) error {
 // memberships of IN ROLE / ROLE / ADMIN are stored together or not at
 // all.
 func (s *Session) createRole(c *pg_query.CreateRoleStmt) (wire.Result, error) {
-	io := s.runIO // for the NOTICEs of memberships already there
+	var notes roleNotices // memberships already there
 	ro, err := parseRoleOptions(c.Options)
 	if err != nil {
 		return nil, err
@@ -173,8 +173,9 @@ func (s *Session) createRole(c *pg_query.CreateRoleStmt) (wire.Result, error) {
 		if err != nil {
 			return err
 		}
-		return s.addCreatedRoleMemberships(tx, created, ro, io)
+		return s.addCreatedRoleMemberships(tx, created, ro, &notes)
 	})
+	notes.send(s.runIO)
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +221,7 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 	if ro.members != nil {
 		// ALTER GROUP g ADD USER u / DROP USER u (the only form with a
 		// member list) is GRANT g TO u / REVOKE g FROM u.
+		var notes roleNotices
 		err := s.eng.cat.UpdateRoles(func(tx *catalog.RoleTx) error {
 			role, err := lookupRole(tx, name)
 			if err != nil {
@@ -230,14 +232,15 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 				return err
 			}
 			if a.Action < 0 {
-				return s.deleteRoleMembers(tx, role, members, false, s.runIO)
+				return s.deleteRoleMembers(tx, role, members, false, &notes)
 			}
 			me, err := s.currentRole(tx)
 			if err != nil {
 				return err
 			}
-			return s.addRoleMembers(tx, role, members, me, false, s.runIO)
+			return s.addRoleMembers(tx, role, members, me, false, &notes)
 		})
+		notes.send(s.runIO)
 		if err != nil {
 			return nil, err
 		}
@@ -294,6 +297,7 @@ func (s *Session) mayAlterRole(name string, ro roleOptions) error {
 // superuser to drop a superuser; the roles and their memberships go in
 // one transaction.
 func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Result, error) {
+	var notes roleNotices
 	err := s.eng.cat.UpdateRoles(func(tx *catalog.RoleTx) error {
 		if !s.hasCreateRole(tx) {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to drop role")
@@ -303,7 +307,7 @@ func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Resul
 			target, ok := tx.Role(name)
 			if !ok {
 				if d.MissingOk {
-					notify(io, "NOTICE", sqlerr.UndefinedObject, fmt.Sprintf("role \"%s\" does not exist, skipping", name))
+					notes.add("NOTICE", sqlerr.UndefinedObject, fmt.Sprintf("role \"%s\" does not exist, skipping", name))
 					continue
 				}
 				return sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
@@ -326,6 +330,7 @@ func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Resul
 		}
 		return nil
 	})
+	notes.send(io)
 	if err != nil {
 		return nil, err
 	}
