@@ -49,6 +49,24 @@ func relationACL(r relation) []aclEntry {
 	return append(owner, aclEntry{grantor: r.Owner, privs: "r"})
 }
 
+// relACLText is pg_class.relacl: initdb's ACL for a system relation,
+// NULL (the owner's default) for a user relation, which no GRANT changes
+// yet.
+func (s *Snapshot) relACLText(r relation) any {
+	if !r.Virtual {
+		return nil
+	}
+	var out []any
+	for _, e := range relationACL(r) {
+		grantee := ""
+		if e.grantee != 0 {
+			grantee = aclName(s.roleName(e.grantee))
+		}
+		out = append(out, grantee+"="+e.privs+"/"+aclName(s.roleName(e.grantor)))
+	}
+	return out
+}
+
 // tablePrivilegeNames are the relation privileges by letter.
 var tablePrivilegeNames = []struct {
 	letter byte
