@@ -341,6 +341,11 @@ func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*Func
 		if len(args) != 1 {
 			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function aclexplode with %d arguments does not exist", len(args))
 		}
+		// aclitem[] or a literal: no other type casts to it implicitly.
+		if t := args[0].Type(); t.OID != types.OidUnknown && !(t.IsArray() && t.Elem().OID == types.OidACLItem) {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function aclexplode(%s) does not exist", t).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
 		acl, err := b.coerce(args[0], types.ArrayOf(types.T{OID: types.OidACLItem, Typmod: -1}), false, -1)
 		if err != nil {
 			return nil, err
