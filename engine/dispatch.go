@@ -37,6 +37,8 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.alterRole(x.AlterRoleStmt)
 	case *pg_query.Node_DropRoleStmt:
 		return s.dropRole(x.DropRoleStmt, io)
+	case *pg_query.Node_GrantRoleStmt:
+		return s.grantRole(x.GrantRoleStmt, st.parsed, io)
 	case *pg_query.Node_VariableSetStmt:
 		return s.set(x.VariableSetStmt, io)
 	case *pg_query.Node_VariableShowStmt:
