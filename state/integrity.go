@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 
 	"github.com/dgraph-io/badger/v4"
@@ -66,6 +67,9 @@ func (s *Store) checkTableFiles() error {
 	}
 	var found []damagedFile
 	for _, d := range damage {
+		if !s.inTree(d.File) {
+			continue // compacted away while it was read (see inTree)
+		}
 		df := damagedFile{file: d.File, first: d.First, last: d.Last, reason: d.Reason}
 		for _, ti := range infos {
 			if table.IDToFilename(ti.ID) != d.File {
@@ -99,6 +103,20 @@ func (s *Store) checkTableFiles() error {
 		s.damaged.Store(&all)
 	}
 	return nil
+}
+
+// inTree says whether the table file named file is still in Badger's tree.
+// A compaction replaces files while they are checked, and deletes the old
+// ones by truncating them to nothing and removing them, after taking them
+// out of the tree: a check that read such a file saw an empty or vanishing
+// file, not damage.
+func (s *Store) inTree(file string) bool {
+	for _, ti := range s.db.Tables() {
+		if table.IDToFilename(ti.ID) == file {
+			return true
+		}
+	}
+	return false
 }
 
 // damagedNow is the current list of damaged blocks.
@@ -150,6 +168,10 @@ func checkTableFileRange(name string, lo, hi []byte) (damage []TableFileDamage) 
 	whole := func(reason string) []TableFileDamage {
 		return []TableFileDamage{{File: base, Reason: reason}}
 	}
+	// A compaction deletes a file it replaced by truncating it first: a
+	// read of its mapping then faults (SIGBUS), which this turns into a
+	// panic recovered below. The caller tells that from damage (inTree).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			damage = whole(fmt.Sprint("unreadable: ", p))

@@ -2,8 +2,6 @@ package state
 
 import (
 	"bytes"
-	"errors"
-	"os"
 	"path/filepath"
 
 	"github.com/dgraph-io/badger/v4/table"
@@ -28,10 +26,11 @@ func (s *Store) recheckRange(rel uint32, lo, hi []byte) *corruption {
 			continue
 		}
 		name := filepath.Join(s.dir, table.IDToFilename(ti.ID))
-		if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
-			continue // compacted away since Tables: its keys are in a newer file
+		damage := checkTableFileRange(name, lo, hi)
+		if len(damage) > 0 && !s.inTree(damage[0].File) {
+			continue // compacted away while it was read (see inTree)
 		}
-		for _, d := range checkTableFileRange(name, lo, hi) {
+		for _, d := range damage {
 			df := damagedFile{file: d.File, first: d.First, last: d.Last, reason: d.Reason}
 			if df.first == nil {
 				df.first = append([]byte(nil), left...)
