@@ -102,19 +102,15 @@ func (s *rowSorter) sort(ctx context.Context, env *Env, idx []int32) error {
 // sortOp sorts its input stably and emits it in batches. It buffers its
 // input while it fits in work_mem; past that it sorts what it holds into a
 // run on disk and starts over, and at the end merges the runs (an external
-// merge sort, as PostgreSQL's tuplesort does).
+// merge sort, as PostgreSQL's tuplesort does). The work is a
+// spillingSorter's, which other operators use for their own sorted input.
 type sortOp struct {
 	env    *Env
 	plan   *planner.Sort
 	input  Operator
 	schema *arrow.Schema
-	mem    *memAccount
 	done   bool
-	all    arrow.RecordBatch
-	order  []int32
-	pos    int
-	merge  *runMerger // set when the input spilled
-	layout *sortRunLayout
+	sorter *spillingSorter
 }
 
 var _ Operator = (*sortOp)(nil)
@@ -123,57 +119,100 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := checkCancel(ctx, s.env); err != nil {
 		return nil, err
 	}
-	ectx := s.env.exprCtx()
 	if !s.done {
 		s.done = true
-		if err := s.consume(ctx); err != nil {
+		s.sorter = newSpillingSorter(s.env, "Sort", s.plan.Keys, s.schema)
+		for {
+			b, err := nextChecked(ctx, s.env, s.input)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				break
+			}
+			if err := s.sorter.add(ctx, b); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.sorter.finish(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if s.merge != nil {
-		return s.merge.next(ctx)
-	}
-	if s.pos >= len(s.order) {
-		return nil, nil
-	}
-	end := min(s.pos+BatchSize, len(s.order))
-	out := takeBatch(ectx.Allocator(), s.schema, s.all, s.order[s.pos:end])
-	s.pos = end
-	return out, nil
+	return s.sorter.next(ctx)
 }
 
-// consume reads the whole input: into memory, or into sorted runs.
-func (s *sortOp) consume(ctx context.Context) error {
-	s.mem = newMemAccount(s.env, "Sort")
-	held := heldBatches{mem: s.mem}
-	defer held.release()
-	var runs []*spillFile
-	for {
-		b, err := nextChecked(ctx, s.env, s.input)
-		if err != nil {
-			return err
-		}
-		if b == nil {
-			break
-		}
-		if err := held.hold(b, batchBytes(b)); err != nil {
-			return err
-		}
-		if s.mem.overWorkMem() {
-			run, err := s.writeRun(ctx, held.batches)
-			if err != nil {
-				return err
-			}
-			runs = append(runs, run)
-			held.release()
-			s.mem.releaseAll()
-		}
+func (s *sortOp) Close() {
+	s.input.Close()
+	if s.sorter != nil {
+		s.sorter.close()
 	}
-	if len(runs) == 0 {
-		all, err := concatBatches(s.env.exprCtx().Allocator(), s.schema, held.batches)
+}
+
+// spillingSorter sorts the batches given to add, stably by keys
+// (expressions over schema), within work_mem: while the rows fit they are
+// held, past it what is held becomes a sorted run on disk. After finish,
+// next returns the rows in order: from memory, or merged from the runs.
+type spillingSorter struct {
+	env    *Env
+	keys   []planner.SortKey
+	schema *arrow.Schema
+	mem    *memAccount
+	held   heldBatches
+	runs   []*spillFile
+	layout *sortRunLayout
+
+	all   arrow.RecordBatch // in memory: the rows, and their order
+	order []int32
+	pos   int
+	merge *runMerger // spilled: the merge of the runs
+}
+
+// newSpillingSorter makes a sorter; op names it in errors (53200).
+func newSpillingSorter(env *Env, op string, keys []planner.SortKey, schema *arrow.Schema) *spillingSorter {
+	s := &spillingSorter{env: env, keys: keys, schema: schema, mem: newMemAccount(env, op)}
+	s.held.mem = s.mem
+	return s
+}
+
+// add takes a batch of rows (retained while held).
+func (s *spillingSorter) add(ctx context.Context, b arrow.RecordBatch) error {
+	if b.NumRows() == 0 {
+		return nil
+	}
+	if err := s.held.hold(b, batchBytes(b)); err != nil {
+		return err
+	}
+	if s.mem.overWorkMem() {
+		return s.spillHeld(ctx)
+	}
+	return nil
+}
+
+// spilled tells whether rows went to disk.
+func (s *spillingSorter) spilled() bool { return len(s.runs) > 0 }
+
+func (s *spillingSorter) spillHeld(ctx context.Context) error {
+	run, err := s.writeRun(ctx, s.held.batches)
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, run)
+	s.held.release()
+	s.held.batches = nil
+	s.mem.releaseAll()
+	return nil
+}
+
+// finish sorts what is held, or writes it as the last run and starts the
+// merge.
+func (s *spillingSorter) finish(ctx context.Context) error {
+	if len(s.runs) == 0 {
+		all, err := concatBatches(s.env.exprCtx().Allocator(), s.schema, s.held.batches)
 		if err != nil {
 			return err
 		}
+		s.held.release()
+		s.held.batches = nil
 		s.all = all
 		order, err := s.sortBatch(ctx, all)
 		if err != nil {
@@ -182,15 +221,14 @@ func (s *sortOp) consume(ctx context.Context) error {
 		s.order = order
 		return nil
 	}
-	if len(held.batches) > 0 {
-		run, err := s.writeRun(ctx, held.batches)
-		if err != nil {
+	if len(s.held.batches) > 0 {
+		if err := s.spillHeld(ctx); err != nil {
 			return err
 		}
-		runs = append(runs, run)
-		s.mem.releaseAll()
 	}
-	m, err := newRunMergerLayout(ctx, s.env, s.plan.Keys, s.schema, s.runLayout(), runs, s.mem)
+	runs := s.runs
+	s.runs = nil
+	m, err := newRunMergerLayout(ctx, s.env, s.keys, s.schema, s.runLayout(), runs, s.mem)
 	if err != nil {
 		for _, r := range runs {
 			r.remove()
@@ -201,14 +239,48 @@ func (s *sortOp) consume(ctx context.Context) error {
 	return nil
 }
 
+// next returns the next batch of sorted rows, nil at the end.
+func (s *spillingSorter) next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.merge != nil {
+		return s.merge.next(ctx)
+	}
+	if s.pos >= len(s.order) {
+		return nil, nil
+	}
+	end := min(s.pos+BatchSize, len(s.order))
+	out := takeBatch(s.env.exprCtx().Allocator(), s.schema, s.all, s.order[s.pos:end])
+	s.pos = end
+	return out, nil
+}
+
+// close releases what the sorter holds and removes its runs.
+func (s *spillingSorter) close() {
+	s.held.release()
+	s.held.batches = nil
+	for _, r := range s.runs {
+		r.remove()
+	}
+	s.runs = nil
+	if s.all != nil {
+		s.all.Release()
+		s.all = nil
+	}
+	if s.merge != nil {
+		s.merge.close()
+		s.merge = nil
+	}
+	s.mem.releaseAll()
+}
+
 // sortBatch returns the rows of all in sort order.
-func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32, error) {
+func (s *spillingSorter) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32, error) {
 	var sorter rowSorter
-	if err := sorter.load(s.env.exprCtx(), s.plan.Keys, all); err != nil {
+	if err := sorter.load(s.env.exprCtx(), s.keys, all); err != nil {
 		return nil, err
 	}
-	// The order, and each key's typed vector (8 or 16 bytes a row).
-	if err := s.mem.grow(int64(all.NumRows()) * int64(4+16*len(s.plan.Keys))); err != nil {
+	// The rows are counted as they were held; add the order and each
+	// key's typed vector (8 or 16 bytes a row).
+	if err := s.mem.grow(int64(all.NumRows()) * int64(4+16*len(s.keys))); err != nil {
 		return nil, err
 	}
 	order := make([]int32, all.NumRows())
@@ -219,21 +291,21 @@ func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32,
 }
 
 // writeRun sorts the buffered batches and writes them to a run file, with
-// the evaluated sort keys as extra columns so that merging compares the
-// very values the run was sorted by.
-func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*spillFile, error) {
+// the evaluated sort keys as extra columns (unless a key is one of the
+// columns) so that merging compares the very values the run was sorted by.
+func (s *spillingSorter) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*spillFile, error) {
 	mem := s.env.exprCtx().Allocator()
 	all, err := concatBatches(mem, s.schema, buffered)
 	if err != nil {
 		return nil, err
 	}
 	defer all.Release()
-	keys, err := evalAll(s.env.exprCtx(), sortKeyExprs(s.plan.Keys), all)
+	keys, err := evalAll(s.env.exprCtx(), sortKeyExprs(s.keys), all)
 	if err != nil {
 		return nil, err
 	}
 	var sorter rowSorter
-	sorter.loadArrays(s.plan.Keys, keys)
+	sorter.loadArrays(s.keys, keys)
 	order := make([]int32, all.NumRows())
 	for i := range order {
 		order[i] = int32(i)
@@ -269,11 +341,11 @@ func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*s
 	return w.finish()
 }
 
-// runLayout is the layout of the sort's runs: key columns that are input
-// columns are not stored twice.
-func (s *sortOp) runLayout() sortRunLayout {
+// runLayout is the layout of the sorter's runs: key columns that are
+// input columns are not stored twice.
+func (s *spillingSorter) runLayout() sortRunLayout {
 	if s.layout == nil {
-		l := runLayoutOf(s.schema, s.plan.Keys, true)
+		l := runLayoutOf(s.schema, s.keys, true)
 		s.layout = &l
 	}
 	return *s.layout
@@ -285,21 +357,6 @@ func sortKeyExprs(keys []planner.SortKey) []expr.Expr {
 		out[i] = k.Expr
 	}
 	return out
-}
-
-func (s *sortOp) Close() {
-	s.input.Close()
-	if s.all != nil {
-		s.all.Release()
-		s.all = nil
-	}
-	if s.merge != nil {
-		s.merge.close()
-		s.merge = nil
-	}
-	if s.mem != nil {
-		s.mem.releaseAll()
-	}
 }
 
 // drain reads all of an operator's output into one batch.
