@@ -19,6 +19,11 @@ func TestSpillWithinQueryMemory(t *testing.T) {
 		// Nested loops whose inner side (6M rows) is past 16MB.
 		"SELECT count(*), sum(b), count(b) FROM generate_series(1, 3) a LEFT JOIN generate_series(1, 6000000) b ON b > a * 2000000 - 3",
 		"SELECT count(*), count(a), sum(a) FROM generate_series(1, 3) a RIGHT JOIN generate_series(1, 6000000) b ON b < a * 2 + 1",
+		// Aggregates whose ordered or distinct input (3M rows) is past
+		// 16MB, with small results.
+		"SELECT count(DISTINCT g), sum(DISTINCT g % 1000), count(*) FROM generate_series(1, 3000000) g",
+		"SELECT string_agg(CASE WHEN g % 250000 = 0 THEN g::text END, ',' ORDER BY g % 1000003 DESC, g) FROM generate_series(1, 3000000) g",
+		"SELECT g % 2, count(DISTINCT g), string_agg(CASE WHEN g % 500000 = 0 THEN g::text END, ',' ORDER BY -g) FROM generate_series(1, 3000000) g GROUP BY 1 ORDER BY 1",
 	} {
 		wo, po := runQuery(w, sql), runQuery(p, sql)
 		if wo.err != "" {
