@@ -115,6 +115,16 @@ type runCursor struct {
 	bytes int64
 	ref   int32 // index of b in the merger's refs, -1 = not yet there
 	done  bool
+	head  intHead // single integer key: the current row's key, normalized
+}
+
+// intHead is a single integer key's value as one comparison: class
+// orders NULLS FIRST (0) before values (1) before NULLS LAST (2) before
+// an exhausted run (3); key is the value with its sign bit flipped
+// (inverted for DESC), so unsigned order is the sort order.
+type intHead struct {
+	class uint8
+	key   uint64
 }
 
 // newRunMerger merges runs in sortRunSchema's layout.
@@ -177,6 +187,9 @@ func (m *runMerger) openRuns(runs []*spillFile) error {
 			return err
 		}
 		c.done = !ok
+		if m.intKey {
+			m.setHead(c)
+		}
 	}
 	m.tree.init(len(m.open), m.beats)
 	return nil
@@ -211,22 +224,58 @@ func (m *runMerger) advanceBatch(c *runCursor) (bool, error) {
 	return true, nil
 }
 
+// setHead computes the cursor's intHead (single integer key).
+func (m *runMerger) setHead(c *runCursor) {
+	switch {
+	case c.done:
+		c.head = intHead{class: 3}
+	case c.keys[0].isNull(c.row):
+		c.head = intHead{class: 2}
+		if m.keys[0].NullsFirst {
+			c.head.class = 0
+		}
+	default:
+		k := uint64(c.keys[0].ints[c.row]) ^ (1 << 63)
+		if m.desc {
+			k = ^k
+		}
+		c.head = intHead{class: 1, key: k}
+	}
+}
+
+// intBeats is beats for a single integer key, over the cursors' heads;
+// ties go to the earlier run (cursor i is run i).
+func (m *runMerger) intBeats(xi, yi int) bool {
+	x, y := &m.open[xi].head, &m.open[yi].head
+	if x.class != y.class {
+		return x.class < y.class
+	}
+	if x.key != y.key {
+		return x.key < y.key
+	}
+	return xi < yi
+}
+
+// replayInt is loserTree.replay with intBeats inlined.
+func (m *runMerger) replayInt(w int) {
+	t := &m.tree
+	for node := (w + t.k) / 2; node >= 1; node /= 2 {
+		if o := t.nodes[node]; m.intBeats(o, w) {
+			t.nodes[node], w = w, o
+		}
+	}
+	t.nodes[0] = w
+}
+
 // beats tells whether cursor x's current row goes out before y's; an
 // exhausted cursor never does.
 func (m *runMerger) beats(xi, yi int) bool {
+	if m.intKey {
+		return m.intBeats(xi, yi)
+	}
 	x, y := m.open[xi], m.open[yi]
 	if x.done || y.done {
 		return !x.done
-	}
-	if m.intKey {
-		v, w := &x.keys[0], &y.keys[0]
-		if v.nulls == nil && w.nulls == nil {
-			a, b := v.ints[x.row], w.ints[y.row]
-			if a != b {
-				return (a < b) != m.desc
-			}
-			return x.seq < y.seq
-		}
 	}
 	for k, key := range m.keys {
 		v, w := &x.keys[k], &y.keys[k]
@@ -276,7 +325,12 @@ func (m *runMerger) fillBatch(ctx context.Context, schema *arrow.Schema) (arrow.
 			}
 			c.done = !ok
 		}
-		m.tree.replay(w, m.beats)
+		if m.intKey {
+			m.setHead(c)
+			m.replayInt(w)
+		} else {
+			m.tree.replay(w, m.beats)
+		}
 	}
 	if len(m.rows) == 0 {
 		return nil, nil
