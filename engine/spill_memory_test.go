@@ -1,9 +1,17 @@
 package engine_test
 
 import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/weir-sql/weir/engine"
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/internal/pgtest"
 )
 
@@ -35,6 +43,58 @@ func TestSpillWithinQueryMemory(t *testing.T) {
 		}
 		if used := srv.eng.QueryMemory().Used(); used != 0 {
 			t.Errorf("%s: %d bytes held after the query", sql, used)
+		}
+	}
+}
+
+// TestSpillCancelRemovesFiles: a spilling nested-loop join and a spilling
+// ordered aggregate stop within a second of statement_timeout (57014), and
+// their spill files are gone when the query has ended.
+func TestSpillCancelRemovesFiles(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	c := srv.connect(t)
+	ctx := context.Background()
+	for _, sql := range []string{"SET work_mem = '64kB'", "SET statement_timeout = '500ms'"} {
+		if _, err := c.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sql := range []string{
+		"SELECT count(*) FROM generate_series(1, 200000) a JOIN generate_series(1, 200000) b ON a < b",
+		"SELECT string_agg(g::text, ',' ORDER BY -g) FROM generate_series(1, 50000000) g",
+		"SELECT count(DISTINCT g) FROM generate_series(1, 50000000) g",
+	} {
+		before := exec.SpillFilesCreated()
+		start := time.Now()
+		_, err := c.Exec(ctx, sql)
+		took := time.Since(start)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "57014" {
+			t.Fatalf("%s: want 57014, got %v", sql, err)
+		}
+		if took > 1500*time.Millisecond {
+			t.Errorf("%s: stopped after %v, 1 s past the 500 ms timeout", sql, took)
+		}
+		if exec.SpillFilesCreated() == before {
+			t.Errorf("%s: did not spill before the timeout", sql)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := 0
+			filepath.WalkDir(filepath.Join(dir, "tmp"), func(_ string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					n++
+				}
+				return nil
+			})
+			if n == 0 && srv.eng.QueryMemory().Used() == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d spill files and %d bytes held after the query", sql, n, srv.eng.QueryMemory().Used())
+			}
+			time.Sleep(10 * time.Millisecond) // waiting for the query to unwind, with a deadline
 		}
 	}
 }
