@@ -31,6 +31,7 @@ type aggSpill struct {
 	sorter *spillingSorter
 	schema *arrow.Schema // group, arguments, ORDER BY keys
 	frozen bool          // DISTINCT: the distinct table no longer grows
+	result *memAccount   // the collected result built from the sorted rows
 }
 
 // maybeSpill moves the aggregate's buffered input to a spilling sort when
@@ -80,7 +81,8 @@ func (a *aggInput) maybeSpill(ctx context.Context, env *Env) error {
 			keys = append(keys, planner.SortKey{Expr: &expr.ColumnRef{Index: 1 + i, T: e.Type()}})
 		}
 	}
-	s := &aggSpill{ctx: ctx, sorter: newSpillingSorter(env, "Aggregate", keys, schema), schema: schema, frozen: a.distinct != nil}
+	s := &aggSpill{ctx: ctx, sorter: newSpillingSorter(env, "Aggregate", keys, schema), schema: schema,
+		frozen: a.distinct != nil, result: newMemAccount(env, "Aggregate")}
 	a.spill = s
 	for i, b := range a.ordered {
 		err := s.sorter.add(ctx, b)
@@ -198,14 +200,33 @@ func (a *aggInput) feedSorted(env *Env, ectx *expr.Ctx) error {
 				b.Release()
 				return err
 			}
+			if a.collects {
+				// The result (array_agg, string_agg) grows with what is
+				// fed: it is the one thing allowed to, against the
+				// server's query memory.
+				var n int64
+				for _, arg := range args {
+					n += arrayBytes(arg.Data())
+				}
+				if err := s.result.grow(n); err != nil {
+					b.Release()
+					return err
+				}
+			}
 		}
 		b.Release()
 	}
 }
 
-// closeSpill releases a spill the aggregate did not get to finish.
+// closeSpill releases a spill the aggregate did not get to finish, and
+// what its result was counted for.
 func (a *aggInput) closeSpill() {
 	if a.spill != nil {
 		a.spill.sorter.close()
+		a.spill.result.releaseAll()
+	}
+	if a.spilled != nil {
+		a.spilled.result.releaseAll()
+		a.spilled = nil
 	}
 }

@@ -55,6 +55,7 @@ type aggInput struct {
 	orderSch *arrow.Schema
 	sel      []int32
 	spill    *aggSpill // batch queries: the input past work_mem (agg_input_spill.go)
+	spilled  *aggSpill // after finish: holds the result's memory until Close
 }
 
 func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
@@ -217,7 +218,7 @@ func (a *aggInput) finishCancellable(ctx context.Context, env *Env, ectx *expr.C
 		if err := a.feedSorted(env, ectx); err != nil {
 			return nil, err
 		}
-		a.spill = nil
+		a.spilled, a.spill = a.spill, nil
 		return a.acc.Finish(ectx, ngroups)
 	}
 	if a.orderSch != nil && len(a.ordered) > 0 {
