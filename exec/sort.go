@@ -83,14 +83,30 @@ func (s *rowSorter) sort(ctx context.Context, env *Env, idx []int32) error {
 		// a fraction of a comparison sort's time.
 		vals, desc := s.vecs[0].ints, s.keys[0].Desc
 		pairs := make([]intSortKey, len(idx))
+		ascending := true
 		for k, r := range idx {
 			v := vals[r]
 			if desc {
 				v = ^v
 			}
 			pairs[k] = intSortKey{v: v, row: r}
+			ascending = ascending && (k == 0 || r > idx[k-1])
 		}
-		err := radixSortIntKeys(ctx, env, pairs)
+		var err error
+		if ascending {
+			err = radixSortIntKeys(ctx, env, pairs)
+		} else {
+			// Ties go by row position, whatever idx's order.
+			err = sortTotal(ctx, env, pairs, func(a, b intSortKey) int {
+				if a.v != b.v {
+					if a.v < b.v {
+						return -1
+					}
+					return 1
+				}
+				return int(a.row - b.row)
+			})
+		}
 		for k := range pairs {
 			idx[k] = pairs[k].row
 		}
