@@ -204,11 +204,7 @@ func (a *aggInput) feedSorted(env *Env, ectx *expr.Ctx) error {
 				// The result (array_agg, string_agg) grows with what is
 				// fed: it is the one thing allowed to, against the
 				// server's query memory.
-				var n int64
-				for _, arg := range args {
-					n += arrayBytes(arg.Data())
-				}
-				if err := s.result.grow(n); err != nil {
+				if err := s.result.grow(collectedBytes(args[0])); err != nil {
 					b.Release()
 					return err
 				}
@@ -229,4 +225,31 @@ func (a *aggInput) closeSpill() {
 		a.spilled.result.releaseAll()
 		a.spilled = nil
 	}
+}
+
+// collectedBytes estimates what collecting the non-NULL values of arr adds
+// to a result: their bytes (a string's own length) and 8 more each for the
+// element's slot or a delimiter. NULLs, skipped by string_agg, count only
+// their slot.
+func collectedBytes(arr arrow.Array) int64 {
+	n := int64(arr.Len())
+	valid := n - int64(arr.NullN())
+	switch a := arr.(type) {
+	case *array.String:
+		offs := a.ValueOffsets()
+		if len(offs) > 1 {
+			return int64(offs[len(offs)-1]-offs[0]) + valid*8 + (n-valid)
+		}
+		return 0
+	case *array.Binary:
+		offs := a.ValueOffsets()
+		if len(offs) > 1 {
+			return int64(offs[len(offs)-1]-offs[0]) + valid*8 + (n-valid)
+		}
+		return 0
+	}
+	if n == 0 {
+		return 0
+	}
+	return arrayBytes(arr.Data())*valid/n + valid*8 + (n - valid)
 }
