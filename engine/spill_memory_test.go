@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +23,9 @@ import (
 // work_mem by spilling, where holding the input would fail with 53200,
 // and give PostgreSQL's answer; afterwards nothing is held.
 func TestSpillWithinQueryMemory(t *testing.T) {
+	// A small GC target keeps the heap near what is live, so that its
+	// peak says what the operators hold.
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), QueryMemory: 16 << 20})
 	w := srv.connect(t)
 	p := pgConnFresh(t, pgtest.Shared(t))
@@ -33,7 +39,21 @@ func TestSpillWithinQueryMemory(t *testing.T) {
 		"SELECT string_agg(CASE WHEN g % 250000 = 0 THEN g::text END, ',' ORDER BY g % 1000003 DESC, g) FROM generate_series(1, 3000000) g",
 		"SELECT g % 2, count(DISTINCT g), string_agg(CASE WHEN g % 500000 = 0 THEN g::text END, ',' ORDER BY -g) FROM generate_series(1, 3000000) g GROUP BY 1 ORDER BY 1",
 	} {
-		wo, po := runQuery(w, sql), runQuery(p, sql)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		peak := watchHeapPeak()
+		wo := runQuery(w, sql)
+		grew := int64(peak()) - int64(base)
+		po := runQuery(p, sql)
+		t.Logf("%s: Go heap grew by at most %d MB", sql, grew>>20)
+		// Holding the input would take 50 to 150 MB of Go heap; the
+		// spilling operators stay within work_mem and the 16MB budget,
+		// plus the garbage between collections.
+		if grew > 64<<20 {
+			t.Errorf("%s: the Go heap grew by %d MB", sql, grew>>20)
+		}
 		if wo.err != "" {
 			t.Errorf("%s: weir: %s (%s)", sql, wo.err, wo.code)
 			continue
@@ -96,5 +116,45 @@ func TestSpillCancelRemovesFiles(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond) // waiting for the query to unwind, with a deadline
 		}
+	}
+}
+
+// watchHeapPeak samples the Go heap every 20ms until the returned function
+// is called, which stops the sampling and returns the largest HeapAlloc
+// seen (the weir server runs in the test's process).
+func watchHeapPeak() func() uint64 {
+	var (
+		mu   sync.Mutex
+		peak uint64
+	)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		mu.Lock()
+		peak = max(peak, ms.HeapAlloc)
+		mu.Unlock()
+	}
+	go func() {
+		defer close(done)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return func() uint64 {
+		close(stop)
+		<-done
+		sample()
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
 	}
 }
