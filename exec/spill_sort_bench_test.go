@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -67,4 +68,48 @@ func BenchmarkSpilledSort(b *testing.B) {
 		}
 		report(b, n)
 	})
+}
+
+// BenchmarkSpilledSortText: 2M rows sorted by (text, bigint) with work_mem
+// 4MB, the general comparison path (no single integer key).
+func BenchmarkSpilledSortText(b *testing.B) {
+	const n = 2_000_000
+	cs := cols("s", types.Text, "x", types.Int8)
+	var batches []arrow.RecordBatch
+	for s := 0; s < n; s += BatchSize {
+		sb, xb := array.NewStringBuilder(memory.DefaultAllocator), array.NewInt64Builder(memory.DefaultAllocator)
+		for g := s; g < min(s+BatchSize, n); g++ {
+			x := int64((uint64(g+1) * 2654435761) % 1000000007)
+			sb.Append("k" + strconv.FormatInt(x%50000, 10))
+			xb.Append(x)
+		}
+		batches = append(batches, array.NewRecordBatch(planner.Schema(cs), []arrow.Array{sb.NewArray(), xb.NewArray()}, int64(min(BatchSize, n-s))))
+	}
+	tables := fakeTables{}
+	plan := &planner.Sort{Input: scanOf(tables, "t", cs, batches...), Keys: []planner.SortKey{{Expr: col(0, types.Text)}, {Expr: col(1, types.Int8), Desc: true}}}
+	for b.Loop() {
+		q := NewQueryMemory(NewMemoryBudget(0), 4<<20, b.TempDir())
+		op, err := Build(&Env{Tables: tables, Memory: q}, plan)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows := 0
+		for {
+			out, err := op.Next(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if out == nil {
+				break
+			}
+			rows += int(out.NumRows())
+			out.Release()
+		}
+		op.Close()
+		q.Close()
+		if rows != n {
+			b.Fatalf("%d rows", rows)
+		}
+	}
+	report(b, n)
 }
