@@ -238,13 +238,13 @@ func collectedBytes(arr arrow.Array) int64 {
 	case *array.String:
 		offs := a.ValueOffsets()
 		if len(offs) > 1 {
-			return int64(offs[len(offs)-1]-offs[0]) + valid*8 + (n-valid)
+			return int64(offs[len(offs)-1]-offs[0]) + valid*8 + (n - valid)
 		}
 		return 0
 	case *array.Binary:
 		offs := a.ValueOffsets()
 		if len(offs) > 1 {
-			return int64(offs[len(offs)-1]-offs[0]) + valid*8 + (n-valid)
+			return int64(offs[len(offs)-1]-offs[0]) + valid*8 + (n - valid)
 		}
 		return 0
 	}
