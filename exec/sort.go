@@ -42,28 +42,17 @@ func (s *rowSorter) loadArrays(keys []planner.SortKey, arrs []arrow.Array) {
 }
 
 // compare orders rows i and j.
-func (s *rowSorter) compare(i, j int) int {
-	for k := range s.vecs {
-		v := &s.vecs[k]
-		in, jn := v.isNull(i), v.isNull(j)
-		if in || jn {
-			if in && jn {
-				continue
-			}
-			if in == s.keys[k].NullsFirst {
-				return -1
-			}
-			return 1
-		}
-		c := v.compare(i, v, j)
-		if c != 0 {
-			if s.keys[k].Desc {
-				return -c
-			}
-			return c
+func (s *rowSorter) compare(i, j int) int { return s.compareFrom(0, i, j) }
+
+// ascendingRows tells whether idx lists row positions in ascending order
+// (then ties by position are ties by row).
+func ascendingRows(idx []int32) bool {
+	for k := 1; k < len(idx); k++ {
+		if idx[k] <= idx[k-1] {
+			return false
 		}
 	}
-	return 0
+	return true
 }
 
 // intSortKey is one row of a sort on a single integer key.
@@ -111,6 +100,9 @@ func (s *rowSorter) sort(ctx context.Context, env *Env, idx []int32) error {
 			idx[k] = pairs[k].row
 		}
 		return err
+	}
+	if s.abbreviable() && ascendingRows(idx) {
+		return s.sortAbbreviated(ctx, env, idx)
 	}
 	return sortStable(ctx, env, idx, func(a, b int32) int { return s.compare(int(a), int(b)) })
 }
