@@ -463,7 +463,7 @@ func (j *joinOp) unmatchedRight() {
 func emptyColumns(env *Env, schema *arrow.Schema) []arrow.Array {
 	cols := make([]arrow.Array, schema.NumFields())
 	for c := range cols {
-		cols[c] = array.MakeArrayOfNull(env.exprCtx().Allocator(), schema.Field(c).Type, 0)
+		cols[c] = emptyArray(schema.Field(c).Type)
 	}
 	return cols
 }
