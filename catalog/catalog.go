@@ -40,6 +40,7 @@ type Catalog struct {
 	rels      map[uint32]*Relation
 	byName    map[string]map[string]*Relation // schema → name → relation
 	roles     map[string]*Role
+	members   map[memberPair]Membership
 }
 
 // Open loads the catalog from st, creating the bootstrap objects (database
@@ -53,6 +54,7 @@ func Open(st *state.Store) (*Catalog, error) {
 		rels:      map[uint32]*Relation{},
 		byName:    map[string]map[string]*Relation{},
 		roles:     map[string]*Role{},
+		members:   map[memberPair]Membership{},
 	}
 	if err := st.SetIDFloor(oidCounter, uint64(FirstUserOID)); err != nil {
 		return nil, err
@@ -68,6 +70,10 @@ func Open(st *state.Store) (*Catalog, error) {
 	case err != nil:
 		return nil, err
 	}
+	if err := c.storePredefinedMemberships(); err != nil {
+		return nil, err
+	}
+	c.addPredefinedRoles()
 	if err := c.load(); err != nil {
 		return nil, err
 	}
@@ -148,15 +154,33 @@ func (c *Catalog) load() error {
 			return nil
 		})
 	}
+	if err == nil {
+		err = loadAll(prefixMember, func(v []byte) error {
+			var m Membership
+			if err := unmarshal(v, &m); err != nil {
+				return err
+			}
+			c.members[memberPair{m.Role, m.Member}] = m
+			return nil
+		})
+	}
 	return err
 }
 
 func putJSON(tx *state.Txn, key []byte, obj any) error {
-	v, err := json.Marshal(obj)
+	v, err := encodeJSON(obj)
 	if err != nil {
-		return &sqlerr.Error{Code: sqlerr.InternalError, Message: "could not encode catalog object: " + err.Error()}
+		return err
 	}
 	return tx.Set(key, v)
+}
+
+func encodeJSON(obj any) ([]byte, error) {
+	v, err := json.Marshal(obj)
+	if err != nil {
+		return nil, &sqlerr.Error{Code: sqlerr.InternalError, Message: "could not encode catalog object: " + err.Error()}
+	}
+	return v, nil
 }
 
 func unmarshal(v []byte, obj any) error {

@@ -121,7 +121,12 @@ type Role struct {
 	Name      string
 	Superuser bool
 	CanLogin  bool
-	Verifier  string // SCRAM-SHA-256 verifier in PostgreSQL's format, "" if none
+	// CreateRole lets a role that is not a superuser create, alter, drop
+	// and grant non-superuser roles (PostgreSQL 15's CREATEROLE);
+	// CreateDB is kept to be shown (weir has one database).
+	CreateRole bool   `json:",omitempty"`
+	CreateDB   bool   `json:",omitempty"`
+	Verifier   string // SCRAM-SHA-256 verifier in PostgreSQL's format, "" if none
 }
 
 type Database struct {

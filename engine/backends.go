@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/catalog/pgcatalog"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -33,8 +34,9 @@ func (b sessionBackends) warn(msg string) {
 
 // target finds the session with that pid and checks, as PostgreSQL's
 // pg_signal_backend does, that the caller may signal it: only a superuser
-// may signal a superuser's session, and otherwise the caller must be the
-// session's role. deniedSuper / deniedRole are the 42501 messages.
+// may signal a superuser's session, and otherwise the caller must have
+// the privileges of the session's role or of pg_signal_backend.
+// deniedSuper / deniedRole are the 42501 messages.
 func (b sessionBackends) target(pid int32, deniedSuper, deniedRole string) (*Session, error) {
 	e := b.s.eng
 	e.mu.Lock()
@@ -50,7 +52,7 @@ func (b sessionBackends) target(pid int32, deniedSuper, deniedRole string) (*Ses
 	if r, ok := e.cat.Role(t.loginUser); ok && r.Superuser {
 		return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "%s", deniedSuper)
 	}
-	if t.loginUser != b.s.user {
+	if !b.s.hasPrivsOf(t.loginUser) && !b.s.hasPrivsOfOID(catalog.SignalBackendRoleOID) {
 		return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "%s", deniedRole)
 	}
 	return t, nil
@@ -90,9 +92,10 @@ func (b sessionBackends) TerminateBackend(pid int32, timeout time.Duration) (boo
 }
 
 // activity lists every client session for pg_stat_activity, as the session
-// s may see them: a superuser sees everything, another role the
-// privileged columns of its own sessions only (PostgreSQL's
-// HAS_PGSTAT_PERMISSIONS; weir has no pg_read_all_stats membership).
+// s may see them: a superuser or a member of pg_read_all_stats (such as
+// pg_monitor's members) sees everything, another role the privileged
+// columns of the sessions of roles it has the privileges of
+// (PostgreSQL's HAS_PGSTAT_PERMISSIONS).
 func (s *Session) activity() []pgcatalog.BackendActivity {
 	e := s.eng
 	e.mu.Lock()
@@ -105,11 +108,12 @@ func (s *Session) activity() []pgcatalog.BackendActivity {
 	e.mu.Unlock()
 	sort.Slice(sessions, func(i, j int) bool { return sessions[i].pid < sessions[j].pid })
 	out := make([]pgcatalog.BackendActivity, 0, len(sessions))
+	allStats := s.hasPrivsOfOID(catalog.ReadAllStatsRoleOID)
 	for _, t := range sessions {
 		a := t.backend.Activity()
 		row := pgcatalog.BackendActivity{
 			PID: int32(t.pid), Database: t.db, User: t.loginUser, ApplicationName: *t.appName.Load(),
-			Visible: s.superuser || t.loginUser == s.user,
+			Visible: allStats || s.hasPrivsOf(t.loginUser),
 		}
 		if row.Visible {
 			row.BackendStart, row.XactStart, row.QueryStart, row.StateChange = a.BackendStart, a.XactStart, a.QueryStart, a.StateChange

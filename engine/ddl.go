@@ -8,6 +8,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/connector"
+	"github.com/weir-sql/weir/connector/tablelog"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -79,16 +81,12 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		if err != nil {
 			return nil, err
 		}
-		switch d.Defname {
-		case "retention":
-			if _, err := parseRetention(v); err != nil {
-				return nil, err
-			}
-			rel.Options["retention"] = v
-		default:
-			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized parameter \"%s\"", d.Defname).
-				WithHint("Tables accept WITH (retention = '<interval>').")
+		// The table's log is a streaming source: its options are the
+		// table-log source's.
+		if _, err := tablelog.ParseOptions([]connector.Setting{{Name: d.Defname, Value: v}}); err != nil {
+			return nil, err
 		}
+		rel.Options[d.Defname] = v
 	}
 	if wm != nil {
 		i := rel.Column(wm.Column)

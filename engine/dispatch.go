@@ -37,6 +37,8 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.alterRole(x.AlterRoleStmt)
 	case *pg_query.Node_DropRoleStmt:
 		return s.dropRole(x.DropRoleStmt, io)
+	case *pg_query.Node_GrantRoleStmt:
+		return s.grantRole(x.GrantRoleStmt, st.parsed, io)
 	case *pg_query.Node_VariableSetStmt:
 		return s.set(x.VariableSetStmt, io)
 	case *pg_query.Node_VariableShowStmt:
@@ -55,6 +57,12 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return nil, appendOnly("MERGE")
 	case *pg_query.Node_DiscardStmt:
 		return s.discard(x.DiscardStmt, io)
+	case *pg_query.Node_DeclareCursorStmt:
+		return s.declareCursor(ctx, st, x.DeclareCursorStmt, params)
+	case *pg_query.Node_FetchStmt:
+		return s.fetch(ctx, x.FetchStmt)
+	case *pg_query.Node_ClosePortalStmt:
+		return s.closeCursor(x.ClosePortalStmt)
 	case *pg_query.Node_DeallocateStmt:
 		return commandResult("DEALLOCATE"), nil
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
@@ -101,17 +109,25 @@ func (s *Session) currentSetting(name string) (string, bool) {
 	return s.settings[lowerName(st.name)], true
 }
 
+// runQuery starts a query and returns its rows as a stream: the operator
+// tree runs as the wire layer pulls batches (operator_result.go), so the
+// result is never held whole and the first rows leave before the last are
+// computed. The memory account lives until the result is closed.
 func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Datum) (wire.Result, error) {
 	mem := s.queryMemory()
-	env := &exec.Env{Tables: s.statementCatalogView(), Ctx: s.exprCtx(params), Memory: mem}
-	batches, err := exec.Run(ctx, env, st.query.Plan)
+	// The rows are read as they are sent, possibly across Executes and
+	// other statements of the block: take the scanned tables' rows now,
+	// as of the statement's start (scan_snapshot.go).
+	tables, err := s.snapshotTables(ctx, st.query.Plan)
 	if err != nil {
 		mem.Close()
 		return nil, err
 	}
-	var rows int64
-	for _, b := range batches {
-		rows += b.NumRows()
+	env := &exec.Env{Tables: tables, Ctx: s.exprCtx(params), Memory: mem}
+	op, err := exec.Build(env, st.query.Plan)
+	if err != nil {
+		mem.Close()
+		return nil, err
 	}
-	return &batchResult{cols: st.cols, batches: batches, tag: fmt.Sprintf("SELECT %d", rows), onClose: mem.Close}, nil
+	return &operatorResult{cols: st.cols, op: op, sess: s, selectTag: true, mem: mem}, nil
 }

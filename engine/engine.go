@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/connector/tablelog"
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/state"
@@ -58,10 +59,9 @@ type Engine struct {
 
 	closing chan struct{} // closed by Close: stops background loops
 
-	// trimMu keeps retention's trims (write) from falling between a
-	// streaming source's reading of a table's trim count and of its chunks
-	// (read).
-	trimMu sync.RWMutex
+	// logs reads the tables' chunks as streaming sources, and trims them
+	// (input retention).
+	logs *tablelog.Logs
 
 	snapshotRows int64
 	stateLimit   int64 // per streaming table, bytes; <= 0 none
@@ -95,7 +95,7 @@ func Open(cfg Config) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
-	e := &Engine{store: st, cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
+	e := &Engine{store: st, logs: tablelog.New(st), cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
 		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows, stateLimit: cfg.StreamingStateMemory,
 		queryBudget: exec.NewMemoryBudget(cfg.QueryMemory), tempDir: tempDir}
 	if e.stateLimit == 0 {

@@ -1,56 +1,28 @@
 package engine
 
 import (
-	"encoding/binary"
-	"strings"
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
-	"github.com/weir-sql/weir/sql/sqlerr"
-	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/connector/tablelog"
 )
 
-// Input retention: WITH (retention = '24 hours') on a table removes its
-// rows once they are older than that — but never rows a streaming table
-// may still re-read after a restart (before its resume offset), so
-// recovery stays exact. A table's chunks form a log; retention removes a
-// prefix of it and remembers how long that prefix was, so positions in the
-// log (the offsets streaming tables record) keep their meaning.
-//
-// Keys (prefix r/):
-//
-//	r/<table>/<n>   commit time (µs) by which the table's first n chunks existed
-//	r/<table>.trim  how many chunks retention removed
+// Input retention is the table-log source's (connector/tablelog): a
+// table's chunks form a log, retention removes a prefix of it once it is
+// older than the table's retention option, and never past what a
+// streaming table reading it may re-read after a restart (its resume
+// offset, which the checkpoint's resume guard knows). This file runs it.
 
-const prefixRetention = "r/"
-
-func retentionPrefix(rel uint32) []byte {
-	k := append([]byte(prefixRetention), binary.BigEndian.AppendUint32(nil, rel)...)
-	return append(k, '/')
-}
-
-func trimKey(rel uint32) []byte {
-	k := append([]byte(prefixRetention), binary.BigEndian.AppendUint32(nil, rel)...)
-	return append(k, ".trim"...)
-}
-
-// parseRetention reads a retention option; 0 means keep forever.
-func parseRetention(v string) (time.Duration, error) {
-	if strings.TrimSpace(v) == "" {
-		return 0, nil
+// retentionOf is a table's retention (0: keep forever).
+func retentionOf(rel *catalog.Relation) time.Duration {
+	if rel.Options["retention"] == "" {
+		return 0
 	}
-	iv, err := types.ParseInterval(v)
-	if err != nil || iv.Months != 0 || iv.Days < 0 || iv.Nanoseconds < 0 {
-		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"retention\": \"%s\"", v).
-			WithHint("Use an interval in days or less, such as '24 hours'.")
+	o, err := tablelog.OptionsOf(map[string]string{"retention": rel.Options["retention"]})
+	if err != nil {
+		return 0
 	}
-	return time.Duration(int64(iv.Days)*types.MicrosPerDay+iv.Nanoseconds/1000) * time.Microsecond, nil
-}
-
-// trimmedChunks is how many chunks retention removed from a table.
-func (e *Engine) trimmedChunks(rel uint32) (int, error) {
-	n, err := e.readCount(trimKey(rel))
-	return int(n), err
+	return o.Retention
 }
 
 // noteCommitTime records, for a table with retention, that its chunks up
@@ -61,53 +33,27 @@ func (e *Engine) noteCommitTime(rel uint32) {
 	if !ok || r.Options["retention"] == "" {
 		return
 	}
-	count, err := e.store.ChunkCount(rel)
-	if err != nil {
-		return
-	}
-	trimmed, err := e.trimmedChunks(rel)
-	if err != nil {
-		return
-	}
-	n := uint64(trimmed + count)
-	tx := e.store.Begin(true)
-	defer tx.Discard()
-	key := binary.BigEndian.AppendUint64(retentionPrefix(rel), n)
-	if tx.Set(key, binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixMicro()))) == nil {
-		tx.Commit()
-	}
+	e.logs.NoteCommitTime(rel, time.Now())
 }
 
 // applyRetention removes, for every table with retention, the chunks
 // older than it that no streaming table may need again.
 func (e *Engine) applyRetention() {
 	for _, rel := range e.cat.Relations() {
-		if rel.Kind != catalog.KindTable || rel.Options["retention"] == "" {
+		if rel.Kind != catalog.KindTable {
 			continue
 		}
-		keep, err := parseRetention(rel.Options["retention"])
-		if err != nil || keep <= 0 {
-			continue
+		if keep := retentionOf(rel); keep > 0 {
+			e.trimTable(rel.OID, time.Now().Add(-keep))
 		}
-		e.trimTable(rel.OID, time.Now().Add(-keep))
 	}
 }
 
 func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
-	trimmed, err := e.trimmedChunks(rel)
+	old, trimmed, err := e.logs.Expired(rel, cutoff)
 	if err != nil {
 		return
 	}
-	// The longest prefix known to be older than the cutoff.
-	old := 0
-	tx := e.store.Begin(false)
-	tx.IteratePrefix(retentionPrefix(rel), func(k, v []byte) error {
-		if len(v) == 8 && len(k) >= 8 && int64(binary.BigEndian.Uint64(v)) <= cutoff.UnixMicro() {
-			old = max(old, int(binary.BigEndian.Uint64(k[len(k)-8:])))
-		}
-		return nil
-	})
-	tx.Discard()
 	// Never past what a streaming table reading it may re-read. The lock is
 	// held through the trim: a streaming table being replaced (REFRESH,
 	// CREATE OR REFRESH) has no runner for a moment, and the trim must not
@@ -126,19 +72,13 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 			return // starting or being replaced: try again next time
 		}
 		if r.plan != nil && r.plan.Input.OID == rel {
-			if r.job == nil {
+			if r.job == nil || r.guard == nil {
 				return
 			}
-			old = min(old, r.job.ResumeOffset())
+			old = min(old, r.guard.ResumeOffset(0))
 		}
 	}
-	n := old - trimmed
-	if n <= 0 {
-		return
-	}
-	e.trimMu.Lock()
-	defer e.trimMu.Unlock()
-	e.store.TrimTable(rel, n, trimKey(rel), binary.BigEndian.AppendUint64(nil, uint64(trimmed+n)))
+	e.logs.TrimTo(rel, old, trimmed)
 }
 
 // retentionLoop applies retention every second until the engine closes.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -17,9 +18,30 @@ type roleOptions struct {
 	password    *string
 	superuser   *bool
 	login       *bool
+	createRole  *bool
+	createDB    *bool
 	replication bool // REPLICATION / NOREPLICATION given
 	bypassRLS   bool // BYPASSRLS / NOBYPASSRLS given
 	others      int
+	// CREATE ROLE's IN ROLE, ROLE and ADMIN lists (role_members.go).
+	inRoles, members, adminMembers []*pg_query.RoleSpec
+}
+
+// defElemBool reads a DefElem's boolean argument (the grammar gives
+// SUPERUSER / NOSUPERUSER as an integer or a boolean).
+func defElemBool(d *pg_query.DefElem) bool {
+	if d.Arg.GetInteger() != nil {
+		return d.Arg.GetInteger().Ival != 0
+	}
+	return d.Arg.GetBoolean().GetBoolval()
+}
+
+func roleSpecList(d *pg_query.DefElem) []*pg_query.RoleSpec {
+	var out []*pg_query.RoleSpec
+	for _, n := range d.Arg.GetList().GetItems() {
+		out = append(out, n.GetRoleSpec())
+	}
+	return out
 }
 
 func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
@@ -39,22 +61,31 @@ func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
 			}
 			ro.password = &v
 		case "superuser":
-			v := d.Arg.GetBoolean().GetBoolval()
-			if d.Arg.GetInteger() != nil {
-				v = d.Arg.GetInteger().Ival != 0
-			}
+			v := defElemBool(d)
 			ro.superuser = &v
 		case "canlogin":
-			v := d.Arg.GetBoolean().GetBoolval()
-			if d.Arg.GetInteger() != nil {
-				v = d.Arg.GetInteger().Ival != 0
-			}
+			v := defElemBool(d)
 			ro.login = &v
+		case "createrole":
+			v := defElemBool(d)
+			ro.createRole = &v
+			ro.others++ // only a role with CREATEROLE may change it
+		case "createdb":
+			v := defElemBool(d)
+			ro.createDB = &v
+			ro.others++
+		case "addroleto":
+			ro.inRoles = append(ro.inRoles, roleSpecList(d)...)
+		case "rolemembers":
+			ro.members = append(ro.members, roleSpecList(d)...)
+			ro.others++
+		case "adminmembers":
+			ro.adminMembers = append(ro.adminMembers, roleSpecList(d)...)
 		case "isreplication":
 			ro.replication = true
 		case "bypassrls":
 			ro.bypassRLS = true
-		case "inherit", "createdb", "createrole", "connectionlimit", "validUntil", "addroleto", "rolemembers", "adminmembers":
+		case "inherit", "connectionlimit", "validUntil":
 			// Accepted for compatibility; weir has no such privileges.
 			ro.others++
 		default:
@@ -113,34 +144,73 @@ func (s *Session) requireSuperuser(what string) error {
 	return nil
 }
 
+// createRole is PostgreSQL 15's CreateRole: superuser-only attributes
+// need a superuser, anything else CREATEROLE; the role and the
+// memberships of IN ROLE / ROLE / ADMIN are stored together or not at
+// all.
 func (s *Session) createRole(c *pg_query.CreateRoleStmt) (wire.Result, error) {
-	if err := s.requireSuperuser("create role"); err != nil {
-		return nil, err
-	}
+	var notes roleNotices // memberships already there
 	ro, err := parseRoleOptions(c.Options)
 	if err != nil {
 		return nil, err
 	}
-	v, err := verifierFor(ro.password)
-	if err != nil {
-		return nil, err
-	}
-	login := c.StmtType == pg_query.RoleStmtType_ROLESTMT_USER
-	if ro.login != nil {
-		login = *ro.login
-	}
 	super := ro.superuser != nil && *ro.superuser
-	if _, err := s.eng.cat.CreateRole(c.Role, v, super, login); err != nil {
+	err = s.eng.cat.UpdateRoles(func(tx *catalog.RoleTx) error {
+		if err := s.mayCreateRole(tx, super, ro); err != nil {
+			return err
+		}
+		v, err := verifierFor(ro.password)
+		if err != nil {
+			return err
+		}
+		login := c.StmtType == pg_query.RoleStmtType_ROLESTMT_USER
+		if ro.login != nil {
+			login = *ro.login
+		}
+		r := catalog.Role{Name: c.Role, Superuser: super, CanLogin: login, Verifier: v,
+			CreateRole: ro.createRole != nil && *ro.createRole, CreateDB: ro.createDB != nil && *ro.createDB}
+		created, err := tx.CreateRole(r)
+		if err != nil {
+			return err
+		}
+		return s.addCreatedRoleMemberships(tx, created, ro, &notes)
+	})
+	notes.send(s.runIO)
+	if err != nil {
 		return nil, err
 	}
 	return commandResult("CREATE ROLE"), nil
 }
 
-func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
-	name := a.Role.GetRolename()
-	if a.Role.Roletype == pg_query.RoleSpecType_ROLESPEC_CURRENT_USER || a.Role.Roletype == pg_query.RoleSpecType_ROLESPEC_SESSION_USER {
-		name = s.user
+func (s *Session) mayCreateRole(tx *catalog.RoleTx, super bool, ro roleOptions) error {
+	denied := func(msg string) error { return sqlerr.New(sqlerr.InsufficientPrivilege, "%s", msg) }
+	switch {
+	case s.superuser:
+		return nil
+	case super:
+		return denied("must be superuser to create superusers")
+	case ro.replication:
+		return denied("must be superuser to create replication users")
+	case ro.bypassRLS:
+		return denied("must be superuser to create bypassrls users")
+	case !s.hasCreateRole(tx):
+		return denied("permission denied to create role")
 	}
+	return nil
+}
+
+// hasCreateRole is PostgreSQL's have_createrole_privilege for the current
+// user, as the catalog has it now.
+func (s *Session) hasCreateRole(tx *catalog.RoleTx) bool {
+	if s.superuser {
+		return true
+	}
+	r, ok := tx.Role(s.user)
+	return ok && (r.Superuser || r.CreateRole)
+}
+
+func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
+	name := s.roleSpecName(a.Role)
 	ro, err := parseRoleOptions(a.Options)
 	if err != nil {
 		return nil, err
@@ -148,7 +218,35 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 	if err := s.mayAlterRole(name, ro); err != nil {
 		return nil, err
 	}
-	ch := catalog.RoleChange{Superuser: ro.superuser, CanLogin: ro.login}
+	if ro.members != nil {
+		// ALTER GROUP g ADD USER u / DROP USER u (the only form with a
+		// member list) is GRANT g TO u / REVOKE g FROM u.
+		var notes roleNotices
+		err := s.eng.cat.UpdateRoles(func(tx *catalog.RoleTx) error {
+			role, err := lookupRole(tx, name)
+			if err != nil {
+				return err
+			}
+			members, err := s.lookupRoleSpecs(tx, ro.members)
+			if err != nil {
+				return err
+			}
+			if a.Action < 0 {
+				return s.deleteRoleMembers(tx, role, members, false, &notes)
+			}
+			me, err := s.currentRole(tx)
+			if err != nil {
+				return err
+			}
+			return s.addRoleMembers(tx, role, members, me, false, &notes)
+		})
+		notes.send(s.runIO)
+		if err != nil {
+			return nil, err
+		}
+		return commandResult("ALTER ROLE"), nil
+	}
+	ch := catalog.RoleChange{Superuser: ro.superuser, CanLogin: ro.login, CreateRole: ro.createRole, CreateDB: ro.createDB}
 	if ro.password != nil {
 		v, err := verifierFor(ro.password)
 		if err != nil {
@@ -162,16 +260,23 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 	return commandResult("ALTER ROLE"), nil
 }
 
-// mayAlterRole applies PostgreSQL 15's rules (AlterRole in user.c) for a
-// role without CREATEROLE, which is every weir role but a superuser: it
-// may change its own password and nothing else.
+// mayAlterRole applies PostgreSQL 15's rules (AlterRole in user.c): a
+// role with CREATEROLE may alter roles that are not superusers; a role
+// without it may change its own password and nothing else.
 func (s *Session) mayAlterRole(name string, ro roleOptions) error {
 	target, ok := s.eng.cat.Role(name)
 	if !ok {
 		return sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
 	}
+	if target.Predefined() {
+		return sqlerr.New("42939", "role name \"%s\" is reserved", name).WithDetail("Cannot alter reserved roles.")
+	}
 	if s.superuser {
 		return nil
+	}
+	createRole := false
+	if me, ok := s.eng.cat.Role(s.user); ok {
+		createRole = me.CreateRole || me.Superuser
 	}
 	denied := func(msg string) error { return sqlerr.New(sqlerr.InsufficientPrivilege, "%s", msg) }
 	switch {
@@ -181,26 +286,53 @@ func (s *Session) mayAlterRole(name string, ro roleOptions) error {
 		return denied("must be superuser to alter replication roles or change replication attribute")
 	case ro.bypassRLS:
 		return denied("must be superuser to change bypassrls attribute")
+	case createRole:
 	case ro.login != nil || ro.others > 0 || ro.password == nil || name != s.user:
 		return denied("permission denied")
 	}
 	return nil
 }
 
+// dropRole is PostgreSQL 15's DropRole: CREATEROLE is needed, a
+// superuser to drop a superuser; the roles and their memberships go in
+// one transaction.
 func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Result, error) {
-	if err := s.requireSuperuser("drop role"); err != nil {
-		return nil, err
-	}
-	for _, r := range d.Roles {
-		name := r.GetRoleSpec().GetRolename()
-		if name == s.user {
-			return nil, sqlerr.New("55006", "current user cannot be dropped")
+	var notes roleNotices
+	err := s.eng.cat.UpdateRoles(func(tx *catalog.RoleTx) error {
+		if !s.hasCreateRole(tx) {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to drop role")
 		}
-		if err := s.eng.cat.DropRole(name, d.MissingOk); err != nil {
-			if _, err := noticeOr(err, io, ""); err != nil {
-				return nil, err
+		for _, r := range d.Roles {
+			name := s.roleSpecName(r.GetRoleSpec())
+			target, ok := tx.Role(name)
+			if !ok {
+				if d.MissingOk {
+					notes.add("NOTICE", sqlerr.UndefinedObject, fmt.Sprintf("role \"%s\" does not exist, skipping", name))
+					continue
+				}
+				return sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
+			}
+			switch {
+			case name == s.user:
+				return sqlerr.New("55006", "current user cannot be dropped")
+			case name == s.ids.session.name:
+				return sqlerr.New("55006", "session user cannot be dropped")
+			case target.Superuser && !s.superuser:
+				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be superuser to drop superusers")
+			}
+			if owned := tx.OwnedObjects(target.OID); len(owned) > 0 {
+				return sqlerr.New("2BP01", "role \"%s\" cannot be dropped because some objects depend on it", name).
+					WithDetail(strings.Join(owned, "\n"))
+			}
+			if err := tx.DropRole(name); err != nil {
+				return err
 			}
 		}
+		return nil
+	})
+	notes.send(io)
+	if err != nil {
+		return nil, err
 	}
 	return commandResult("DROP ROLE"), nil
 }

@@ -73,12 +73,15 @@ type txState struct {
 	// relations it holds rows of.
 	store    *state.Txn
 	streamed []uint32
+	// cursors are the block's DECLAREd cursors (cursor.go).
+	cursors map[string]*sqlCursor
 }
 
 // endTx leaves the transaction block, if any, for next: a store
 // transaction still open (ROLLBACK, a failed block, a closed session) is
 // discarded with the parts it flushed.
 func (s *Session) endTx(next txState) {
+	s.tx.closeCursors()
 	if s.tx.store != nil {
 		s.tx.store.Discard()
 	}

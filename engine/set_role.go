@@ -83,8 +83,8 @@ func (s *Session) lookupIdentity(name string) (identity, error) {
 }
 
 // setRole makes name the current user; "" or "none" returns to the
-// session user. A superuser session user may take any role, others only
-// themselves (weir has no role membership yet).
+// session user. The session user must be a member of the role (a
+// superuser is a member of every role), as PostgreSQL's check_role has it.
 func (s *Session) setRole(name string, io wire.ExecIO) error {
 	if name == "" || name == "none" {
 		s.ids.role = "none"
@@ -96,7 +96,7 @@ func (s *Session) setRole(name string, io wire.ExecIO) error {
 	if err != nil {
 		return err
 	}
-	if !s.ids.session.superuser && id.name != s.ids.session.name {
+	if !s.ids.session.superuser && !s.isMember(s.ids.session.name, id.name) {
 		return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to set role \"%s\"", name)
 	}
 	s.ids.role = id.name

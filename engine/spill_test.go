@@ -23,11 +23,13 @@ var spillData = []string{
 // spillQueries run with work_mem = 64kB on weir and on PostgreSQL (which
 // spills too) and must give identical results. ordered: compare in order
 // (the ORDER BY is total). spills: weir must have written spill files.
-var spillQueries = []struct {
+type spillQuery struct {
 	sql     string
 	ordered bool
 	spills  bool
-}{
+}
+
+var spillQueries = []spillQuery{
 	// sort
 	{"SELECT a, b FROM sp ORDER BY b, a", true, true},
 	{"SELECT b, c, a FROM sp ORDER BY c DESC NULLS LAST, b NULLS FIRST, a DESC", true, true},
@@ -64,7 +66,11 @@ var spillQueries = []struct {
 	{"SELECT x.a, y.a, y.b FROM (SELECT * FROM sp WHERE a % 5 = 0) x FULL JOIN (SELECT * FROM sp WHERE a % 3 = 0) y ON x.a = y.a AND x.b = y.b", false, true},
 }
 
-func TestSpillMatchesPostgres(t *testing.T) {
+func TestSpillMatchesPostgres(t *testing.T) { checkSpillQueries(t, spillQueries) }
+
+// checkSpillQueries runs queries over spillData with work_mem 64kB on
+// weir and PostgreSQL and compares the results.
+func checkSpillQueries(t *testing.T, queries []spillQuery) {
 	pg := pgtest.Shared(t)
 	srv := startServer(t, t.TempDir())
 	w := srv.connect(t)
@@ -86,7 +92,7 @@ func TestSpillMatchesPostgres(t *testing.T) {
 	if _, err := w.Exec(ctx, "SET work_mem = '64kB'"); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range spillQueries {
+	for _, q := range queries {
 		before := exec.SpillFilesCreated()
 		start := time.Now()
 		wo := runQuery(w, q.sql)

@@ -53,6 +53,15 @@ func (st *statement) prepare() error {
 		st.query = q
 		st.paramTypes = q.ParamTypes
 		st.cols = wireColumns(q.Plan.Columns())
+	case *pg_query.Node_DeclareCursorStmt:
+		// Bound like a SELECT, so that its parameters have types; DECLARE
+		// itself returns no rows (cursor.go).
+		q, err := planner.BindQuery(st.sess.catalogView(), x.DeclareCursorStmt.Query, st.paramTypes)
+		if err != nil {
+			return err
+		}
+		st.query = q
+		st.paramTypes = q.ParamTypes
 	case *pg_query.Node_InsertStmt:
 		ins, err := planner.BindInsert(st.sess.catalogView(), x.InsertStmt, st.paramTypes)
 		if err != nil {
@@ -102,8 +111,14 @@ func (st *statement) ParamTypes() []uint32 {
 	return out
 }
 
-// Columns implements wire.Statement.
-func (st *statement) Columns() []wire.Column { return st.cols }
+// Columns implements wire.Statement. A FETCH's are its cursor's, looked up
+// when asked: the same FETCH text may read different cursors over time.
+func (st *statement) Columns() []wire.Column {
+	if f := st.parsed.Node.GetFetchStmt(); f != nil {
+		return st.sess.fetchColumns(f)
+	}
+	return st.cols
+}
 
 // Execute implements wire.Statement.
 func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.ExecIO) (res wire.Result, err error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/checkpoint"
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
@@ -56,7 +57,7 @@ func (r *runner) waitAndReset(ctx context.Context) bool {
 		case <-time.After(time.Second):
 		}
 		r.job.Reset(nil)
-		_, restore, err := r.eng.recoverJob(r.job, r.oid, r.name, r.plan.Mode)
+		_, restore, err := r.eng.recoverJob(r.job, r.guard, r.oid, r.name, r.plan.Mode)
 		if err == nil && restore != nil {
 			err = restore()
 		}
@@ -71,11 +72,14 @@ func (r *runner) waitAndReset(ctx context.Context) bool {
 
 // runner drives one streaming table's job.
 type runner struct {
-	eng     *Engine
-	oid     uint32
-	name    string
-	plan    *planner.StreamPlan
-	job     *exec.StreamJob
+	eng  *Engine
+	oid  uint32
+	name string
+	plan *planner.StreamPlan
+	job  *exec.StreamJob
+	// guard knows the input offsets a restart would re-read from, which
+	// retention must keep.
+	guard   *checkpoint.ResumeGuard
 	trigger trigger
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -113,7 +117,7 @@ func (r *runner) recoverDropped() bool {
 		return true
 	}
 	r.job.Reset(nil)
-	_, restore, err := r.eng.recoverJob(r.job, r.oid, r.name, r.plan.Mode)
+	_, restore, err := r.eng.recoverJob(r.job, r.guard, r.oid, r.name, r.plan.Mode)
 	if err == nil && restore != nil {
 		err = restore()
 	}
@@ -375,22 +379,17 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			return "CREATE STREAMING TABLE", nil
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
 			// The checkpoint (epoch log) is kept only when the new plan's
-			// state is compatible with it.
-			if existing.Options["state_fingerprint"] != sp.StateFingerprint() {
-				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "the new query of streaming table \"%s\" keeps different state than its checkpoint", name).
-					WithDetail("Only output expressions, HAVING and options may change while keeping the checkpoint.").
-					WithHint(fmt.Sprintf("To recompute it from the retained input, DROP STREAMING TABLE %s and create it again; REFRESH STREAMING TABLE %s FULL recomputes the current query.", name, name))
+			// state is compatible with it, and re-run from the first epoch
+			// under the new query, which needs every input row they read.
+			if err := checkpoint.CheckIdentity(name, existing.Options["state_fingerprint"], sp.StateFingerprint()); err != nil {
+				return "", err
 			}
-			// The kept epochs are re-run from the first under the new
-			// query, which needs every input row they read.
-			if recs, err := s.eng.loadEpochs(existing.OID); err != nil {
+			if recs, err := checkpoint.LoadEpochs(s.eng.store, existing.OID); err != nil {
 				return "", err
-			} else if trimmed, err := s.eng.trimmedChunks(sp.Input.OID); err != nil {
+			} else if trimmed, err := s.eng.logs.Trimmed(sp.Input.OID); err != nil {
 				return "", err
-			} else if len(recs) > 0 && trimmed > 0 {
-				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot apply the new query of streaming table \"%s\" to the rows it already read: retention removed some of them", name).
-					WithDetail("CREATE OR REFRESH re-runs the committed epochs under the new query, from the first.").
-					WithHint(fmt.Sprintf("To recompute it from the retained input under the new query, DROP STREAMING TABLE %s and create it again.", name))
+			} else if err := checkpoint.CheckRerunnable(name, len(recs), trimmed); err != nil {
+				return "", err
 			}
 			s.eng.stopRunner(existing.OID)
 			if err := s.eng.cat.DropRelation(nil, schema, name, catalog.KindStreamingTable, false); err != nil {
@@ -442,25 +441,10 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
 	inputSchema := planner.Schema(relColumns(input))
-	source := func(from int) ([]arrow.RecordBatch, int, error) {
-		// A table's chunks, or an append-mode streaming table's stored
-		// rows (a chain): both are append-only logs, minus what retention
-		// removed from their start. The trim count and the chunks are read
-		// under trimMu, so that a trim cannot shift the chunks in between.
-		e.trimMu.RLock()
-		defer e.trimMu.RUnlock()
-		trimmed, err := e.trimmedChunks(input.OID)
-		if err != nil {
-			return nil, 0, err
-		}
-		n, err := e.store.ChunkCount(input.OID)
-		if err != nil {
-			return nil, 0, err
-		}
-		skip := min(max(from-trimmed, 0), n)
-		batches, err := e.store.ScanTableFrom(input.OID, inputSchema, skip)
-		return batches, trimmed + skip, err
-	}
+	// A table's chunks, or an append-mode streaming table's stored rows:
+	// both are append-only logs, minus what retention removed from their
+	// start.
+	source := e.logs.Source(input.OID, inputSchema)
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID
 	var lateOID uint32
@@ -476,11 +460,16 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 			job.KeepLate = true
 		}
 	}
+	guard := checkpoint.NewResumeGuard()
 	job.CommitEpoch = func(epoch int64, rec exec.EpochRecord, late, output, snap []arrow.RecordBatch) error {
 		for i, b := range late {
 			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
 		}
-		return e.commitEpoch(oid, epoch, rec, lateOID, late, output, snap)
+		if err := e.commitEpoch(oid, epoch, rec, lateOID, late, output, snap); err != nil {
+			return err
+		}
+		guard.Committed(epoch, toRecord(rec))
+		return nil
 	}
 	job.SnapshotRows = e.snapshotRows
 	job.TableName = rel.Name
@@ -495,12 +484,12 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		return e.storeOutput(oid, epoch, output)
 	}
 	status, lastErr := statusRunning, ""
-	stored, restore, err := e.recoverJob(job, oid, rel.Name, sp.Mode)
+	stored, restore, err := e.recoverJob(job, guard, oid, rel.Name, sp.Mode)
 	if err != nil {
 		status, lastErr = statusFailed, sqlerr.From(err).Message
 	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig, restore: restore,
-		recoveryFailed: make(chan struct{}), job: job, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
+		recoveryFailed: make(chan struct{}), job: job, guard: guard, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
 		outputStored: sp.Mode == planner.AppendMode && stored}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel

@@ -146,7 +146,7 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 			if err := s.eng.dropEpochs(rel.OID); err != nil {
 				return nil, err
 			}
-			if n, _ := s.eng.trimmedChunks(sp.Input.OID); n > 0 {
+			if n, _ := s.eng.logs.Trimmed(sp.Input.OID); n > 0 {
 				io.Notice("WARNING", sqlerr.Warning, fmt.Sprintf("retention has already removed the oldest input of %s (%d chunks): the recomputed table does not include it", sp.Input.Name, n))
 			}
 			io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("recomputing streaming table %s from its retained input", rel.Name))

@@ -8,10 +8,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/state"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -36,7 +38,7 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 		}
 		cols = append(cols, wire.Column{Name: c.Name, Type: t})
 	}
-	res := &subscription{r: r, cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}
+	res := &subscription{r: r, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
 	if ss.CopyOut {
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
 		if err != nil {
@@ -48,19 +50,59 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 }
 
 // subscription is a never-ending result: Next waits for the table's next
-// epoch and returns the rows that changed.
+// epoch and returns the rows that changed, as its sink computes them.
 type subscription struct {
-	r    *runner
+	r       *runner
+	sink    *subscribeSink
+	seq     uint64 // the job's publication count the client has seen
+	started bool
+}
+
+// subscribeSink is SUBSCRIBE's connector.Sink. The changes it is given
+// for an epoch are the table's whole contents after it (until the
+// operators emit a changelog); Committed diffs them against what the
+// client holds, and the next change to send is that diff. The subscriber's
+// goroutine feeds it at each publication it sees, so the epochs of a
+// client too slow to see each are folded into one change, and tx is not
+// used: what it sends is the table's committed contents, already durable.
+type subscribeSink struct {
 	cols []wire.Column
 	// held is what the client holds: for each batch of the last snapshot,
 	// its distinct rows by text. An update-mode table republishes the
 	// batches of unchanged segments as they were, so only batches that
 	// are new or gone need to be read and compared.
-	held    map[arrow.RecordBatch]map[string]*heldRow
-	epoch   int64
-	seq     uint64 // the job's publication count the client has seen
-	started bool
-	fs      types.FormatSettings
+	held   map[arrow.RecordBatch]map[string]*heldRow
+	staged []arrow.RecordBatch
+	epoch  int64             // the epoch of the last change computed
+	change arrow.RecordBatch // the change ready for the client (nil: none)
+	fs     types.FormatSettings
+}
+
+var _ connector.Sink = (*subscribeSink)(nil)
+
+// Write stages the table's contents after epoch.
+func (s *subscribeSink) Write(_ *state.Txn, epoch int64, contents []arrow.RecordBatch) error {
+	s.staged = contents
+	return nil
+}
+
+// Committed computes the change from what the client holds to the staged
+// contents.
+func (s *subscribeSink) Committed(epoch int64) error {
+	s.epoch = epoch
+	s.change = s.diff(s.staged)
+	s.staged = nil
+	return nil
+}
+
+// LastCommitted is the epoch of the last change computed.
+func (s *subscribeSink) LastCommitted() (int64, error) { return s.epoch, nil }
+
+// take returns the change ready for the client, if any.
+func (s *subscribeSink) take() arrow.RecordBatch {
+	b := s.change
+	s.change = nil
+	return b
 }
 
 // heldRow is one distinct row the client holds, and how many copies.
@@ -71,7 +113,7 @@ type heldRow struct {
 
 var _ wire.StreamingResult = (*subscription)(nil)
 
-func (s *subscription) Columns() []wire.Column { return s.cols }
+func (s *subscription) Columns() []wire.Column { return s.sink.cols }
 func (s *subscription) Tag() string            { return "SUBSCRIBE" }
 func (s *subscription) Close()                 {}
 func (s *subscription) Streaming() bool        { return true }
@@ -82,9 +124,13 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
 		seq, epoch, next := s.r.job.Publication() // taken before reading, so no publication is missed
 		if !s.started || seq != s.seq {
-			s.started, s.seq, s.epoch = true, seq, epoch
-			if b := s.diff(); b != nil {
-				return b, nil
+			s.started, s.seq = true, seq
+			if rows, err := s.r.eng.streamingTableRows(context.Background(), s.r.oid); err == nil {
+				s.sink.Write(nil, epoch, rows)
+				s.sink.Committed(epoch)
+				if b := s.sink.take(); b != nil {
+					return b, nil
+				}
 			}
 		}
 		select {
@@ -97,13 +143,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-// diff compares the table's snapshot with what the client holds and
+// diff compares the table's contents with what the client holds and
 // returns deletions then insertions.
-func (s *subscription) diff() arrow.RecordBatch {
-	rows, err := s.r.eng.streamingTableRows(context.Background(), s.r.oid)
-	if err != nil {
-		return nil
-	}
+func (s *subscribeSink) diff(rows []arrow.RecordBatch) arrow.RecordBatch {
 	cur := make(map[arrow.RecordBatch]map[string]*heldRow, len(rows))
 	added, removed := map[string]*heldRow{}, map[string]*heldRow{}
 	for _, b := range rows {
@@ -168,7 +210,7 @@ func (s *subscription) diff() arrow.RecordBatch {
 }
 
 // rowsOf returns the distinct rows of a batch by their text, with counts.
-func (s *subscription) rowsOf(b arrow.RecordBatch) map[string]*heldRow {
+func (s *subscribeSink) rowsOf(b arrow.RecordBatch) map[string]*heldRow {
 	m := map[string]*heldRow{}
 	var buf []byte
 	for i := 0; i < int(b.NumRows()); i++ {

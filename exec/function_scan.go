@@ -72,6 +72,8 @@ func (f *functionScanOp) start() error {
 			return k, nil
 		}
 		return nil
+	case "aclexplode":
+		return f.startACLExplode(ectx, args[0])
 	}
 	return sqlerr.New(sqlerr.FeatureNotSupported, "function %s is not supported in FROM", f.plan.Func)
 }
@@ -292,3 +294,41 @@ func (f *functionScanOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (f *functionScanOp) Close() {}
+
+// startACLExplode produces aclexplode's rows (sql/expr's AclExplode):
+// none for a NULL ACL, as the function is strict. The scan's columns say
+// which fields it yields: all four in FROM, one for a field selected in a
+// select list.
+func (f *functionScanOp) startACLExplode(ectx *expr.Ctx, acl expr.Datum) error {
+	items, _ := acl.([]expr.Datum)
+	rows, err := expr.AclExplode(ectx, items)
+	if err != nil {
+		return err
+	}
+	fields := make([]func(r *expr.AclExplodeRow) expr.Datum, 0, len(f.plan.Cols))
+	for _, c := range f.plan.Cols {
+		switch c.Name {
+		case "grantor":
+			fields = append(fields, func(r *expr.AclExplodeRow) expr.Datum { return int64(r.Grantor) })
+		case "grantee":
+			fields = append(fields, func(r *expr.AclExplodeRow) expr.Datum { return int64(r.Grantee) })
+		case "privilege_type":
+			fields = append(fields, func(r *expr.AclExplodeRow) expr.Datum { return r.Privilege })
+		case "is_grantable":
+			fields = append(fields, func(r *expr.AclExplodeRow) expr.Datum { return r.Grantable })
+		}
+	}
+	pos := 0
+	f.gen = func(bs []array.Builder, limit int) (int, error) {
+		k := 0
+		for ; pos < len(rows) && k < limit; pos, k = pos+1, k+1 {
+			for i, field := range fields {
+				if i < len(bs) {
+					expr.AppendDatum(bs[i], field(&rows[pos]))
+				}
+			}
+		}
+		return k, nil
+	}
+	return nil
+}

@@ -38,6 +38,7 @@ type hashAggregateOp struct {
 
 	partitions []*spillFile // spilled groups, aggregated after the in-memory ones
 	child      *hashAggregateOp
+	inputs     []*aggInput
 }
 
 var _ Operator = (*hashAggregateOp)(nil)
@@ -53,6 +54,8 @@ type aggInput struct {
 	ordered  []arrow.RecordBatch
 	orderSch *arrow.Schema
 	sel      []int32
+	spill    *aggSpill // batch queries: the input past work_mem (agg_input_spill.go)
+	spilled  *aggSpill // after finish: holds the result's memory until Close
 }
 
 func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
@@ -120,7 +123,22 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 		keys := append([]arrow.Array{groupArr}, args...)
 		a.distinct.prepare(keys)
 		kept := a.sel[:0:0]
-		if all {
+		if a.spill != nil && a.spill.frozen {
+			// Past work_mem: rows the table holds are duplicates; the
+			// others go to the sorter, which drops duplicates among them.
+			rows := a.sel
+			if all {
+				rows = nil
+				for i := 0; i < n; i++ {
+					rows = append(rows, int32(i))
+				}
+			}
+			for _, i := range rows {
+				if a.distinct.find(int(i)) < 0 {
+					kept = append(kept, i)
+				}
+			}
+		} else if all {
 			for i := 0; i < n; i++ {
 				if _, isNew := a.distinct.insert(i); isNew {
 					kept = append(kept, int32(i))
@@ -155,9 +173,20 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 			cols = append(cols, arr)
 		}
 		b := array.NewRecordBatch(a.orderSch, cols, int64(groupArr.Len()))
+		if a.spill != nil {
+			err := a.spill.sorter.add(a.spill.ctx, b)
+			b.Release()
+			return err
+		}
 		a.rowBytes += batchBytes(b)
 		a.ordered = append(a.ordered, b)
 		return nil
+	}
+	if a.spill != nil {
+		b := array.NewRecordBatch(a.spill.schema, append([]arrow.Array{groupArr}, args...), int64(groupArr.Len()))
+		err := a.spill.sorter.add(a.spill.ctx, b)
+		b.Release()
+		return err
 	}
 	if a.collects {
 		for _, arg := range args {
@@ -185,6 +214,13 @@ func (a *aggInput) finish(ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
 // finishCancellable is finish for a batch query, whose sort of ordered
 // input stops when the statement is cancelled.
 func (a *aggInput) finishCancellable(ctx context.Context, env *Env, ectx *expr.Ctx, ngroups int) (arrow.Array, error) {
+	if a.spill != nil {
+		if err := a.feedSorted(env, ectx); err != nil {
+			return nil, err
+		}
+		a.spilled, a.spill = a.spill, nil
+		return a.acc.Finish(ectx, ngroups)
+	}
 	if a.orderSch != nil && len(a.ordered) > 0 {
 		mem := ectx.Allocator()
 		all, err := concatBatches(mem, a.orderSch, a.ordered)
@@ -258,6 +294,7 @@ func (h *hashAggregateOp) consume(ctx context.Context) error {
 		}
 		inputs[i] = a
 	}
+	h.inputs = inputs
 	var table *groupTable
 	if len(h.plan.GroupBy) > 0 {
 		ts := make([]types.T, len(h.plan.GroupBy))
@@ -331,6 +368,9 @@ func (h *hashAggregateOp) consume(ctx context.Context) error {
 		}
 		for _, a := range inputs {
 			if err := a.add(ectx, in, groups); err != nil {
+				return err
+			}
+			if err := a.maybeSpill(ctx, h.env); err != nil {
 				return err
 			}
 		}
@@ -420,6 +460,10 @@ func (h *hashAggregateOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 func (h *hashAggregateOp) Close() {
 	h.input.Close()
+	for _, a := range h.inputs {
+		a.closeSpill()
+	}
+	h.inputs = nil
 	if h.child != nil {
 		h.child.Close()
 		h.child = nil

@@ -30,7 +30,8 @@ import (
 // (which may partition again on the next bits of the hash). A NULL key
 // never matches, so such rows go to partition 0, where they come out
 // unmatched as the join kind wants. A nested-loop join cannot partition:
-// its right side fails with 53200 past the server's query memory.
+// past work_mem its right side goes to a spill file, joined to blocks of
+// left rows one scan per block (blockNestedLoop).
 type joinOp struct {
 	env          *Env
 	plan         *planner.Join
@@ -63,6 +64,12 @@ type joinOp struct {
 	graced   bool
 	children []*joinOp
 	child    *joinOp
+
+	cond *condPairs // how Cond is checked, made on first use
+
+	// A nested-loop join whose right side passed work_mem: the right
+	// side is on disk and the left is joined to it a block at a time.
+	blocked *blockNestedLoop
 }
 
 // probeCursor is the position in the candidate pairs of one left batch.
@@ -118,6 +125,9 @@ func (j *joinOp) buildSide(ctx context.Context) error {
 		}
 		if j.hashed() && j.level < maxSpillLevel && !j.noRepartition && j.mem.overWorkMem() {
 			return j.partitionBothSides(ctx, held.batches)
+		}
+		if !j.hashed() && j.mem.overWorkMem() {
+			return j.spillInner(ctx, held.batches)
 		}
 	}
 	all, err := concatBatches(ectx.Allocator(), j.rightSchema, held.batches)
@@ -352,22 +362,9 @@ func (j *joinOp) stepProbe() error {
 		c.r = j.nextCand(c, c.r)
 	}
 	if len(c.li) > 0 {
-		pair := j.pairBatch(c.in, c.li, c.ri)
-		keep := c.li[:0:0]
-		if j.plan.Cond != nil {
-			arr, err := j.plan.Cond.Eval(ectx, pair)
-			if err != nil {
-				return err
-			}
-			pred, ok := arr.(*array.Boolean)
-			if !ok {
-				return sqlerr.New(sqlerr.DatatypeMismatch, "argument of JOIN/ON must be type boolean")
-			}
-			keep = selectTrue(pred, keep)
-		} else {
-			for p := range c.li {
-				keep = append(keep, int32(p))
-			}
+		keep, out, err := j.matchPairs(c.in, j.build, c.li, c.ri, semi)
+		if err != nil {
+			return err
 		}
 		for _, p := range keep {
 			c.leftMatched[c.li[p]] = true
@@ -375,12 +372,8 @@ func (j *joinOp) stepProbe() error {
 				j.buildMatched[c.ri[p]] = true
 			}
 		}
-		if !semi && len(keep) > 0 {
-			if len(keep) == len(c.li) {
-				j.out.push(withSchema(j.schema, pair))
-			} else {
-				j.out.push(takeBatch(mem, j.schema, pair, keep))
-			}
+		if out != nil {
+			j.out.push(out)
 		}
 		if c.i < c.n {
 			return nil
@@ -422,19 +415,33 @@ func (j *joinOp) stepProbe() error {
 
 // pairBatch builds left rows li next to right rows ri (-1 = NULLs).
 func (j *joinOp) pairBatch(in arrow.RecordBatch, li, ri []int32) arrow.RecordBatch {
+	return j.pairOf(in, j.build, li, ri)
+}
+
+// pairOf builds rows li of left next to rows ri of right: li nil gives
+// NULL left columns, right nil NULL right columns (as does a -1 in ri).
+func (j *joinOp) pairOf(left, right arrow.RecordBatch, li, ri []int32) arrow.RecordBatch {
 	mem := j.env.exprCtx().Allocator()
+	n := len(ri)
+	if li != nil {
+		n = len(li)
+	}
 	cols := make([]arrow.Array, 0, j.pairSchema.NumFields())
-	for c := 0; c < int(in.NumCols()); c++ {
+	for c := 0; c < j.leftSchema.NumFields(); c++ {
 		if li == nil {
-			cols = append(cols, array.MakeArrayOfNull(mem, in.Column(c).DataType(), len(ri)))
+			cols = append(cols, array.MakeArrayOfNull(mem, j.leftSchema.Field(c).Type, n))
 		} else {
-			cols = append(cols, takeArray(mem, in.Column(c), li))
+			cols = append(cols, takeArray(mem, left.Column(c), li))
 		}
 	}
-	for c := 0; c < int(j.build.NumCols()); c++ {
-		cols = append(cols, takeArray(mem, j.build.Column(c), ri))
+	for c := 0; c < j.rightSchema.NumFields(); c++ {
+		if right == nil {
+			cols = append(cols, array.MakeArrayOfNull(mem, j.rightSchema.Field(c).Type, n))
+		} else {
+			cols = append(cols, takeArray(mem, right.Column(c), ri))
+		}
 	}
-	return array.NewRecordBatch(j.pairSchema, cols, int64(len(ri)))
+	return array.NewRecordBatch(j.pairSchema, cols, int64(n))
 }
 
 // unmatchedRight queues the right rows no left row matched, with NULL left
@@ -456,7 +463,7 @@ func (j *joinOp) unmatchedRight() {
 func emptyColumns(env *Env, schema *arrow.Schema) []arrow.Array {
 	cols := make([]arrow.Array, schema.NumFields())
 	for c := range cols {
-		cols[c] = array.MakeArrayOfNull(env.exprCtx().Allocator(), schema.Field(c).Type, 0)
+		cols[c] = emptyArray(schema.Field(c).Type)
 	}
 	return cols
 }
@@ -470,6 +477,9 @@ func (j *joinOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if j.graced {
 		return j.nextFromPartitions(ctx)
+	}
+	if j.blocked != nil {
+		return j.blocked.next(ctx)
 	}
 	for {
 		if b := j.out.pop(); b != nil {
@@ -536,6 +546,18 @@ func (j *joinOp) Close() {
 	}
 	for _, c := range j.children {
 		c.Close()
+	}
+	if j.blocked != nil {
+		j.blocked.close()
+		j.blocked = nil
+	}
+	if j.cond != nil {
+		for _, a := range j.cond.nulls {
+			if a != nil {
+				a.Release()
+			}
+		}
+		j.cond = nil
 	}
 	j.children = nil
 	if j.mem != nil {

@@ -53,16 +53,19 @@ type Env struct {
 	Memory *QueryMemory
 }
 
-// Run builds the operator tree of plan and collects all its output. The
-// returned batches are retained for the caller.
+// Run builds the operator tree of plan and collects all its output, for
+// callers that need the whole result at once (INSERT … SELECT writes it in
+// one commit). The returned batches are retained for the caller. A SELECT
+// does not collect: the engine pulls its tree's batches as it sends them.
 func Run(ctx context.Context, env *Env, plan planner.Node) ([]arrow.RecordBatch, error) {
 	op, err := Build(env, plan)
 	if err != nil {
 		return nil, err
 	}
 	defer op.Close()
-	// The collected result is held until it is sent: it counts against the
-	// server's query memory (not against work_mem: it cannot spill).
+	// The collected result is held until the caller is done with it: it
+	// counts against the server's query memory (not against work_mem: it
+	// cannot spill).
 	result := newMemAccount(env, "the query result")
 	var out []arrow.RecordBatch
 	for {

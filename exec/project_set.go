@@ -146,8 +146,12 @@ func (p *projectSetOp) startRow() {
 		for a, arr := range p.args[c] {
 			consts[a] = &expr.Const{Val: expr.DatumAt(arr, p.row), T: call.Args[a].Type()}
 		}
+		name := call.Func
+		if call.Field != "" {
+			name = call.Field // the function scan yields that field only
+		}
 		fs := &functionScanOp{env: p.env, plan: &planner.FunctionScan{Func: call.Func, Args: consts,
-			Cols: []planner.Column{{Name: call.Func, T: call.T}}}}
+			Cols: []planner.Column{{Name: name, T: call.T}}}}
 		fs.schema = planner.Schema(fs.plan.Cols)
 		p.calls[c] = &srfCursor{scan: fs}
 	}

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -43,28 +42,17 @@ func (s *rowSorter) loadArrays(keys []planner.SortKey, arrs []arrow.Array) {
 }
 
 // compare orders rows i and j.
-func (s *rowSorter) compare(i, j int) int {
-	for k := range s.vecs {
-		v := &s.vecs[k]
-		in, jn := v.isNull(i), v.isNull(j)
-		if in || jn {
-			if in && jn {
-				continue
-			}
-			if in == s.keys[k].NullsFirst {
-				return -1
-			}
-			return 1
-		}
-		c := v.compare(i, v, j)
-		if c != 0 {
-			if s.keys[k].Desc {
-				return -c
-			}
-			return c
+func (s *rowSorter) compare(i, j int) int { return s.compareFrom(0, i, j) }
+
+// ascendingRows tells whether idx lists row positions in ascending order
+// (then ties by position are ties by row).
+func ascendingRows(idx []int32) bool {
+	for k := 1; k < len(idx); k++ {
+		if idx[k] <= idx[k-1] {
+			return false
 		}
 	}
-	return 0
+	return true
 }
 
 // intSortKey is one row of a sort on a single integer key.
@@ -79,30 +67,42 @@ func (s *rowSorter) sort(ctx context.Context, env *Env, idx []int32) error {
 	if len(s.vecs) == 1 && s.vecs[0].kind == kindInt && s.vecs[0].nulls == nil {
 		// The common single integer key: sort (value, row) pairs, which
 		// sit together in memory, instead of rows that point at values
-		// scattered over the column. ^v orders descending; the row breaks
-		// ties, so the order is stable.
+		// scattered over the column. ^v orders descending. A radix sort
+		// (stable, so ties stay in idx's order, which is ascending) takes
+		// a fraction of a comparison sort's time.
 		vals, desc := s.vecs[0].ints, s.keys[0].Desc
 		pairs := make([]intSortKey, len(idx))
+		ascending := true
 		for k, r := range idx {
 			v := vals[r]
 			if desc {
 				v = ^v
 			}
 			pairs[k] = intSortKey{v: v, row: r}
+			ascending = ascending && (k == 0 || r > idx[k-1])
 		}
-		err := sortTotal(ctx, env, pairs, func(a, b intSortKey) int {
-			if a.v != b.v {
-				if a.v < b.v {
-					return -1
+		var err error
+		if ascending {
+			err = radixSortIntKeys(ctx, env, pairs)
+		} else {
+			// Ties go by row position, whatever idx's order.
+			err = sortTotal(ctx, env, pairs, func(a, b intSortKey) int {
+				if a.v != b.v {
+					if a.v < b.v {
+						return -1
+					}
+					return 1
 				}
-				return 1
-			}
-			return int(a.row - b.row)
-		})
+				return int(a.row - b.row)
+			})
+		}
 		for k := range pairs {
 			idx[k] = pairs[k].row
 		}
 		return err
+	}
+	if s.abbreviable() && ascendingRows(idx) {
+		return s.sortAbbreviated(ctx, env, idx)
 	}
 	return sortStable(ctx, env, idx, func(a, b int32) int { return s.compare(int(a), int(b)) })
 }
@@ -110,18 +110,15 @@ func (s *rowSorter) sort(ctx context.Context, env *Env, idx []int32) error {
 // sortOp sorts its input stably and emits it in batches. It buffers its
 // input while it fits in work_mem; past that it sorts what it holds into a
 // run on disk and starts over, and at the end merges the runs (an external
-// merge sort, as PostgreSQL's tuplesort does).
+// merge sort, as PostgreSQL's tuplesort does). The work is a
+// spillingSorter's, which other operators use for their own sorted input.
 type sortOp struct {
 	env    *Env
 	plan   *planner.Sort
 	input  Operator
 	schema *arrow.Schema
-	mem    *memAccount
 	done   bool
-	all    arrow.RecordBatch
-	order  []int32
-	pos    int
-	merge  *runMerger // set when the input spilled
+	sorter *spillingSorter
 }
 
 var _ Operator = (*sortOp)(nil)
@@ -130,57 +127,100 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := checkCancel(ctx, s.env); err != nil {
 		return nil, err
 	}
-	ectx := s.env.exprCtx()
 	if !s.done {
 		s.done = true
-		if err := s.consume(ctx); err != nil {
+		s.sorter = newSpillingSorter(s.env, "Sort", s.plan.Keys, s.schema)
+		for {
+			b, err := nextChecked(ctx, s.env, s.input)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				break
+			}
+			if err := s.sorter.add(ctx, b); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.sorter.finish(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if s.merge != nil {
-		return s.merge.next(ctx)
-	}
-	if s.pos >= len(s.order) {
-		return nil, nil
-	}
-	end := min(s.pos+BatchSize, len(s.order))
-	out := takeBatch(ectx.Allocator(), s.schema, s.all, s.order[s.pos:end])
-	s.pos = end
-	return out, nil
+	return s.sorter.next(ctx)
 }
 
-// consume reads the whole input: into memory, or into sorted runs.
-func (s *sortOp) consume(ctx context.Context) error {
-	s.mem = newMemAccount(s.env, "Sort")
-	held := heldBatches{mem: s.mem}
-	defer held.release()
-	var runs []*spillFile
-	for {
-		b, err := nextChecked(ctx, s.env, s.input)
-		if err != nil {
-			return err
-		}
-		if b == nil {
-			break
-		}
-		if err := held.hold(b, batchBytes(b)); err != nil {
-			return err
-		}
-		if s.mem.overWorkMem() {
-			run, err := s.writeRun(ctx, held.batches)
-			if err != nil {
-				return err
-			}
-			runs = append(runs, run)
-			held.release()
-			s.mem.releaseAll()
-		}
+func (s *sortOp) Close() {
+	s.input.Close()
+	if s.sorter != nil {
+		s.sorter.close()
 	}
-	if len(runs) == 0 {
-		all, err := concatBatches(s.env.exprCtx().Allocator(), s.schema, held.batches)
+}
+
+// spillingSorter sorts the batches given to add, stably by keys
+// (expressions over schema), within work_mem: while the rows fit they are
+// held, past it what is held becomes a sorted run on disk. After finish,
+// next returns the rows in order: from memory, or merged from the runs.
+type spillingSorter struct {
+	env    *Env
+	keys   []planner.SortKey
+	schema *arrow.Schema
+	mem    *memAccount
+	held   heldBatches
+	runs   []*spillFile
+	layout *sortRunLayout
+
+	all   arrow.RecordBatch // in memory: the rows, and their order
+	order []int32
+	pos   int
+	merge *runMerger // spilled: the merge of the runs
+}
+
+// newSpillingSorter makes a sorter; op names it in errors (53200).
+func newSpillingSorter(env *Env, op string, keys []planner.SortKey, schema *arrow.Schema) *spillingSorter {
+	s := &spillingSorter{env: env, keys: keys, schema: schema, mem: newMemAccount(env, op)}
+	s.held.mem = s.mem
+	return s
+}
+
+// add takes a batch of rows (retained while held).
+func (s *spillingSorter) add(ctx context.Context, b arrow.RecordBatch) error {
+	if b.NumRows() == 0 {
+		return nil
+	}
+	if err := s.held.hold(b, batchBytes(b)); err != nil {
+		return err
+	}
+	if s.mem.overWorkMem() {
+		return s.spillHeld(ctx)
+	}
+	return nil
+}
+
+// spilled tells whether rows went to disk.
+func (s *spillingSorter) spilled() bool { return len(s.runs) > 0 }
+
+func (s *spillingSorter) spillHeld(ctx context.Context) error {
+	run, err := s.writeRun(ctx, s.held.batches)
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, run)
+	s.held.release()
+	s.held.batches = nil
+	s.mem.releaseAll()
+	return nil
+}
+
+// finish sorts what is held, or writes it as the last run and starts the
+// merge.
+func (s *spillingSorter) finish(ctx context.Context) error {
+	if len(s.runs) == 0 {
+		all, err := concatBatches(s.env.exprCtx().Allocator(), s.schema, s.held.batches)
 		if err != nil {
 			return err
 		}
+		s.held.release()
+		s.held.batches = nil
 		s.all = all
 		order, err := s.sortBatch(ctx, all)
 		if err != nil {
@@ -189,15 +229,14 @@ func (s *sortOp) consume(ctx context.Context) error {
 		s.order = order
 		return nil
 	}
-	if len(held.batches) > 0 {
-		run, err := s.writeRun(ctx, held.batches)
-		if err != nil {
+	if len(s.held.batches) > 0 {
+		if err := s.spillHeld(ctx); err != nil {
 			return err
 		}
-		runs = append(runs, run)
-		s.mem.releaseAll()
 	}
-	m, err := newRunMerger(ctx, s.env, s.plan.Keys, s.schema, runs, s.mem)
+	runs := s.runs
+	s.runs = nil
+	m, err := newRunMergerLayout(ctx, s.env, s.keys, s.schema, s.runLayout(), runs, s.mem)
 	if err != nil {
 		for _, r := range runs {
 			r.remove()
@@ -208,14 +247,48 @@ func (s *sortOp) consume(ctx context.Context) error {
 	return nil
 }
 
+// next returns the next batch of sorted rows, nil at the end.
+func (s *spillingSorter) next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.merge != nil {
+		return s.merge.next(ctx)
+	}
+	if s.pos >= len(s.order) {
+		return nil, nil
+	}
+	end := min(s.pos+BatchSize, len(s.order))
+	out := takeBatch(s.env.exprCtx().Allocator(), s.schema, s.all, s.order[s.pos:end])
+	s.pos = end
+	return out, nil
+}
+
+// close releases what the sorter holds and removes its runs.
+func (s *spillingSorter) close() {
+	s.held.release()
+	s.held.batches = nil
+	for _, r := range s.runs {
+		r.remove()
+	}
+	s.runs = nil
+	if s.all != nil {
+		s.all.Release()
+		s.all = nil
+	}
+	if s.merge != nil {
+		s.merge.close()
+		s.merge = nil
+	}
+	s.mem.releaseAll()
+}
+
 // sortBatch returns the rows of all in sort order.
-func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32, error) {
+func (s *spillingSorter) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32, error) {
 	var sorter rowSorter
-	if err := sorter.load(s.env.exprCtx(), s.plan.Keys, all); err != nil {
+	if err := sorter.load(s.env.exprCtx(), s.keys, all); err != nil {
 		return nil, err
 	}
-	// The order, and each key's typed vector (8 or 16 bytes a row).
-	if err := s.mem.grow(int64(all.NumRows()) * int64(4+16*len(s.plan.Keys))); err != nil {
+	// The rows are counted as they were held; add the order and each
+	// key's typed vector (8 or 16 bytes a row).
+	if err := s.mem.grow(int64(all.NumRows()) * int64(4+16*len(s.keys))); err != nil {
 		return nil, err
 	}
 	order := make([]int32, all.NumRows())
@@ -226,21 +299,21 @@ func (s *sortOp) sortBatch(ctx context.Context, all arrow.RecordBatch) ([]int32,
 }
 
 // writeRun sorts the buffered batches and writes them to a run file, with
-// the evaluated sort keys as extra columns so that merging compares the
-// very values the run was sorted by.
-func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*spillFile, error) {
+// the evaluated sort keys as extra columns (unless a key is one of the
+// columns) so that merging compares the very values the run was sorted by.
+func (s *spillingSorter) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*spillFile, error) {
 	mem := s.env.exprCtx().Allocator()
 	all, err := concatBatches(mem, s.schema, buffered)
 	if err != nil {
 		return nil, err
 	}
 	defer all.Release()
-	keys, err := evalAll(s.env.exprCtx(), sortKeyExprs(s.plan.Keys), all)
+	keys, err := evalAll(s.env.exprCtx(), sortKeyExprs(s.keys), all)
 	if err != nil {
 		return nil, err
 	}
 	var sorter rowSorter
-	sorter.loadArrays(s.plan.Keys, keys)
+	sorter.loadArrays(s.keys, keys)
 	order := make([]int32, all.NumRows())
 	for i := range order {
 		order[i] = int32(i)
@@ -248,8 +321,12 @@ func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*s
 	if err := sorter.sort(ctx, s.env, order); err != nil {
 		return nil, err
 	}
-	runSchema := sortRunSchema(s.schema, s.plan.Keys)
-	cols := append(append([]arrow.Array{}, all.Columns()...), keys...)
+	layout := s.runLayout()
+	runSchema := layout.schema
+	cols := append([]arrow.Array{}, all.Columns()...)
+	for _, k := range layout.extraKeys(len(cols)) {
+		cols = append(cols, keys[k])
+	}
 	withKeys := array.NewRecordBatch(runSchema, cols, all.NumRows())
 	defer withKeys.Release()
 	w, err := newSpillWriter(s.env.Memory, "sort-run", runSchema)
@@ -261,7 +338,7 @@ func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*s
 			w.abandon()
 			return nil, err
 		}
-		b := takeBatch(mem, runSchema, withKeys, order[st:min(st+BatchSize, len(order))])
+		b := gatherBatch(mem, runSchema, withKeys, order[st:min(st+BatchSize, len(order))])
 		err := w.write(b)
 		b.Release()
 		if err != nil {
@@ -272,36 +349,22 @@ func (s *sortOp) writeRun(ctx context.Context, buffered []arrow.RecordBatch) (*s
 	return w.finish()
 }
 
+// runLayout is the layout of the sorter's runs: key columns that are
+// input columns are not stored twice.
+func (s *spillingSorter) runLayout() sortRunLayout {
+	if s.layout == nil {
+		l := runLayoutOf(s.schema, s.keys, true)
+		s.layout = &l
+	}
+	return *s.layout
+}
+
 func sortKeyExprs(keys []planner.SortKey) []expr.Expr {
 	out := make([]expr.Expr, len(keys))
 	for i, k := range keys {
 		out[i] = k.Expr
 	}
 	return out
-}
-
-// sortRunSchema is a run's schema: the sorted rows' columns, then the keys.
-func sortRunSchema(schema *arrow.Schema, keys []planner.SortKey) *arrow.Schema {
-	fields := append([]arrow.Field{}, schema.Fields()...)
-	for i, k := range keys {
-		fields = append(fields, arrow.Field{Name: "sort_key_" + strconv.Itoa(i), Type: k.Expr.Type().Arrow(), Nullable: true})
-	}
-	return arrow.NewSchema(fields, nil)
-}
-
-func (s *sortOp) Close() {
-	s.input.Close()
-	if s.all != nil {
-		s.all.Release()
-		s.all = nil
-	}
-	if s.merge != nil {
-		s.merge.close()
-		s.merge = nil
-	}
-	if s.mem != nil {
-		s.mem.releaseAll()
-	}
 }
 
 // drain reads all of an operator's output into one batch.

@@ -88,6 +88,7 @@ type spillReader struct {
 	file *spillFile
 	f    *os.File
 	r    *ipc.Reader
+	keep bool // close leaves the file, to be read again (openSpillAgain)
 }
 
 func openSpill(file *spillFile, mem memory.Allocator) (*spillReader, error) {
@@ -103,6 +104,18 @@ func openSpill(file *spillFile, mem memory.Allocator) (*spillReader, error) {
 	return &spillReader{file: file, f: f, r: r}, nil
 }
 
+// openSpillAgain opens a spill file that is read more than once (the
+// inner side of a block nested-loop join): closing this reader leaves the
+// file, which its owner removes with file.remove when done with it.
+func openSpillAgain(file *spillFile, mem memory.Allocator) (*spillReader, error) {
+	r, err := openSpill(file, mem)
+	if err != nil {
+		return nil, err
+	}
+	r.keep = true
+	return r, nil
+}
+
 // next returns the next batch, or nil at the end.
 func (s *spillReader) next() (arrow.RecordBatch, error) {
 	if s.r.Next() {
@@ -114,11 +127,14 @@ func (s *spillReader) next() (arrow.RecordBatch, error) {
 	return nil, nil
 }
 
-// close closes the reader and removes the file: a spill file is read once.
+// close closes the reader and removes the file: a spill file is read
+// once, unless it was opened with openSpillAgain.
 func (s *spillReader) close() {
 	s.r.Release()
 	s.f.Close()
-	s.file.remove()
+	if !s.keep {
+		s.file.remove()
+	}
 }
 
 // spillScanOp is an Operator over a spill file: how a partition's rows are

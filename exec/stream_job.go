@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -25,16 +26,9 @@ import (
 // from any goroutine.
 type StreamJob struct {
 	plan *planner.StreamPlan
-	// Source returns the batches the input holds from position `from` of
-	// its log on, in order, and the position of the first one returned:
-	// `from`, or later when retention removed the batches before it, or the
-	// end of the log when `from` is past it. Offsets are positions in the
-	// log.
-	Source func(from int) ([]arrow.RecordBatch, int, error)
-	// epochEnds maps each epoch the state may still re-run from to its end
-	// offset (ResumeOffset), pruned as MinEpoch advances.
-	epochEnds map[int64]int
-	minEpoch  int64
+	// Source is the plan's input (see connector.Source for what an offset
+	// is and what re-reading one returns).
+	Source connector.Source
 	// Env gives the expression context (session-independent settings) and
 	// the tables other than the input.
 	Env *Env
@@ -67,13 +61,13 @@ type StreamJob struct {
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.
 	StoreOutput        func(epoch int64, output []arrow.RecordBatch) error
 	StoredOutputEpochs int64
-	Replay             []int
+	Replay             []int64 // end offsets of the epochs to re-run
 	// KeepLate collects late rows (the rows below the aggregation, with
 	// their window) for CommitEpoch, to be written to a late_rows table.
 	KeepLate bool
 	late     []arrow.RecordBatch
 
-	offset    int
+	offset    int64
 	watermark int64 // microseconds; math.MinInt64 before any event
 	windows   map[int64]*windowState
 	closed    int64 // every window with close time <= closed is gone
@@ -120,7 +114,7 @@ type StreamJob struct {
 // matters to the state (a restart re-runs from there), and the progress
 // figures.
 type EpochRecord struct {
-	End        int   // input offset (batches) at the end of the epoch
+	End        int64 // input offset (batches) at the end of the epoch
 	Watermark  int64 // after the epoch
 	MinEpoch   int64 // re-running from this epoch rebuilds the state
 	InputRows  int64 // cumulative
@@ -212,10 +206,10 @@ type Progress struct {
 const noWindow = math.MinInt64
 
 // NewStreamJob prepares a job for a plan.
-func NewStreamJob(plan *planner.StreamPlan, env *Env, source func(from int) ([]arrow.RecordBatch, int, error)) *StreamJob {
+func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
 		watermark: math.MinInt64, closed: math.MinInt64, windows: map[int64]*windowState{},
-		outSchema: planner.Schema(plan.Cols), rows: newCurrentRows(), epochEnds: map[int64]int{}, minEpoch: 1}
+		outSchema: planner.Schema(plan.Cols), rows: newCurrentRows()}
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
@@ -246,39 +240,46 @@ func (j *StreamJob) Progress() Progress {
 // Step runs one epoch. It reports whether there was input to process.
 func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	started := time.Now()
-	all, base, err := j.Source(j.offset)
+	replaying := len(j.Replay) > 0
+	limit := j.MaxBatchesPerEpoch
+	if replaying {
+		// A re-run epoch reads exactly its logged input.
+		limit = int(j.Replay[0] - j.offset)
+		if limit <= 0 {
+			// A logged epoch that read nothing (never written so): skip it.
+			j.Replay = j.Replay[1:]
+			if len(j.Replay) == 0 {
+				j.markRecovered()
+			}
+			return false, nil
+		}
+	}
+	rd, err := j.Source.Read(ctx, j.offset, limit)
 	if err != nil {
 		return false, err
 	}
-	if j.progress.Epoch == 0 && len(j.Replay) == 0 && j.offset < base {
-		j.offset = base // a fresh start reads what retention kept
+	if j.progress.Epoch == 0 && !replaying && j.offset < rd.From {
+		j.offset = rd.From // a fresh start reads what retention kept
 	}
-	if j.offset < base {
+	if j.offset < rd.From {
 		return false, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "input rows this streaming table still needs were removed by retention")
 	}
-	top := base + len(all)
-	if j.offset > top {
-		j.offset = top // the input was truncated; start over from what is there
+	if j.offset > rd.From {
+		j.offset = rd.From // the input was truncated; start over from what is there
 	}
-	end := top
-	replaying := len(j.Replay) > 0
+	end := rd.Next
 	if replaying {
-		if j.Replay[0] > top {
+		if end < j.Replay[0] {
 			// The input (an upstream streaming table still recovering) does
 			// not hold this epoch's batches yet: wait, so that the epoch is
 			// re-run with exactly its original input.
 			return false, nil
 		}
-		end = j.Replay[0]
 		j.Replay = j.Replay[1:]
-	} else if j.MaxBatchesPerEpoch > 0 && end-j.offset > j.MaxBatchesPerEpoch {
-		end = j.offset + j.MaxBatchesPerEpoch
 	}
-	batches := all[j.offset-base : end-base]
-	var backlog, waiting int64
-	for _, b := range all[end-base:] {
-		backlog += b.NumRows()
-	}
+	batches := rd.Batches
+	backlog := rd.Backlog
+	var waiting int64
 	for _, b := range batches {
 		waiting += b.NumRows()
 	}
@@ -306,6 +307,10 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	// The watermark candidate: the largest event time delivered, minus the
 	// delay. It takes effect at the end of the epoch.
 	candidate := j.watermark
+	if j.plan.EventTime != nil && rd.HasWatermark && rd.Watermark-j.plan.Delay > candidate {
+		// The source promises no earlier event time after these rows.
+		candidate = rd.Watermark - j.plan.Delay
+	}
 	if j.plan.EventTime != nil {
 		for _, b := range batches {
 			arr, err := j.plan.EventTime.Eval(ectx, b)
@@ -399,7 +404,6 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		if snap != nil {
 			j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = epoch, 0, 0, batchRows(snap)
 		}
-		j.noteEpoch(epoch, end, rec.MinEpoch)
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
 		if err := j.StoreOutput(epoch, j.epochOut); err != nil {
 			return false, err
@@ -872,7 +876,7 @@ func (j *StreamJob) Replaying() bool { return len(j.Replay) > 0 }
 // prepares to re-run the logged epochs (after a storage failure left the
 // in-memory state ahead of the log). Readers keep the last published
 // table meanwhile.
-func (j *StreamJob) Reset(replay []int) {
+func (j *StreamJob) Reset(replay []int64) {
 	j.offset = 0
 	j.watermark = math.MinInt64
 	j.windows = map[int64]*windowState{}
@@ -887,49 +891,5 @@ func (j *StreamJob) Reset(replay []int) {
 	j.mu.Lock()
 	published := j.progress.OutputRows
 	j.progress = Progress{Watermark: math.MinInt64, OutputRows: published}
-	j.epochEnds = map[int64]int{}
-	j.minEpoch = 1
 	j.mu.Unlock()
-}
-
-// noteEpoch remembers an epoch's end offset while a restart may still
-// re-run from after it, and forgets the ones before the oldest it may.
-func (j *StreamJob) noteEpoch(epoch int64, end int, minEpoch int64) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.epochEnds[epoch] = end
-	j.minEpoch = minEpoch
-	for e := range j.epochEnds {
-		if e < minEpoch-1 {
-			delete(j.epochEnds, e)
-		}
-	}
-}
-
-// NoteRecovered seeds the epoch history from the logged records (epoch i
-// is ends[i-1]), as of the last logged MinEpoch.
-func (j *StreamJob) NoteRecovered(ends []int, minEpoch int64) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.minEpoch = minEpoch
-	for i, e := range ends {
-		if int64(i+1) >= minEpoch-1 {
-			j.epochEnds[int64(i+1)] = e
-		}
-	}
-}
-
-// ResumeOffset is the input offset a restart would re-read from: the end
-// of the epoch before the oldest one the state depends on. Input before it
-// may be removed by retention.
-func (j *StreamJob) ResumeOffset() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.minEpoch <= 1 {
-		return 0
-	}
-	if end, ok := j.epochEnds[j.minEpoch-1]; ok {
-		return end
-	}
-	return 0
 }

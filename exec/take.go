@@ -121,7 +121,7 @@ func concatBatches(mem memory.Allocator, schema *arrow.Schema, batches []arrow.R
 	}
 	for c := range cols {
 		if len(batches) == 0 {
-			cols[c] = array.MakeArrayOfNull(mem, schema.Field(c).Type, 0)
+			cols[c] = emptyArray(schema.Field(c).Type)
 			continue
 		}
 		parts := make([]arrow.Array, len(batches))

@@ -816,6 +816,9 @@ func (b *binder) bindFieldSelect(arg *pg_query.Node, field string, ec *exprCtx) 
 		}
 		return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" not found in data type record", field)
 	}
+	if fc := arg.GetFuncCall(); fc != nil && funcName(fc.Funcname) == "aclexplode" {
+		return b.bindACLExplodeField(fc, field, ec)
+	}
 	cr := arg.GetColumnRef()
 	if cr == nil || ec.sc == nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "field selection from this expression is not supported")

@@ -186,7 +186,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true}
 
 func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (Node, *scope, error) {
 	if rf.Lateral || len(rf.Functions) != 1 {
@@ -337,6 +337,22 @@ func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*Func
 		}
 		return &FunctionScan{Func: "generate_series", Args: []expr.Expr{&expr.Const{Val: lo, T: types.Int4}, hi},
 			Cols: []Column{{Name: name, T: types.Int4}}}, nil
+	case "aclexplode":
+		if len(args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function aclexplode with %d arguments does not exist", len(args))
+		}
+		// aclitem[] or a literal: no other type casts to it implicitly.
+		if t := args[0].Type(); t.OID != types.OidUnknown && !(t.IsArray() && t.Elem().OID == types.OidACLItem) {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function aclexplode(%s) does not exist", t).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		acl, err := b.coerce(args[0], types.ArrayOf(types.T{OID: types.OidACLItem, Typmod: -1}), false, -1)
+		if err != nil {
+			return nil, err
+		}
+		return &FunctionScan{Func: name, Args: []expr.Expr{acl}, Cols: []Column{
+			{Name: "grantor", T: types.Oid}, {Name: "grantee", T: types.Oid},
+			{Name: "privilege_type", T: types.Text}, {Name: "is_grantable", T: types.Bool}}}, nil
 	case "pg_partition_ancestors":
 		// weir has no partitions: a relation's only ancestor is itself.
 		if len(args) != 1 {

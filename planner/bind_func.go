@@ -31,6 +31,11 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		return b.bindWindowCall(f, ec)
 	}
+	if name == "aclexplode" {
+		// It returns records, which weir has no values for; its fields
+		// can be selected, as pgAdmin does.
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "aclexplode returns records: select a field, as (aclexplode(acl)).privilege_type, or call it in FROM")
+	}
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)
 	}
@@ -636,4 +641,35 @@ func (b *binder) bindExpandArray(f *pg_query.FuncCall, ec *exprCtx) ([]expr.Expr
 		&expr.ColumnRef{Index: srfPlaceholder + idx, T: elem, Name: "x"},
 		&expr.ColumnRef{Index: srfPlaceholder + idx + 1, T: types.Int4, Name: "n"},
 	}, nil
+}
+
+// bindACLExplodeField binds (aclexplode(acl)).field in a select list: a
+// set-returning call that yields that one field of aclexplode's records.
+// Several fields of calls over the same ACL run in step, as PostgreSQL's.
+func (b *binder) bindACLExplodeField(f *pg_query.FuncCall, field string, ec *exprCtx) (expr.Expr, error) {
+	if ec.srf == nil {
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, int(f.Location)+1, "set-returning functions are not allowed in %s", clause(ec))
+	}
+	inner := &exprCtx{sc: ec.sc, agg: ec.agg, what: "arguments of set-returning functions"}
+	var args []expr.Expr
+	for _, a := range f.Args {
+		e, err := b.bindExpr(a, inner)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	fs, err := b.bindSetReturning("aclexplode", args, int(f.Location))
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range fs.Cols {
+		if c.Name == field {
+			idx := ec.srf.width()
+			ec.srf.calls = append(ec.srf.calls, SRFCall{Func: fs.Func, Args: fs.Args, T: c.T, Field: field})
+			return &expr.ColumnRef{Index: srfPlaceholder + idx, T: c.T, Name: field}, nil
+		}
+	}
+	// PostgreSQL points at the parenthesis before the call.
+	return nil, sqlerr.At(sqlerr.UndefinedColumn, int(f.Location), "could not identify column \"%s\" in record data type", field)
 }

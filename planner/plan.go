@@ -289,6 +289,9 @@ type SRFCall struct {
 	// Ordinality adds a second int4 column numbering the rows from 1
 	// (the "n" field of _pg_expandarray).
 	Ordinality bool
+	// Field is the one column of a record-returning function the call
+	// yields ((aclexplode(acl)).grantee); "" for the others.
+	Field string
 }
 
 // ProjectSet evaluates set-returning functions of a select list: each input

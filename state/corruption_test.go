@@ -53,6 +53,22 @@ func chunkKeys(t *testing.T, s *Store, rel uint32) [][]byte {
 	return keys
 }
 
+// writeClosed writes chunks commits of rows rows each to relation 1 of a
+// new store in dir and closes it: 2,000-row chunks go to the value log,
+// 5-row chunks stay in the LSM tree (below the value threshold).
+func writeClosed(t *testing.T, dir string, chunks, rows int) {
+	t.Helper()
+	s := openTest(t, dir, Options{})
+	for i := 0; i < chunks; i++ {
+		b := makeBatch(i*rows, rows)
+		appendCommit(t, s, 1, b)
+		b.Release()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func wantCorrupted(t *testing.T, err error, name string) {
 	t.Helper()
 	var se *sqlerr.Error
@@ -128,16 +144,7 @@ func TestChunkFormat1StillReads(t *testing.T) {
 // missing: Badger's iterator would end early there and lose the rest.
 func TestDamagedTableFileIsReportedNotSkipped(t *testing.T) {
 	dir := t.TempDir()
-	s := openTest(t, dir, Options{})
-	// Small chunks stay in the LSM tree (below the value threshold).
-	for i := 0; i < 400; i++ {
-		b := makeBatch(i*5, 5)
-		appendCommit(t, s, 1, b)
-		b.Release()
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeClosed(t, dir, 400, 5)
 	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
 	if len(ssts) == 0 {
 		t.Fatal("no table file written")
@@ -157,7 +164,7 @@ func TestDamagedTableFileIsReportedNotSkipped(t *testing.T) {
 	if err != nil || len(damage) == 0 || damage[0].File != filepath.Base(ssts[0]) {
 		t.Fatalf("CheckTableFiles: %v, %v", damage, err)
 	}
-	s, err = Open(dir, Options{Sync: SyncNone})
+	s, err := Open(dir, Options{Sync: SyncNone})
 	if err != nil {
 		// Damage Badger itself cannot open past is reported too.
 		var se *sqlerr.Error
@@ -208,15 +215,7 @@ func TestDamagedTableFileIsReportedNotSkipped(t *testing.T) {
 // fails with XX001 and is never read short.
 func TestDamagedValueLogIsKeptAndReported(t *testing.T) {
 	dir := t.TempDir()
-	s := openTest(t, dir, Options{})
-	for i := 0; i < 6; i++ {
-		b := makeBatch(i*2000, 2000) // far above the value threshold
-		appendCommit(t, s, 1, b)
-		b.Release()
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeClosed(t, dir, 6, 2000)
 	vlogs, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
 	if len(vlogs) != 1 {
 		t.Fatalf("value-log files: %v", vlogs)
@@ -234,7 +233,7 @@ func TestDamagedValueLogIsKeptAndReported(t *testing.T) {
 	if err := os.WriteFile(vlogs[0], data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err = Open(dir, Options{Sync: SyncNone})
+	s, err := Open(dir, Options{Sync: SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 
 	"github.com/dgraph-io/badger/v4"
@@ -28,9 +29,11 @@ import (
 // remembers the key range of each damaged block; a read whose keys fall in
 // one fails with XX001 instead of returning what is left.
 //
-// Table files are immutable, so one check per file suffices for damage
-// that was there when the server started. Damage that appears while it
-// runs is found by `weir verify` or the next start.
+// Damage that appears while the server runs (in a file checked at start,
+// or in one a flush or compaction wrote since) would be just as silent, so
+// every read through an iterator is followed by a check of the blocks that
+// hold its key range (recheckRange): the read fails with XX001 and the
+// damage is recorded as if found at Open.
 
 // damagedFile is a table file that failed its check, with the range of
 // user keys it holds.
@@ -64,6 +67,9 @@ func (s *Store) checkTableFiles() error {
 	}
 	var found []damagedFile
 	for _, d := range damage {
+		if !s.inTree(d.File) {
+			continue // compacted away while it was read (see inTree)
+		}
 		df := damagedFile{file: d.File, first: d.First, last: d.Last, reason: d.Reason}
 		for _, ti := range infos {
 			if table.IDToFilename(ti.ID) != d.File {
@@ -97,6 +103,20 @@ func (s *Store) checkTableFiles() error {
 		s.damaged.Store(&all)
 	}
 	return nil
+}
+
+// inTree says whether the table file named file is still in Badger's tree.
+// A compaction replaces files while they are checked, and deletes the old
+// ones by truncating them to nothing and removing them, after taking them
+// out of the tree: a check that read such a file saw an empty or vanishing
+// file, not damage.
+func (s *Store) inTree(file string) bool {
+	for _, ti := range s.db.Tables() {
+		if table.IDToFilename(ti.ID) == file {
+			return true
+		}
+	}
+	return false
 }
 
 // damagedNow is the current list of damaged blocks.
@@ -138,10 +158,20 @@ func CheckTableFiles(dir string, inTree func(id uint64) bool) ([]TableFileDamage
 // key), and before it the blocks, each compressed as a whole and ending
 // in its checksum and checksum length.
 func checkTableFile(name string) (damage []TableFileDamage) {
+	return checkTableFileRange(name, nil, nil)
+}
+
+// checkTableFileRange is checkTableFile for the blocks that may hold user
+// keys in [lo, hi) (lo nil: from the first; hi nil: to the last).
+func checkTableFileRange(name string, lo, hi []byte) (damage []TableFileDamage) {
 	base := filepath.Base(name)
 	whole := func(reason string) []TableFileDamage {
 		return []TableFileDamage{{File: base, Reason: reason}}
 	}
+	// A compaction deletes a file it replaced by truncating it first: a
+	// read of its mapping then faults (SIGBUS), which this turns into a
+	// panic recovered below. The caller tells that from damage (inTree).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			damage = whole(fmt.Sprint("unreadable: ", p))
@@ -160,15 +190,24 @@ func checkTableFile(name string) (damage []TableFileDamage) {
 	n := index.OffsetsLength()
 	var ko fb.BlockOffset
 	firstKey := func(i int) []byte {
-		if i >= n || !index.Offsets(&ko, i) {
+		var o fb.BlockOffset
+		if i >= n || !index.Offsets(&o, i) {
 			return nil
 		}
-		return append([]byte(nil), y.ParseKey(ko.KeyBytes())...)
+		return append([]byte(nil), y.ParseKey(o.KeyBytes())...)
 	}
 	compression := badger.DefaultOptions("").Compression
 	for i := 0; i < n; i++ {
 		if !index.Offsets(&ko, i) {
 			return whole("damaged index")
+		}
+		// Block i holds keys from its first key to the next block's
+		// (inclusive: one key's versions may span blocks).
+		if hi != nil && bytes.Compare(y.ParseKey(ko.KeyBytes()), hi) >= 0 {
+			break
+		}
+		if next := firstKey(i + 1); lo != nil && next != nil && bytes.Compare(next, lo) < 0 {
+			continue
 		}
 		off, size := int(ko.Offset()), int(ko.Len())
 		if off < 0 || size < 8 || off+size > len(data) {

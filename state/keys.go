@@ -27,7 +27,26 @@ import "encoding/binary"
 //	                                  at Open (damage_records.go): its key
 //	                                  range reads as XX001 until dropped
 //	o/<operator…>                     operator state (reserved, streaming)
-//	e/<epoch…>                        epochs and checkpoints (reserved)
+//	e/<table u32 BE>/<epoch u64 BE>   the commit record of epoch n of streaming
+//	                                  table `table` (package checkpoint): every
+//	                                  source's offset at the epoch's end, the
+//	                                  watermark, the first epoch a restart must
+//	                                  re-run, the progress counts. Its existence
+//	                                  is what makes the epoch committed.
+//	e/<table u32 BE>.snap             the epoch (u64 BE) and format (u32 BE) of
+//	                                  the table's operator-state snapshot, whose
+//	                                  batches are the chunks of StateRelation
+//	e/<table u32 BE>.out              progress of the table's stored-output
+//	                                  sink: how many epochs' append-mode rows the
+//	                                  table's own chunks hold (u64 BE)
+//	r/<rel u32 BE>/<n u64 BE>         input retention (package connector, the
+//	                                  table-log source): the commit time (µs,
+//	                                  u64 BE) by which rel's first n chunks
+//	                                  existed
+//	r/<rel u32 BE>.trim               how many chunks retention removed from
+//	                                  the start of rel's log (u64 BE): offsets
+//	                                  in the log are positions counted from
+//	                                  before any trim
 //
 // Big-endian integers make byte order equal numeric order, which is what
 // iteration order over a prefix relies on.
@@ -40,7 +59,51 @@ const (
 	PrefixDamage   = "d/"
 	PrefixOperator = "o/"
 	PrefixEpoch    = "e/"
+	PrefixRetain   = "r/"
 )
+
+// EpochPrefix is the prefix of the epoch records of streaming table rel.
+func EpochPrefix(rel uint32) []byte {
+	k := make([]byte, 0, len(PrefixEpoch)+5)
+	k = append(k, PrefixEpoch...)
+	k = binary.BigEndian.AppendUint32(k, rel)
+	return append(k, '/')
+}
+
+// EpochKey is the key of the record of epoch n of streaming table rel.
+func EpochKey(rel uint32, n int64) []byte {
+	return binary.BigEndian.AppendUint64(EpochPrefix(rel), uint64(n))
+}
+
+// SnapshotRecordKey holds which epoch's state snapshot streaming table rel
+// has, and in which format.
+func SnapshotRecordKey(rel uint32) []byte { return epochSuffixKey(rel, ".snap") }
+
+// OutputProgressKey holds how many epochs of streaming table rel have
+// their append-mode rows in its chunks.
+func OutputProgressKey(rel uint32) []byte { return epochSuffixKey(rel, ".out") }
+
+func epochSuffixKey(rel uint32, suffix string) []byte {
+	k := append([]byte(PrefixEpoch), binary.BigEndian.AppendUint32(nil, rel)...)
+	return append(k, suffix...)
+}
+
+// RetentionPrefix is the prefix of the commit times of rel's log.
+func RetentionPrefix(rel uint32) []byte {
+	k := append([]byte(PrefixRetain), binary.BigEndian.AppendUint32(nil, rel)...)
+	return append(k, '/')
+}
+
+// CommitTimeKey records when rel's first n chunks existed.
+func CommitTimeKey(rel uint32, n uint64) []byte {
+	return binary.BigEndian.AppendUint64(RetentionPrefix(rel), n)
+}
+
+// TrimKey holds how many chunks retention removed from rel's log.
+func TrimKey(rel uint32) []byte {
+	k := append([]byte(PrefixRetain), binary.BigEndian.AppendUint32(nil, rel)...)
+	return append(k, ".trim"...)
+}
 
 // tablePrefix is the prefix of all chunks of relation rel.
 func tablePrefix(rel uint32) []byte {

@@ -17,15 +17,7 @@ import (
 // bytes where a key points are damage.
 func TestHeadlessTornWriteIsNotDamage(t *testing.T) {
 	dir := t.TempDir()
-	s := openTest(t, dir, Options{})
-	for i := 0; i < 4; i++ {
-		b := makeBatch(i*2000, 2000) // far above the value threshold
-		appendCommit(t, s, 1, b)
-		b.Release()
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeClosed(t, dir, 4, 2000)
 	vlogs, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
 	if len(vlogs) != 1 {
 		t.Fatalf("value-log files: %v", vlogs)
@@ -57,7 +49,7 @@ func TestHeadlessTornWriteIsNotDamage(t *testing.T) {
 	if saved, err := preserveLogTails(dir); err != nil || len(saved) != 0 {
 		t.Fatalf("torn tail copied aside as damage: %q, %v", saved, err)
 	}
-	s, err = Open(dir, Options{Sync: SyncNone})
+	s, err := Open(dir, Options{Sync: SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,8 +116,10 @@ type Store struct {
 	// damaged are the damaged blocks of table files, found at Open or
 	// recorded by an earlier one (integrity.go, damage_records.go); nil
 	// when there are none. Replaced as a whole when DropTable removes
-	// records.
-	damaged atomic.Pointer[[]damagedFile]
+	// records, and added to when a read finds new damage (recheck.go);
+	// damagedMu orders those writers.
+	damaged   atomic.Pointer[[]damagedFile]
+	damagedMu sync.Mutex
 	// namer names relations in XX001 errors (NameRelations).
 	namer atomic.Pointer[func(uint32) string]
 }

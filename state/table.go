@@ -225,9 +225,15 @@ func (s *Store) readChunks(rel uint32, fn func(seq uint64, b arrow.RecordBatch, 
 						if c := s.damageAt(rel, groupKey(h.group)); c != nil {
 							return c
 						}
-						_, err := txn.Get(groupKey(h.group))
+						gk := groupKey(h.group)
+						_, err := txn.Get(gk)
 						if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
 							return err
+						}
+						if err != nil { // "not found" may be a damaged block
+							if c := s.recheckRange(rel, gk, append(gk, 0)); c != nil {
+								return c
+							}
 						}
 						published = err == nil
 						groups[h.group] = published
@@ -261,6 +267,10 @@ func (s *Store) readChunks(rel uint32, fn func(seq uint64, b arrow.RecordBatch, 
 				}
 				return err
 			}
+		}
+		// An iteration that met a damaged block ended early, silently.
+		if c := s.recheckRange(rel, prefix, prefixEnd(prefix)); c != nil {
+			return c
 		}
 		return nil
 	})

@@ -64,6 +64,10 @@ func (t *Txn) Get(key []byte) ([]byte, error) {
 	}
 	item, err := t.btx.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
+		// A Get whose key is in a damaged block says "not found".
+		if c := t.s.recheckRange(0, key, append(append([]byte(nil), key...), 0)); c != nil {
+			return nil, t.s.relationError(c)
+		}
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -138,6 +142,10 @@ func (t *Txn) IteratePrefix(prefix []byte, fn func(key, val []byte) error) error
 			return fnErr
 		}
 	}
+	// An iteration that met a damaged block ended early, silently.
+	if c := t.s.recheckRange(0, prefix, prefixEnd(prefix)); c != nil {
+		return t.s.relationError(c)
+	}
 	return nil
 }
 
@@ -206,11 +214,13 @@ func (t *Txn) Commit() error {
 		t.s.evictTable(rel)
 	}
 	if t.damageAfter != nil {
+		t.s.damagedMu.Lock()
 		if len(*t.damageAfter) == 0 {
 			t.s.damaged.Store(nil)
 		} else {
 			t.s.damaged.Store(t.damageAfter)
 		}
+		t.s.damagedMu.Unlock()
 	}
 	return nil
 }

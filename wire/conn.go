@@ -255,11 +255,9 @@ func (c *conn) extended(err error) {
 func (c *conn) sync() {
 	c.skipTillSync = false
 	c.closePortal("")
-	if c.sess.TxStatus() == 'I' {
-		// Outside a transaction block the implicit transaction ends at Sync,
-		// and with it every portal, as in PostgreSQL.
-		c.closeAllPortals()
-	}
+	// Outside a transaction block the implicit transaction ends at Sync,
+	// and with it every portal, as in PostgreSQL.
+	c.endOfTransaction()
 	c.readyForQuery()
 }
 

@@ -8,30 +8,22 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/sql/types/copyformat"
 )
 
 // copyBatchRows is how many COPY rows go into one Arrow batch.
 const copyBatchRows = 8192
 
-// binaryCopySignature starts every binary COPY stream.
-var binaryCopySignature = []byte("PGCOPY\n\xff\r\n\x00")
-
 // CopyDataError is a COPY FROM STDIN data error. Err is what the client
 // sees as the error; Context is PostgreSQL's CONTEXT line, e.g.
 // `COPY t, line 3, column x: "abc"`, sent as the ErrorResponse's Where.
-type CopyDataError struct {
-	Err     *sqlerr.Error
-	Context string
-}
-
-func (e *CopyDataError) Error() string { return e.Err.Message }
-func (e *CopyDataError) Unwrap() error { return e.Err }
+// The decoding of COPY data is package copyformat's, which a file source
+// shares.
+type CopyDataError = copyformat.DataError
 
 // CopyIn implements ExecIO: it sends CopyInResponse and returns the source
 // that decodes the client's CopyData stream.
@@ -41,21 +33,17 @@ func (x *execIO) CopyIn(ctx context.Context, opts CopyOptions, columns []types.T
 	if err != nil {
 		return nil, err
 	}
-	s := &copyInSource{c: c, f: f, types: columns, fs: c.sess.FormatSettings()}
-	fields := make([]arrow.Field, len(columns))
-	s.builders = make([]array.Builder, len(columns))
-	for i, t := range columns {
-		fields[i] = arrow.Field{Name: f.names[i], Type: t.Arrow(), Nullable: true}
-		s.builders[i] = array.NewBuilder(memory.DefaultAllocator, t.Arrow())
-	}
-	s.schema = arrow.NewSchema(fields, nil)
+	s := &copyInSource{c: c, dec: copyformat.NewDecoder(copyformat.Format{Kind: f.kind, Delimiter: f.delimiter,
+		Quote: f.quote, Escape: f.escape, Null: f.null, Header: f.header, Table: f.table, Names: f.names},
+		columns, c.sess.FormatSettings())}
 	s.ctx = ctx
 	s.stopWatch = context.AfterFunc(ctx, s.interrupt)
 	c.copyIn = s
 	c.send(&pgproto3.CopyInResponse{OverallFormat: f.overall(), ColumnFormatCodes: f.columnFormats(len(columns))})
 	c.flush()
 	if c.broken {
-		s.clientDone, s.dataEnd = true, true
+		s.clientDone = true
+		s.dec.Finish()
 		s.err = errWriteFailed
 	}
 	return s, nil
@@ -72,7 +60,7 @@ func (x *execIO) CopyIn(ctx context.Context, opts CopyOptions, columns []types.T
 func (c *conn) finishCopyIn() {
 	if c.copyIn != nil {
 		c.copyIn.unwatch()
-		if c.copyIn.dataEnd && c.copyIn.err == nil {
+		if c.copyIn.dec.Ended() && c.copyIn.err == nil {
 			c.copyIn.drain()
 		}
 		c.copyIn.releaseBuilders()
@@ -117,29 +105,15 @@ func (c *conn) finishCopyInQuietly() {
 	}
 }
 
-// copyInSource decodes COPY FROM STDIN data into Arrow batches.
+// copyInSource receives COPY FROM STDIN data and has its decoder turn it
+// into Arrow batches.
 type copyInSource struct {
-	c        *conn
-	f        copyFormat
-	types    []types.T
-	fs       types.FormatSettings
-	schema   *arrow.Schema
-	builders []array.Builder
-
-	in      []byte // received input; in[pos:] is not yet consumed
-	pos     int
-	scan    int  // the search for the current record's end has looked at in[pos:scan]
-	inQuote bool // csv: the scan stopped inside quotes
+	c   *conn
+	dec *copyformat.Decoder
 
 	clientDone bool // CopyDone or CopyFail read: the client's stream is over
-	dataEnd    bool // no more data: CopyDone, the \. marker or the binary trailer
-	headerDone bool
-	noMoreRows bool  // the \. marker or the binary trailer was read
-	line       int64 // number of the record being decoded, as in PostgreSQL's CONTEXT
 	rows       int64
 	err        error
-
-	field []byte // scratch for a de-escaped value
 
 	ctx         context.Context
 	stopWatch   func() bool
@@ -158,7 +132,12 @@ func (s *copyInSource) Next() (arrow.RecordBatch, error) {
 	}
 	n := 0
 	for n < copyBatchRows {
-		ok, err := s.readRow()
+		ok, err := s.dec.ReadRow()
+		if err == copyformat.ErrMoreInput {
+			if err = s.receive(); err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return nil, s.fail(err)
 		}
@@ -175,15 +154,7 @@ func (s *copyInSource) Next() (arrow.RecordBatch, error) {
 		}
 		return nil, nil
 	}
-	cols := make([]arrow.Array, len(s.builders))
-	for i, b := range s.builders {
-		cols[i] = b.NewArray()
-	}
-	rec := array.NewRecordBatch(s.schema, cols, int64(n))
-	for _, a := range cols {
-		a.Release()
-	}
-	return rec, nil
+	return s.dec.Flush(), nil
 }
 
 func (s *copyInSource) fail(err error) error {
@@ -194,14 +165,7 @@ func (s *copyInSource) fail(err error) error {
 	return s.err
 }
 
-func (s *copyInSource) releaseBuilders() {
-	for i, b := range s.builders {
-		if b != nil {
-			b.Release()
-			s.builders[i] = nil
-		}
-	}
-}
+func (s *copyInSource) releaseBuilders() { s.dec.Release() }
 
 // drain reads and drops the client's stream up to CopyDone or CopyFail.
 func (s *copyInSource) drain() {
@@ -233,32 +197,27 @@ func (s *copyInSource) receive() error {
 		}
 	}
 	if err != nil {
-		s.clientDone, s.dataEnd = true, true
+		s.clientDone = true
+		s.dec.Finish()
 		s.c.receiveFailed(err)
 		s.c.broken = true
 		return errWriteFailed
 	}
 	switch m := msg.(type) {
 	case *pgproto3.CopyData:
-		if s.dataEnd {
-			return nil // after the \. marker or the binary trailer
-		}
-		if s.pos > 0 {
-			n := copy(s.in, s.in[s.pos:])
-			s.in = s.in[:n]
-			s.scan -= s.pos
-			s.pos = 0
-		}
-		s.in = append(s.in, m.Data...)
+		s.dec.Feed(m.Data) // dropped after the \. marker or the binary trailer
 	case *pgproto3.CopyDone:
-		s.clientDone, s.dataEnd = true, true
+		s.clientDone = true
+		s.dec.Finish()
 	case *pgproto3.CopyFail:
-		s.clientDone, s.dataEnd = true, true
+		s.clientDone = true
+		s.dec.Finish()
 		return sqlerr.New(sqlerr.QueryCanceled, "COPY from stdin failed: %s", m.Message)
 	case *pgproto3.Flush, *pgproto3.Sync:
 		// Ignored during COPY IN, as the protocol says.
 	default:
-		s.clientDone, s.dataEnd = true, true
+		s.clientDone = true
+		s.dec.Finish()
 		return sqlerr.New(sqlerr.ProtocolViolation, "unexpected message type %T during COPY from stdin", msg)
 	}
 	return nil
@@ -266,68 +225,4 @@ func (s *copyInSource) receive() error {
 
 func errCopyCanceled() error {
 	return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-}
-
-// readRow decodes the next row into the builders; false at the end of data.
-func (s *copyInSource) readRow() (bool, error) {
-	if s.noMoreRows {
-		return false, nil
-	}
-	if s.f.kind == 'b' {
-		return s.readBinaryRow()
-	}
-	for {
-		rec, ok, err := s.nextRecord()
-		if err != nil || !ok {
-			return false, err
-		}
-		s.line++
-		if s.f.header && !s.headerDone {
-			s.headerDone = true
-			continue
-		}
-		if string(rec) == `\.` {
-			// End-of-data marker: anything after it is ignored.
-			s.dataEnd, s.noMoreRows = true, true
-			return false, nil
-		}
-		if s.f.kind == 'c' {
-			return true, s.appendCSVRecord(rec)
-		}
-		return true, s.appendTextRecord(rec)
-	}
-}
-
-// nextRecord returns the next line (text) or record (csv, where a quoted
-// field may hold newlines) without its line ending, receiving more input
-// as needed. The slice is valid until the next receive.
-func (s *copyInSource) nextRecord() ([]byte, bool, error) {
-	for {
-		var rec []byte
-		var found bool
-		if s.f.kind == 'c' {
-			rec, found = s.findCSVRecord()
-		} else {
-			rec, found = s.findTextLine()
-		}
-		if found {
-			return rec, true, nil
-		}
-		if s.dataEnd {
-			if s.pos >= len(s.in) {
-				return nil, false, nil
-			}
-			// The last line may lack its newline.
-			if s.f.kind == 'c' && s.inQuote {
-				s.line++
-				return nil, false, s.lineError(sqlerr.BadCopyFileFormat, "unterminated CSV quoted field", s.in[s.pos:])
-			}
-			rec = s.in[s.pos:]
-			s.pos, s.scan = len(s.in), len(s.in)
-			return trimCR(rec), true, nil
-		}
-		if err := s.receive(); err != nil {
-			return nil, false, err
-		}
-	}
 }

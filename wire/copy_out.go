@@ -10,6 +10,7 @@ import (
 
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/sql/types/copyformat"
 )
 
 // CopyOut implements ExecIO: COPY ... TO STDOUT. Each row goes in its own
@@ -32,7 +33,7 @@ func (x *execIO) CopyOut(ctx context.Context, opts CopyOptions, res Result) (int
 	w := copyWriter{c: c, f: &f, cols: cols, fs: c.sess.FormatSettings()}
 	switch {
 	case f.kind == 'b':
-		hdr := append(append([]byte{}, binaryCopySignature...), 0, 0, 0, 0, 0, 0, 0, 0)
+		hdr := append(append([]byte{}, copyformat.BinarySignature...), 0, 0, 0, 0, 0, 0, 0, 0)
 		w.sendData(hdr)
 	case f.header:
 		w.sendHeader()

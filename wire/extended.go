@@ -52,6 +52,16 @@ func (c *conn) closePortal(name string) {
 	}
 }
 
+// endOfTransaction closes every portal once no transaction block is open:
+// portals belong to their transaction, as in PostgreSQL (weir has no WITH
+// HOLD cursors), and a suspended one holds a running plan, its memory and
+// its spill files until closed.
+func (c *conn) endOfTransaction() {
+	if c.sess.TxStatus() == 'I' {
+		c.closeAllPortals()
+	}
+}
+
 func (c *conn) closeAllPortals() {
 	for name, p := range c.portals {
 		p.close()
@@ -189,6 +199,14 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	case 'P':
 		p, err := c.lookupPortal(m.Name)
 		if err != nil {
+			if cs, ok := c.sess.(CursorSession); ok {
+				if cols, ok := cs.CursorColumns(m.Name); ok {
+					// A SQL cursor: its rows are sent in text, as
+					// PostgreSQL describes a DECLAREd cursor.
+					c.send(rowDescription(cols, nil))
+					return nil
+				}
+			}
 			return err
 		}
 		var cols []Column
@@ -237,7 +255,14 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
+	if p.cur != nil && c.sess.TxStatus() == 'E' {
+		// A suspended portal is not continued once an error failed its
+		// transaction block (the Result may still hold rows of its
+		// current batch), as in PostgreSQL.
+		return sqlerr.New(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
 	c.activeStatement(p.stmt.query)
+	inBlock := c.sess.TxStatus() != 'I'
 	if p.ctx == nil {
 		p.ctx, p.cancel = context.WithCancelCause(c.ctx)
 	}
@@ -271,6 +296,15 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	// when the client gets round to closing the portal.
 	p.cur.close()
 	c.send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(p.tag, p.cur.cols != nil, n))})
+	if inBlock && c.sess.TxStatus() == 'I' {
+		// COMMIT or ROLLBACK ended the block: its portals end with it.
+		for name, o := range c.portals {
+			if o != p {
+				o.close()
+				delete(c.portals, name)
+			}
+		}
+	}
 	return nil
 }
 

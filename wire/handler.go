@@ -111,6 +111,16 @@ type Session interface {
 	Close()
 }
 
+// CursorSession is implemented by a Session with SQL cursors (DECLARE …
+// CURSOR). In PostgreSQL a SQL cursor is a portal, so a Describe of a
+// portal may name one (psycopg's server-side cursors describe theirs
+// after DECLARE); the wire layer asks the session about a portal name it
+// did not bind. CursorColumns returns the columns of the cursor's rows,
+// or false when there is no such cursor.
+type CursorSession interface {
+	CursorColumns(name string) ([]Column, bool)
+}
+
 // Statement is one prepared statement.
 type Statement interface {
 	// ParamTypes are the OIDs of $1..$n, inferred where the client left 0.
@@ -149,11 +159,24 @@ type Value struct {
 // Result is what a statement produced. Rows come as Arrow record batches
 // whose columns follow Statement.Columns (or Result.Columns for statements
 // whose shape is known only at run time, like SHOW or EXPLAIN).
+//
+// A Result may compute its rows as they are asked for (a SELECT runs its
+// operator tree one batch per Next), so the wire layer pulls a batch only
+// once the previous one is sent. It outlives Statement.Execute: a portal
+// stopped at an Execute row limit keeps its Result, and the next Execute
+// calls Next again with its own ctx. Close is called once, whether or not
+// Next reached the end: when the rows are all sent, or when the portal is
+// dropped (Close message, Sync ending an implicit transaction, COMMIT or
+// ROLLBACK ending a block, a new simple query, an error, the session's
+// end).
 type Result interface {
 	// Columns of the rows; nil for a statement without rows.
 	Columns() []Column
 	// Next returns the next batch, or nil at the end. The caller releases
-	// nothing: batches stay owned by the Result until Close.
+	// nothing: a batch stays valid until the next call of Next or Close.
+	// An error is sent to the client after the rows already sent, as
+	// PostgreSQL does for an error raised while a result is sent; Next is
+	// not called after it.
 	Next(ctx context.Context) (arrow.RecordBatch, error)
 	// Tag is the CommandComplete tag ("SELECT 3", "INSERT 0 1", "COPY 10"),
 	// valid once Next has returned nil. For SELECT the wire layer counts the

@@ -33,6 +33,7 @@ func (c *conn) simpleQuery(sql string) {
 			break
 		}
 	}
+	c.endOfTransaction()
 	c.readyForQuery()
 }
 

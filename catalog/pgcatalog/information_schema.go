@@ -26,6 +26,8 @@ func informationSchema() []*Table {
 	tables := []*Table{
 		isTables(), isColumns(), isSchemata(), isTableConstraints(),
 		isKeyColumnUsage(), isViews(), isRoutines(),
+		isEnabledRoles(), isApplicableRoles(), isAdministrableRoleAuthorizations(),
+		isTablePrivileges(), isRoleTableGrants(), isColumnPrivileges(),
 	}
 	for i, t := range tables {
 		t.OID = informationSchemaOIDBase + uint32(i)

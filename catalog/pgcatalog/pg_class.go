@@ -75,7 +75,7 @@ func pgClass() *Table {
 					int32(0), float32(-1), int32(0), uint32(0),
 					pk != nil, false, byte('p'), r.Kind, int16(len(r.Columns)), int16(0),
 					false, false, false, false, false, true, byte('d'), false, uint32(0),
-					uint32(0), uint32(0), nil, opts, nil)
+					uint32(0), uint32(0), s.relACLText(r), opts, nil)
 				if pk != nil {
 					// A new btree index has its metapage (relpages 1) and,
 					// unlike a new table (reltuples -1), reltuples 0.

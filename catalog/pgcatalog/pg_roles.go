@@ -35,8 +35,9 @@ func pgRoles() *Table {
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
 			for _, r := range s.roles() {
-				rb.add(r.Name, r.Superuser, true, r.Superuser, r.Superuser, r.CanLogin, r.Superuser,
-					int32(-1), passwordMask, nil, r.Superuser, nil, r.OID)
+				a := attributesOf(r)
+				rb.add(r.Name, r.Superuser, true, a.createRole, a.createDB, r.CanLogin, a.bootstrap,
+					int32(-1), passwordMask, nil, a.bootstrap, nil, r.OID)
 			}
 			return rb.finish()
 		}}
@@ -61,7 +62,8 @@ func pgUser() *Table {
 				if !r.CanLogin {
 					continue
 				}
-				rb.add(r.Name, r.OID, r.Superuser, r.Superuser, r.Superuser, r.Superuser,
+				a := attributesOf(r)
+				rb.add(r.Name, r.OID, a.createDB, r.Superuser, a.bootstrap, a.bootstrap,
 					passwordMask, nil, nil)
 			}
 			return rb.finish()
@@ -87,14 +89,27 @@ func pgAuthid() *Table {
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
 			for _, r := range s.roles() {
-				rb.add(r.OID, r.Name, r.Superuser, true, r.Superuser, r.Superuser, r.CanLogin,
-					r.Superuser, r.Superuser, int32(-1), nil, nil)
+				a := attributesOf(r)
+				rb.add(r.OID, r.Name, r.Superuser, true, a.createRole, a.createDB, r.CanLogin,
+					a.bootstrap, a.bootstrap, int32(-1), nil, nil)
 			}
 			return rb.finish()
 		}}
 }
 
-// pgAuthMembers is empty: weir has no role membership.
+// roleAttributes are the pg_authid flags weir derives: the bootstrap
+// superuser has every attribute, as initdb's does; REPLICATION and
+// BYPASSRLS are the bootstrap superuser's alone (weir does not grant them).
+type roleAttributes struct {
+	bootstrap, createRole, createDB bool
+}
+
+func attributesOf(r *catalog.Role) roleAttributes {
+	boot := r.OID == catalog.BootstrapRoleOID
+	return roleAttributes{bootstrap: boot, createRole: boot || r.CreateRole, createDB: boot || r.CreateDB}
+}
+
+// pgAuthMembers lists role memberships: PostgreSQL 15's four columns.
 func pgAuthMembers() *Table {
 	cols := []catalog.Column{
 		col("roleid", types.Oid),
@@ -103,5 +118,11 @@ func pgAuthMembers() *Table {
 		col("admin_option", types.Bool),
 	}
 	return &Table{OID: 1261, Schema: "pg_catalog", Name: "pg_auth_members", Kind: 'r', Columns: cols,
-		Rows: emptyRows(cols)}
+		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
+			rb := newRows(cols)
+			for _, m := range s.memberships() {
+				rb.add(m.Role, m.Member, m.Grantor, m.Admin)
+			}
+			return rb.finish()
+		}}
 }

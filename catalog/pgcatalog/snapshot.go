@@ -110,14 +110,21 @@ func (s *Snapshot) nspOID(name string) uint32 {
 	return 0
 }
 
-// roles lists the catalog's roles plus PostgreSQL's built-in
-// pg_database_owner (owner of schema public), which cannot log in.
+// roles lists the catalog's roles, PostgreSQL's predefined ones included
+// (pg_database_owner owns schema public).
 func (s *Snapshot) roles() []*catalog.Role {
-	owner := &catalog.Role{OID: catalog.DatabaseOwnerRoleOID, Name: catalog.DatabaseOwnerRole}
 	if s.Cat == nil {
+		owner := &catalog.Role{OID: catalog.DatabaseOwnerRoleOID, Name: catalog.DatabaseOwnerRole}
 		return []*catalog.Role{{OID: catalog.BootstrapRoleOID, Name: catalog.BootstrapRole, Superuser: true, CanLogin: true}, owner}
 	}
-	return append(s.Cat.Roles(), owner)
+	return s.Cat.Roles()
+}
+
+func (s *Snapshot) memberships() []catalog.Membership {
+	if s.Cat == nil {
+		return nil
+	}
+	return s.Cat.Memberships()
 }
 
 // roleName is the name of the role with that OID; "" if it was dropped.

@@ -371,6 +371,35 @@ func TestPsql(t *testing.T) {
 		}
 	})
 
+	// FETCH_COUNT: psql reads the result through a cursor, 1,000 rows per
+	// FETCH; inside and outside a transaction block, and with an error
+	// after some FETCHes (psql prints the rows it had, then the error). The
+	// failing row is the first of weir's second 8192-row batch: weir fails
+	// a whole batch where PostgreSQL fails one row, and there both have
+	// sent the same rows.
+	t.Run("FETCH_COUNT", func(t *testing.T) {
+		script := "\\set FETCH_COUNT 1000\n" +
+			"SELECT count(*) FROM generate_series(1, 10) g;\n" +
+			"SELECT g, md5(g::text) FROM generate_series(1, 2500) g;\n" +
+			"BEGIN;\nSELECT g FROM generate_series(1, 1500) g ORDER BY g DESC;\nCOMMIT;\n" +
+			"SELECT 1/(8193-g) AS q FROM generate_series(1, 9000) g;\n" +
+			"SELECT 'after';\n"
+		got, gerr, err := wt.psql(t, dir, script, "-v", "ON_ERROR_STOP=0")
+		if err != nil {
+			t.Errorf("weir: psql failed: %v\n%s", err, gerr)
+		}
+		want, perr, err := pt.psql(t, dir, script, "-v", "ON_ERROR_STOP=0")
+		if err != nil {
+			t.Fatalf("PostgreSQL: psql failed: %v\n%s", err, perr)
+		}
+		if got+gerr != want+perr {
+			t.Errorf("FETCH_COUNT output differs (%d and %d bytes)\n--- weir:\n%.2000s%s--- PostgreSQL:\n%.2000s%s", len(got), len(want), got, gerr, want, perr)
+		}
+		if !strings.Contains(got, "(2500 rows)") {
+			t.Errorf("FETCH_COUNT: no 2,500-row result:\n%.500s", got)
+		}
+	})
+
 	// One Query message holding two statements, and the empty query.
 	t.Run("multi-statement and empty query", func(t *testing.T) {
 		for _, args := range [][]string{{"-c", "select 1; select 2"}, {"-c", ";"}, {"-c", "-- just a comment"}} {

@@ -7,6 +7,7 @@
 //	go run ./cmd/weirbench [-rows 1000000] [-repeat 5] [-quick] [-streaming]
 //	go run ./cmd/weirbench -catalog 1000   # client catalog queries on 1,000 tables
 //	go run ./cmd/weirbench -spill    # spill.go: GROUP BY, ORDER BY and windows past work_mem
+//	go run ./cmd/weirbench -firstrow 3000000 -firstrow.base main   # firstrow.go: a large SELECT's first row
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -64,7 +65,20 @@ func main() {
 	spillSortRows := flag.Int("spill.sortrows", 10_000_000, "-spill: rows sorted")
 	spillGroups := flag.Int("spill.groups", 1_000_000, "-spill: groups of the aggregate (4 rows each)")
 	spillWindowRows := flag.Int("spill.windowrows", 5_000_000, "-spill: rows of the window's one partition")
+	firstRow := flag.Int("firstrow", 0, "time the first and last row and weir's peak RSS of a SELECT of this many rows (e.g. 3000000) next to PostgreSQL, write their section of docs/benchmarks.md and exit")
+	firstRowBase := flag.String("firstrow.base", "", "-firstrow: also build and measure weir at this git revision (e.g. main)")
 	flag.Parse()
+	if *firstRow > 0 {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["repeat"] {
+			c.repeat = 3
+		}
+		if err := runFirstRow(c, *firstRow, *firstRowBase); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
 	if *catalogTables > 0 {
 		if c.repeat < 1 {
 			fatalf("bad flags")
@@ -722,12 +736,15 @@ func writeDoc(path, md, smd string) error {
 	if b, err := os.ReadFile(path); err == nil {
 		old = string(b)
 	}
-	// The spill section (-spill) is kept as it is, before the notes.
-	spillSection := ""
-	if i := strings.Index(old, spillBegin); i >= 0 {
-		if j := strings.Index(old[i:], spillEnd); j >= 0 {
-			spillSection = old[i : i+j+len(spillEnd)]
-			old = old[:i] + strings.TrimPrefix(old[i+j+len(spillEnd):], "\n")
+	// The sections of -spill and -firstrow are kept as they are, before
+	// the notes.
+	kept := ""
+	for _, m := range [][2]string{{spillBegin, spillEnd}, {firstRowBegin, firstRowEnd}} {
+		if i := strings.Index(old, m[0]); i >= 0 {
+			if j := strings.Index(old[i:], m[1]); j >= 0 {
+				kept += "\n" + old[i:i+j+len(m[1])] + "\n"
+				old = old[:i] + strings.TrimPrefix(old[i+j+len(m[1]):], "\n")
+			}
 		}
 	}
 	body := old
@@ -756,9 +773,7 @@ func writeDoc(path, md, smd string) error {
 	if smd != "" {
 		out += "\n" + streamBegin + "\n" + strings.TrimRight(smd, "\n") + "\n" + streamEnd + "\n"
 	}
-	if spillSection != "" {
-		out += "\n" + spillSection + "\n"
-	}
+	out += kept
 	out += notes
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

@@ -139,7 +139,7 @@ func regFromText(ctx *Ctx, d Datum, from, to types.T) (Datum, error) {
 		}
 		oid, err = cat.ProcOID(s)
 	case types.OidRegrole:
-		return nil, sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", s)
+		return regroleIn(cat, s)
 	default:
 		return nil, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type oid: \"%s\"", s)
 	}

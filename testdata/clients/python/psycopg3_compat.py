@@ -115,10 +115,31 @@ def introspection():
             "SELECT %s::int8[] = ARRAY[1,2,3]::int8[], array_length(%s::text[], 1)", ([1, 2, 3], ["a", "b"])).fetchone())
 
 
+def server_cursors():
+    # Named (server-side) cursors: DECLARE with a parameter, Describe of
+    # the cursor's portal, FETCH FORWARD itersize, in text and binary, and
+    # fetchmany / fetchall; the server streams the rows.
+    for binary in (False, True):
+        def run():
+            with conn.transaction():
+                with conn.cursor(name="pg3_named", binary=binary) as cur:
+                    cur.itersize = 1000
+                    cur.execute("SELECT g, md5(g::text) AS h FROM generate_series(1, %s) g", (5000,))
+                    names = [d.name for d in cur.description]
+                    first = cur.fetchmany(3)
+                    n, total = len(first), sum(r[0] for r in first)
+                    for row in cur:
+                        n += 1
+                        total += row[0]
+                    return f"{names} first={first[0]} rows={n} sum={total}"
+        call(f"server cursor(binary={binary})", run)
+
+
 check("params", params)
 check("binary", binary)
 check("copy", copy_in)
 check("error", error_then_ok)
 introspection()
+server_cursors()
 conn.close()
 sys.exit(1 if failures else 0)

@@ -1,8 +1,8 @@
-package wire
+package copyformat
 
-// Decoding of COPY FROM STDIN data in PostgreSQL's three formats: finding
-// where a record ends in the byte stream, splitting it into fields, and
-// undoing each format's escaping, with PostgreSQL's error messages.
+// Decoding of COPY data in PostgreSQL's three formats: finding where a
+// record ends in the byte stream, splitting it into fields, and undoing
+// each format's escaping, with PostgreSQL's error messages.
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func trimCR(b []byte) []byte {
 
 // findTextLine finds the next newline not escaped by a backslash: in text
 // format a backslash takes the next byte with it, whatever it is.
-func (s *copyInSource) findTextLine() ([]byte, bool) {
+func (s *Decoder) findTextLine() ([]byte, bool) {
 	i := max(s.scan, s.pos)
 	for {
 		j := bytes.IndexByte(s.in[i:], '\n')
@@ -47,8 +47,8 @@ func (s *copyInSource) findTextLine() ([]byte, bool) {
 }
 
 // findCSVRecord finds the next newline outside quotes.
-func (s *copyInSource) findCSVRecord() ([]byte, bool) {
-	q, esc := s.f.quote, s.f.escape
+func (s *Decoder) findCSVRecord() ([]byte, bool) {
+	q, esc := s.f.Quote, s.f.Escape
 	buf := s.in
 	i := max(s.scan, s.pos)
 	for ; i < len(buf); i++ {
@@ -56,7 +56,7 @@ func (s *copyInSource) findCSVRecord() ([]byte, bool) {
 		if s.inQuote {
 			if ch == esc && esc != q {
 				if i+1 >= len(buf) {
-					if !s.dataEnd {
+					if !s.finished {
 						break // the escaped byte has not arrived yet
 					}
 				} else if buf[i+1] == q || buf[i+1] == esc {
@@ -85,7 +85,7 @@ func (s *copyInSource) findCSVRecord() ([]byte, bool) {
 
 // appendTextRecord splits a text-format line at unescaped delimiters,
 // undoes backslash escapes and appends each value to its column.
-func (s *copyInSource) appendTextRecord(rec []byte) error {
+func (s *Decoder) appendTextRecord(rec []byte) error {
 	ncols := len(s.builders)
 	if ncols == 0 {
 		if len(rec) != 0 {
@@ -93,7 +93,7 @@ func (s *copyInSource) appendTextRecord(rec []byte) error {
 		}
 		return nil
 	}
-	delim := s.f.delimiter
+	delim := s.f.Delimiter
 	col, i := 0, 0
 	for {
 		start := i
@@ -151,7 +151,7 @@ func (s *copyInSource) appendTextRecord(rec []byte) error {
 		if col >= ncols {
 			return s.lineError(sqlerr.BadCopyFileFormat, "extra data after last expected column", rec)
 		}
-		if bytes.Equal(rec[start:i], s.f.null) {
+		if bytes.Equal(rec[start:i], s.f.Null) {
 			s.builders[col].AppendNull()
 		} else if err := s.appendValue(col, out); err != nil {
 			return err
@@ -163,7 +163,7 @@ func (s *copyInSource) appendTextRecord(rec []byte) error {
 		i++ // the delimiter
 	}
 	if col < ncols {
-		return s.lineError(sqlerr.BadCopyFileFormat, fmt.Sprintf("missing data for column %q", s.f.names[col]), rec)
+		return s.lineError(sqlerr.BadCopyFileFormat, fmt.Sprintf("missing data for column %q", s.f.Names[col]), rec)
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (s *copyInSource) appendTextRecord(rec []byte) error {
 // does: quotes may start anywhere in a field, the escape byte inside quotes
 // escapes a quote or itself, and only an unquoted field equal to the NULL
 // string is NULL.
-func (s *copyInSource) appendCSVRecord(rec []byte) error {
+func (s *Decoder) appendCSVRecord(rec []byte) error {
 	ncols := len(s.builders)
 	if ncols == 0 {
 		if len(rec) != 0 {
@@ -180,7 +180,7 @@ func (s *copyInSource) appendCSVRecord(rec []byte) error {
 		}
 		return nil
 	}
-	delim, q, esc := s.f.delimiter, s.f.quote, s.f.escape
+	delim, q, esc := s.f.Delimiter, s.f.Quote, s.f.Escape
 	col, i := 0, 0
 	for {
 		start := i
@@ -231,7 +231,7 @@ func (s *copyInSource) appendCSVRecord(rec []byte) error {
 		if col >= ncols {
 			return s.lineError(sqlerr.BadCopyFileFormat, "extra data after last expected column", rec)
 		}
-		if !quoted && bytes.Equal(rec[start:end], s.f.null) {
+		if !quoted && bytes.Equal(rec[start:end], s.f.Null) {
 			s.builders[col].AppendNull()
 		} else if err := s.appendValue(col, out); err != nil {
 			return err
@@ -242,13 +242,13 @@ func (s *copyInSource) appendCSVRecord(rec []byte) error {
 		}
 	}
 	if col < ncols {
-		return s.lineError(sqlerr.BadCopyFileFormat, fmt.Sprintf("missing data for column %q", s.f.names[col]), rec)
+		return s.lineError(sqlerr.BadCopyFileFormat, fmt.Sprintf("missing data for column %q", s.f.Names[col]), rec)
 	}
 	return nil
 }
 
 // appendValue parses one text value into column col.
-func (s *copyInSource) appendValue(col int, v []byte) error {
+func (s *Decoder) appendValue(col int, v []byte) error {
 	if !utf8.Valid(v) {
 		return s.columnError(col, v, sqlerr.New("22021", "invalid byte sequence for encoding \"UTF8\": %s", badUTF8(v)))
 	}
@@ -259,7 +259,7 @@ func (s *copyInSource) appendValue(col int, v []byte) error {
 }
 
 // readBinaryRow decodes the next tuple of binary COPY data.
-func (s *copyInSource) readBinaryRow() (bool, error) {
+func (s *Decoder) readBinaryRow() (bool, error) {
 	if !s.headerDone {
 		ok, err := s.readBinaryHeader()
 		if err != nil || !ok {
@@ -267,7 +267,7 @@ func (s *copyInSource) readBinaryRow() (bool, error) {
 		}
 	}
 	for {
-		if s.dataEnd && s.pos >= len(s.in) {
+		if s.finished && s.pos >= len(s.in) {
 			return false, nil // end without a trailer: PostgreSQL accepts it
 		}
 		complete, err := s.binaryTupleComplete()
@@ -277,19 +277,17 @@ func (s *copyInSource) readBinaryRow() (bool, error) {
 		if complete {
 			break
 		}
-		if s.dataEnd {
+		if s.finished {
 			return false, s.binaryError("unexpected EOF in COPY data")
 		}
-		if err := s.receive(); err != nil {
-			return false, err
-		}
+		return false, ErrMoreInput
 	}
 	p := s.pos
 	count := int16(binary.BigEndian.Uint16(s.in[p:]))
 	p += 2
 	if count == -1 {
 		s.pos = p
-		s.dataEnd, s.noMoreRows = true, true
+		s.done = true
 		return false, nil
 	}
 	s.line++
@@ -304,7 +302,7 @@ func (s *copyInSource) readBinaryRow() (bool, error) {
 		p += int(n)
 		if err := types.AppendParsedBinary(s.builders[col], s.types[col], v); err != nil {
 			s.pos = p
-			return false, &CopyDataError{Err: sqlerr.From(err), Context: fmt.Sprintf("COPY %s, line %d, column %s", s.f.table, s.line, s.f.names[col])}
+			return false, &DataError{Err: sqlerr.From(err), Context: fmt.Sprintf("COPY %s, line %d, column %s", s.f.Table, s.line, s.f.Names[col])}
 		}
 	}
 	s.pos = p
@@ -313,7 +311,7 @@ func (s *copyInSource) readBinaryRow() (bool, error) {
 
 // binaryTupleComplete reports whether in[pos:] holds a whole tuple (or the
 // trailer), checking its field count and lengths on the way.
-func (s *copyInSource) binaryTupleComplete() (bool, error) {
+func (s *Decoder) binaryTupleComplete() (bool, error) {
 	buf := s.in[s.pos:]
 	if len(buf) < 2 {
 		return false, nil
@@ -348,10 +346,10 @@ func (s *copyInSource) binaryTupleComplete() (bool, error) {
 	return true, nil
 }
 
-func (s *copyInSource) readBinaryHeader() (bool, error) {
+func (s *Decoder) readBinaryHeader() (bool, error) {
 	for {
 		buf := s.in[s.pos:]
-		if len(buf) >= len(binaryCopySignature) && !bytes.Equal(buf[:len(binaryCopySignature)], binaryCopySignature) {
+		if len(buf) >= len(BinarySignature) && !bytes.Equal(buf[:len(BinarySignature)], BinarySignature) {
 			return false, s.binaryError("COPY file signature not recognized")
 		}
 		if len(buf) >= 19 {
@@ -372,38 +370,36 @@ func (s *copyInSource) readBinaryHeader() (bool, error) {
 				return true, nil
 			}
 		}
-		if s.dataEnd {
+		if s.finished {
 			if len(buf) == 0 {
 				return false, nil
 			}
 			return false, s.binaryError("invalid COPY file header (missing data)")
 		}
-		if err := s.receive(); err != nil {
-			return false, err
-		}
+		return false, ErrMoreInput
 	}
 }
 
-func (s *copyInSource) binaryError(msg string) error {
-	return &CopyDataError{
+func (s *Decoder) binaryError(msg string) error {
+	return &DataError{
 		Err:     sqlerr.New(sqlerr.BadCopyFileFormat, "%s", msg),
-		Context: fmt.Sprintf("COPY %s, line %d", s.f.table, max(s.line, 1)),
+		Context: fmt.Sprintf("COPY %s, line %d", s.f.Table, max(s.line, 1)),
 	}
 }
 
 // lineError is an error about a whole line; CONTEXT quotes the line.
-func (s *copyInSource) lineError(code, msg string, rec []byte) error {
-	return &CopyDataError{
+func (s *Decoder) lineError(code, msg string, rec []byte) error {
+	return &DataError{
 		Err:     sqlerr.New(code, "%s", msg),
-		Context: fmt.Sprintf("COPY %s, line %d: \"%s\"", s.f.table, s.line, printable(rec)),
+		Context: fmt.Sprintf("COPY %s, line %d: \"%s\"", s.f.Table, s.line, printable(rec)),
 	}
 }
 
 // columnError is an error about one value; CONTEXT names the column.
-func (s *copyInSource) columnError(col int, v []byte, e *sqlerr.Error) error {
-	return &CopyDataError{
+func (s *Decoder) columnError(col int, v []byte, e *sqlerr.Error) error {
+	return &DataError{
 		Err:     e,
-		Context: fmt.Sprintf("COPY %s, line %d, column %s: \"%s\"", s.f.table, s.line, s.f.names[col], printable(v)),
+		Context: fmt.Sprintf("COPY %s, line %d, column %s: \"%s\"", s.f.Table, s.line, s.f.Names[col], printable(v)),
 	}
 }
 
