@@ -104,7 +104,7 @@ func TestEventTimesDisorderLateness(t *testing.T) {
 			if d > 0 {
 				disordered++
 			}
-		case d <= (dis + lateBy).Microseconds() + dis.Microseconds():
+		case d <= (dis+lateBy).Microseconds()+dis.Microseconds():
 			if d < (dis + lateBy).Microseconds() {
 				t.Fatalf("late bid %d delayed %dus, less than disorder + late_by", k, d)
 			}
