@@ -83,3 +83,30 @@ func (b *binder) bindNexmark(fc *pg_query.FuncCall) (*FunctionScan, error) {
 	fs.Cols = append([]Column(nil), cols...)
 	return fs, nil
 }
+
+// nexmarkShare is each table's share of the events (1:3:46 of 50).
+var nexmarkShare = map[string]float64{"person": 1.0 / 50, "auction": 3.0 / 50, "bid": 46.0 / 50}
+
+// nexmarkRows estimates a nexmark() scan's rows from a constant
+// max_events: the table's share of them.
+func nexmarkRows(f *FunctionScan) float64 {
+	table := ""
+	events := int64(-1)
+	for i, name := range f.ArgNames {
+		switch name {
+		case "table":
+			if c, ok := f.Args[i].(*expr.Const); ok {
+				table, _ = c.Val.(string)
+			}
+		case "max_events":
+			if n, ok := constInt(f.Args[i]); ok {
+				events = n
+			}
+		}
+	}
+	share, ok := nexmarkShare[strings.ToLower(table)]
+	if !ok || events < 0 {
+		return defaultRelRows
+	}
+	return max(1, float64(events)*share)
+}
