@@ -154,12 +154,21 @@ func TestNexmarkTableFunctionErrors(t *testing.T) {
 		{"SELECT * FROM nexmark('bid', max_events => 10, disorder => 'soon')", "disorder"},
 		{"SELECT * FROM nexmark(max_events => 10)", "table"},
 		{"SELECT * FROM nexmark('bid', 10)", "named"},
+		{"SELECT * FROM nexmark('bid', max_events => 9000000000000000000, events_per_second => 1)", "max_events"},
 	} {
 		_, err := w.Exec(context.Background(), tc.sql)
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "22023" || !strings.Contains(pe.Message, tc.mention) {
 			t.Errorf("%s: %v, want 22023 mentioning %s", tc.sql, err, tc.mention)
 		}
+	}
+	// A scan stops with its consumer: the first rows of a trillion events
+	// come at once.
+	if got := textRows(t, w, "SELECT auction FROM nexmark('bid', max_events => 1000000000000) LIMIT 3"); len(got) != 3 {
+		t.Errorf("LIMIT 3 of a trillion events: %v", got)
+	}
+	if got := textRows(t, w, "SELECT ordinality, auction > 0 FROM nexmark('bid', max_events => 100) WITH ORDINALITY ORDER BY 1 DESC LIMIT 1"); len(got) != 1 || got[0] != "92\tt" {
+		t.Errorf("WITH ORDINALITY: %q", got)
 	}
 	// The session goes on.
 	if got := textRows(t, w, "SELECT count(*) FROM nexmark('person', max_events => 500)"); len(got) != 1 || got[0] != "10" {

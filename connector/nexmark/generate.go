@@ -1,6 +1,7 @@
 package nexmark
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +13,9 @@ import (
 // BaseTime is the event time of event 0: 2015-07-15 00:00:00, the
 // benchmark's customary base.
 var BaseTime = time.Date(2015, 7, 15, 0, 0, 0, 0, time.UTC)
+
+// maxEventSeconds bounds the event time a bounded generator reaches.
+const maxEventSeconds = 100_000_000_000
 
 // Config is what the rows depend on. Two generators of equal Configs give
 // equal rows.
@@ -53,6 +57,12 @@ func NewGenerator(cfg Config) (*Generator, error) {
 	if cfg.MaxEvents < 0 {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"max_events\": %d", cfg.MaxEvents).
 			WithHint("Use a non-negative integer (0 is unbounded).")
+	}
+	// Event times must stay timestamps: up to about 3000 years of event
+	// time after 2015.
+	if cfg.MaxEvents/cfg.EventsPerSecond > maxEventSeconds {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"max_events\": %d", cfg.MaxEvents).
+			WithHint(fmt.Sprintf("At %d events per second of event time, max_events can be at most %d (timestamps run out).", cfg.EventsPerSecond, cfg.EventsPerSecond*maxEventSeconds))
 	}
 	if !(cfg.LateFraction >= 0 && cfg.LateFraction <= 1) {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"late_fraction\": %g", cfg.LateFraction).
