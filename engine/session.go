@@ -357,7 +357,7 @@ func notYetStatement(text string) error {
 	f := strings.Fields(strings.ToUpper(text))
 	if len(f) >= 2 && (f[0] == "CREATE" || f[0] == "DROP") && f[1] == "SOURCE" {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "sources (CREATE SOURCE: files, Kafka, PostgreSQL CDC, Nexmark) are not supported yet").
-			WithHint("Feed an input table with INSERT or COPY instead.")
+			WithHint("Feed an input table with INSERT or COPY instead; for Nexmark rows, query the nexmark() table function: SELECT * FROM nexmark('bid', max_events => 1000000).")
 	}
 	return nil
 }

@@ -74,6 +74,8 @@ func (f *functionScanOp) start() error {
 		return nil
 	case "aclexplode":
 		return f.startACLExplode(ectx, args[0])
+	case "nexmark":
+		return f.startNexmark(args)
 	}
 	return sqlerr.New(sqlerr.FeatureNotSupported, "function %s is not supported in FROM", f.plan.Func)
 }

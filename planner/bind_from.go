@@ -210,6 +210,16 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 	if rf.Alias != nil {
 		alias, colnames = rf.Alias.Aliasname, stringList(rf.Alias.Colnames)
 	}
+	if name == "nexmark" {
+		fs, err := b.bindNexmark(fc)
+		if err != nil {
+			return nil, nil, err
+		}
+		if fs.WithOrdinality = rf.Ordinality; rf.Ordinality {
+			fs.Cols = append(fs.Cols, Column{Name: "ordinality", T: types.Int8})
+		}
+		return fs, scopeOf(fs.Cols, alias, colnames, parent), nil
+	}
 	ec := &exprCtx{sc: &scope{parent: parent}, what: "functions in FROM"}
 	var args []expr.Expr
 	for _, a := range fc.Args {

@@ -210,6 +210,9 @@ func functionRows(f *FunctionScan) float64 {
 			return float64(n)
 		}
 	}
+	if f.Func == "nexmark" {
+		return nexmarkRows(f)
+	}
 	if f.Func == "unnest" && len(f.Args) == 1 {
 		if a, ok := f.Args[0].(*expr.ArrayConstructor); ok {
 			return float64(len(a.Elems))

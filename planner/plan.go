@@ -72,6 +72,7 @@ type Values struct {
 type FunctionScan struct {
 	Func           string
 	Args           []expr.Expr
+	ArgNames       []string // named arguments' names (nexmark's options), "" for positional ones
 	Cols           []Column
 	WithOrdinality bool
 }
