@@ -54,6 +54,7 @@ type aggInput struct {
 	ordered  []arrow.RecordBatch
 	orderSch *arrow.Schema
 	sel      []int32
+	counter  expr.InputCounter // ordered-set aggregates: counts each group's rows before the sorted feed
 	spill    *aggSpill // batch queries: the input past work_mem (agg_input_spill.go)
 	spilled  *aggSpill // after finish: holds the result's memory until Close
 }
@@ -73,6 +74,14 @@ func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
 			ts = append(ts, e.Type())
 		}
 		a.distinct = newGroupTable(ectx.Allocator(), ts, false)
+	}
+	if c, ok := a.acc.(expr.InputCounter); ok {
+		a.counter = c
+	}
+	if d, ok := a.acc.(expr.ConstDirectSetter); ok && len(call.Args) > 0 {
+		if c, ok := call.Args[0].(*expr.Const); ok {
+			d.SetConstDirect(c.Val)
+		}
 	}
 	if len(call.OrderBy) > 0 {
 		fields := []arrow.Field{{Name: "g", Type: arrow.PrimitiveTypes.Int64}}
@@ -159,6 +168,16 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 		for i := range args {
 			args[i] = takeArray(mem, args[i], a.sel)
 		}
+	}
+	if a.counter != nil {
+		sub := groups
+		if !all {
+			sub = make([]uint32, len(a.sel))
+			for i, r := range a.sel {
+				sub[i] = groups[r]
+			}
+		}
+		a.counter.CountInput(sub, args)
 	}
 	if a.orderSch != nil {
 		cols := append([]arrow.Array{groupArr}, args...)

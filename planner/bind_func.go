@@ -26,6 +26,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 	name := funcName(f.Funcname)
 	pos := int(f.Location)
 	if f.Over != nil {
+		if err := overOrderedSet(f); err != nil {
+			return nil, err
+		}
 		if ec.win == nil {
 			return nil, sqlerr.At(sqlerr.WindowingError, pos+1, "window functions are not allowed in %s", clause(ec))
 		}
@@ -41,6 +44,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 	}
 	if windowOnly[name] {
 		return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "window function %s requires an OVER clause", name)
+	}
+	if f.AggWithinGroup && !expr.IsAggregate(name) {
+		return nil, b.withinGroupOnFunction(f, ec)
 	}
 	if expr.IsAggregate(name) {
 		if d := aggLevelsUp(f, ec.sc); d > 0 {
@@ -255,6 +261,9 @@ func (b *binder) bindAggCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, erro
 		// them read the level's input columns.
 		st.input.aggOut = nil
 		defer func() { st.input.aggOut = saved }()
+	}
+	if f.AggWithinGroup {
+		return b.bindWithinGroup(f, ec, in)
 	}
 	var args []expr.Expr
 	for _, a := range f.Args {

@@ -40,7 +40,10 @@ func RegisterAggregate(name string, ovs ...AggOverload) {
 }
 
 // IsAggregate reports whether name is an aggregate function.
-func IsAggregate(name string) bool { _, ok := aggregates[name]; return ok }
+func IsAggregate(name string) bool {
+	_, ok := aggregates[name]
+	return ok || IsOrderedSetAggregate(name)
+}
 
 // ResolvedAgg is a chosen aggregate overload.
 type ResolvedAgg struct {
