@@ -55,8 +55,8 @@ type aggInput struct {
 	orderSch *arrow.Schema
 	sel      []int32
 	counter  expr.InputCounter // ordered-set aggregates: counts each group's rows before the sorted feed
-	spill    *aggSpill // batch queries: the input past work_mem (agg_input_spill.go)
-	spilled  *aggSpill // after finish: holds the result's memory until Close
+	spill    *aggSpill         // batch queries: the input past work_mem (agg_input_spill.go)
+	spilled  *aggSpill         // after finish: holds the result's memory until Close
 }
 
 func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
