@@ -339,6 +339,10 @@ func (a *modeAcc) sameAt(cur Datum, col arrow.Array, i int) bool {
 		return cur.(int64) == c.Value(i)
 	case *array.Float64:
 		return cur.(float64) == c.Value(i)
+	case *array.Timestamp:
+		return cur.(int64) == int64(c.Value(i))
+	case *array.Date32:
+		return cur.(int64) == int64(c.Value(i))
 	case *array.String:
 		if a.t.OID == types.OidText || a.t.OID == types.OidVarchar {
 			return cur.(string) == c.Value(i)
