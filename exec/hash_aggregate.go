@@ -83,6 +83,9 @@ func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
 			d.SetConstDirect(c.Val)
 		}
 	}
+	if d, ok := a.acc.(expr.SortDirSetter); ok && len(call.OrderBy) > 0 {
+		d.SetSortDir(call.OrderBy[0].Desc, call.OrderBy[0].NullsFirst)
+	}
 	if len(call.OrderBy) > 0 {
 		fields := []arrow.Field{{Name: "g", Type: arrow.PrimitiveTypes.Int64}}
 		for _, e := range call.Args {

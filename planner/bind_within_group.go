@@ -113,6 +113,11 @@ func (b *binder) bindWithinGroup(f *pg_query.FuncCall, ec *exprCtx, in *exprCtx)
 func overOrderedSet(f *pg_query.FuncCall) error {
 	name := funcName(f.Funcname)
 	if !f.AggWithinGroup {
+		if expr.IsHypotheticalSetAggregate(name) && len(f.Args) > 0 {
+			// rank(v) is the hypothetical-set aggregate, not the window
+			// function (which has no arguments).
+			return sqlerr.At(sqlerr.WrongObjectType, int(f.Location)+1, "WITHIN GROUP is required for ordered-set aggregate %s", name)
+		}
 		return nil
 	}
 	if expr.IsOrderedSetAggregate(name) {
@@ -164,4 +169,15 @@ func (b *binder) floatArrayFraction(e expr.Expr) expr.Expr {
 		}
 	}
 	return e
+}
+
+// isAggregateCall reports whether f calls an aggregate (not as a window
+// function): rank, dense_rank, percent_rank and cume_dist are aggregates
+// only with WITHIN GROUP.
+func isAggregateCall(f *pg_query.FuncCall) bool {
+	if f.Over != nil {
+		return false
+	}
+	name := funcName(f.Funcname)
+	return expr.IsAggregate(name) || f.AggWithinGroup && expr.IsOrderedSetAggregate(name)
 }

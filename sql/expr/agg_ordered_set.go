@@ -49,7 +49,8 @@ func RegisterOrderedSetAggregate(name string, ovs ...AggOverload) {
 	orderedSetAggs[name] = append(orderedSetAggs[name], ovs...)
 }
 
-// IsOrderedSetAggregate reports whether name is an ordered-set aggregate.
+// IsOrderedSetAggregate reports whether name is an ordered-set aggregate
+// (hypothetical-set ones included).
 func IsOrderedSetAggregate(name string) bool { _, ok := orderedSetAggs[name]; return ok }
 
 // ResolveOrderedSetAggregate picks the overload of an ordered-set aggregate

@@ -42,7 +42,8 @@ func RegisterAggregate(name string, ovs ...AggOverload) {
 // IsAggregate reports whether name is an aggregate function.
 func IsAggregate(name string) bool {
 	_, ok := aggregates[name]
-	return ok || IsOrderedSetAggregate(name)
+	// rank, dense_rank, ... are window functions but for WITHIN GROUP.
+	return ok || IsOrderedSetAggregate(name) && !IsHypotheticalSetAggregate(name)
 }
 
 // ResolvedAgg is a chosen aggregate overload.
