@@ -226,4 +226,4 @@ func init() {
 type refusedAcc struct{ err error }
 
 func (a *refusedAcc) Update(*Ctx, []uint32, []arrow.Array) error { return a.err }
-func (a *refusedAcc) Finish(*Ctx, int) (arrow.Array, error)     { return nil, a.err }
+func (a *refusedAcc) Finish(*Ctx, int) (arrow.Array, error)      { return nil, a.err }
