@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
@@ -53,7 +54,7 @@ type hypoGroup struct {
 	before   int64 // rows sorting strictly before the hypothetical one
 	peers    int64 // rows equal to it
 	distinct int64 // distinct values before it
-	last     Datum // the last value before it (for distinct)
+	last     Datum // dense_rank: the last value before it
 }
 
 func (a *hypoAcc) SetSortDir(desc, nullsFirst bool) { a.desc, a.nullsFirst = desc, nullsFirst }
@@ -81,6 +82,48 @@ func (a *hypoAcc) order(v, h Datum) int {
 	return c
 }
 
+// orderAt is order for row i of col, reading the common column types
+// without boxing the row's value.
+func (a *hypoAcc) orderAt(col arrow.Array, i int, h Datum) int {
+	if col.IsNull(i) || h == nil {
+		return a.order(DatumAt(col, i), h)
+	}
+	var c int
+	switch x := col.(type) {
+	case *array.Int16:
+		c = cmpInt64(int64(x.Value(i)), h.(int64))
+	case *array.Int32:
+		c = cmpInt64(int64(x.Value(i)), h.(int64))
+	case *array.Int64:
+		c = cmpInt64(x.Value(i), h.(int64))
+	case *array.Timestamp:
+		c = cmpInt64(int64(x.Value(i)), h.(int64))
+	case *array.Date32:
+		c = cmpInt64(int64(x.Value(i)), h.(int64))
+	case *array.String:
+		if a.t.OID != types.OidText && a.t.OID != types.OidVarchar {
+			return a.order(DatumAt(col, i), h)
+		}
+		c = strings.Compare(x.Value(i), h.(string))
+	default:
+		return a.order(DatumAt(col, i), h)
+	}
+	if a.desc {
+		c = -c
+	}
+	return c
+}
+
+func cmpInt64(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
 func (a *hypoAcc) Update(ctx *Ctx, groups []uint32, args []arrow.Array) error {
 	hypCol, col := args[0], args[1]
 	for i, g := range groups {
@@ -89,15 +132,18 @@ func (a *hypoAcc) Update(ctx *Ctx, groups []uint32, args []arrow.Array) error {
 		if !st.started {
 			st.started, st.hyp = true, DatumAt(hypCol, i)
 		}
-		v := DatumAt(col, i)
 		st.n++
-		switch c := a.order(v, st.hyp); {
+		switch c := a.orderAt(col, i, st.hyp); {
 		case c < 0:
-			if st.before == 0 || a.order(v, st.last) != 0 {
-				st.distinct++
+			if a.kind == hypoDenseRank {
+				// Only dense_rank needs the value before it, and only
+				// when a new one starts a run.
+				if st.before == 0 || a.orderAt(col, i, st.last) != 0 {
+					st.distinct++
+					st.last = DatumAt(col, i)
+				}
 			}
 			st.before++
-			st.last = v
 		case c == 0:
 			st.peers++
 		}
