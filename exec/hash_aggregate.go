@@ -79,8 +79,13 @@ func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
 		a.counter = c
 	}
 	if d, ok := a.acc.(expr.ConstDirectSetter); ok && len(call.Args) > 0 {
-		if c, ok := call.Args[0].(*expr.Const); ok {
-			d.SetConstDirect(c.Val)
+		switch e := call.Args[0].(type) {
+		case *expr.Const:
+			d.SetConstDirect(e.Val)
+		case *expr.Param:
+			if e.Index < len(ectx.Params) {
+				d.SetConstDirect(ectx.Params[e.Index])
+			}
 		}
 	}
 	if d, ok := a.acc.(expr.SortDirSetter); ok && len(call.OrderBy) > 0 {
