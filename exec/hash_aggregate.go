@@ -54,8 +54,9 @@ type aggInput struct {
 	ordered  []arrow.RecordBatch
 	orderSch *arrow.Schema
 	sel      []int32
-	spill    *aggSpill // batch queries: the input past work_mem (agg_input_spill.go)
-	spilled  *aggSpill // after finish: holds the result's memory until Close
+	counter  expr.InputCounter // ordered-set aggregates: counts each group's rows before the sorted feed
+	spill    *aggSpill         // batch queries: the input past work_mem (agg_input_spill.go)
+	spilled  *aggSpill         // after finish: holds the result's memory until Close
 }
 
 func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
@@ -73,6 +74,22 @@ func newAggInput(ectx *expr.Ctx, call *planner.AggCall) (*aggInput, error) {
 			ts = append(ts, e.Type())
 		}
 		a.distinct = newGroupTable(ectx.Allocator(), ts, false)
+	}
+	if c, ok := a.acc.(expr.InputCounter); ok {
+		a.counter = c
+	}
+	if d, ok := a.acc.(expr.ConstDirectSetter); ok && len(call.Args) > 0 {
+		switch e := call.Args[0].(type) {
+		case *expr.Const:
+			d.SetConstDirect(e.Val)
+		case *expr.Param:
+			if e.Index < len(ectx.Params) {
+				d.SetConstDirect(ectx.Params[e.Index])
+			}
+		}
+	}
+	if d, ok := a.acc.(expr.SortDirSetter); ok && len(call.OrderBy) > 0 {
+		d.SetSortDir(call.OrderBy[0].Desc, call.OrderBy[0].NullsFirst)
 	}
 	if len(call.OrderBy) > 0 {
 		fields := []arrow.Field{{Name: "g", Type: arrow.PrimitiveTypes.Int64}}
@@ -159,6 +176,16 @@ func (a *aggInput) add(ectx *expr.Ctx, in arrow.RecordBatch, groups []uint32) er
 		for i := range args {
 			args[i] = takeArray(mem, args[i], a.sel)
 		}
+	}
+	if a.counter != nil {
+		sub := groups
+		if !all {
+			sub = make([]uint32, len(a.sel))
+			for i, r := range a.sel {
+				sub[i] = groups[r]
+			}
+		}
+		a.counter.CountInput(sub, args)
 	}
 	if a.orderSch != nil {
 		cols := append([]arrow.Array{groupArr}, args...)

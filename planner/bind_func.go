@@ -26,6 +26,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 	name := funcName(f.Funcname)
 	pos := int(f.Location)
 	if f.Over != nil {
+		if err := overOrderedSet(f); err != nil {
+			return nil, err
+		}
 		if ec.win == nil {
 			return nil, sqlerr.At(sqlerr.WindowingError, pos+1, "window functions are not allowed in %s", clause(ec))
 		}
@@ -39,10 +42,16 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)
 	}
-	if windowOnly[name] {
+	if windowOnly[name] && !f.AggWithinGroup {
+		if expr.IsHypotheticalSetAggregate(name) && len(f.Args) > 0 {
+			return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "WITHIN GROUP is required for ordered-set aggregate %s", name)
+		}
 		return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "window function %s requires an OVER clause", name)
 	}
-	if expr.IsAggregate(name) {
+	if f.AggWithinGroup && !isAggregateCall(f) {
+		return nil, b.withinGroupOnFunction(f, ec)
+	}
+	if isAggregateCall(f) {
 		if d := aggLevelsUp(f, ec.sc); d > 0 {
 			return b.bindOuterAggregate(f, ec, d)
 		}
@@ -189,7 +198,7 @@ type winState struct {
 // other column references are errors. ok=false means "bind normally".
 func (b *binder) bindAggregateLevel(n *pg_query.Node, ec *exprCtx) (expr.Expr, bool, error) {
 	st := ec.agg
-	if f := n.GetFuncCall(); f != nil && f.Over == nil && expr.IsAggregate(funcName(f.Funcname)) {
+	if f := n.GetFuncCall(); f != nil && isAggregateCall(f) {
 		if d := aggLevelsUp(f, ec.sc); d > 0 {
 			e, err := b.bindOuterAggregate(f, ec, d)
 			return e, true, err
@@ -255,6 +264,9 @@ func (b *binder) bindAggCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, erro
 		// them read the level's input columns.
 		st.input.aggOut = nil
 		defer func() { st.input.aggOut = saved }()
+	}
+	if f.AggWithinGroup {
+		return b.bindWithinGroup(f, ec, in)
 	}
 	var args []expr.Expr
 	for _, a := range f.Args {

@@ -68,7 +68,7 @@ func containsLocalAggregate(n *pg_query.Node, sc *scope) bool {
 		case *pg_query.SubLink, *pg_query.SelectStmt:
 			return false
 		case *pg_query.FuncCall:
-			if v.Over == nil && expr.IsAggregate(funcName(v.Funcname)) && aggLevelsUp(v, sc) == 0 {
+			if isAggregateCall(v) && aggLevelsUp(v, sc) == 0 {
 				found = true
 				return false
 			}

@@ -19,7 +19,7 @@ func containsAggregate(n *pg_query.Node) bool {
 		case *pg_query.SubLink, *pg_query.SelectStmt:
 			return false
 		case *pg_query.FuncCall:
-			if v.Over == nil && expr.IsAggregate(funcName(v.Funcname)) {
+			if isAggregateCall(v) {
 				found = true
 				return false
 			}

@@ -40,7 +40,11 @@ func RegisterAggregate(name string, ovs ...AggOverload) {
 }
 
 // IsAggregate reports whether name is an aggregate function.
-func IsAggregate(name string) bool { _, ok := aggregates[name]; return ok }
+func IsAggregate(name string) bool {
+	_, ok := aggregates[name]
+	// rank, dense_rank, ... are window functions but for WITHIN GROUP.
+	return ok || IsOrderedSetAggregate(name) && !IsHypotheticalSetAggregate(name)
+}
 
 // ResolvedAgg is a chosen aggregate overload.
 type ResolvedAgg struct {
