@@ -102,7 +102,7 @@ func init() {
 	RegisterScalar("scale", numScaleFn(func(x *apd.Decimal) int64 { return int64(numericScale(x)) }))
 	RegisterScalar("min_scale", numScaleFn(func(x *apd.Decimal) int64 { return int64(numericScale(trimScale(x))) }))
 	RegisterScalar("trim_scale", numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return trimScale(x), nil }))
-	RegisterScalar("cbrt", f8Fn1(func(x float64) (float64, error) { return math.Cbrt(x), nil }))
+	RegisterScalar("cbrt", f8Fn1(func(x float64) (float64, error) { return libmCbrt(x), nil }))
 	pow := []Overload{
 		{Args: []types.T{types.Float8, types.Float8}, Ret: types.Float8, Impl: float8Binary(floatPow)},
 		{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numPow)},
@@ -110,7 +110,7 @@ func init() {
 	RegisterScalar("power", pow...)
 	RegisterScalar("pow", pow...)
 	RegisterScalar("exp", f8Fn1(func(x float64) (float64, error) {
-		r := math.Exp(x)
+		r := libmExp(x)
 		if math.IsInf(r, 0) && !math.IsInf(x, 0) {
 			return 0, errFloatOverflow()
 		}
@@ -120,13 +120,13 @@ func init() {
 		if _, err := lnArg(x); err != nil {
 			return 0, err
 		}
-		return math.Log(x), nil
+		return libmLog(x), nil
 	}), numFn1(numLn))
 	log10 := f8Fn1(func(x float64) (float64, error) {
 		if _, err := lnArg(x); err != nil {
 			return 0, err
 		}
-		return math.Log10(x), nil
+		return libmLog10(x), nil
 	})
 	log10Num := numFn1(func(x *apd.Decimal) (*apd.Decimal, error) { return numLogBase(apd.New(10, 0), x) })
 	RegisterScalar("log10", log10, log10Num)
@@ -165,7 +165,7 @@ func init() {
 		fn := fns[name]
 		RegisterScalar(name, f8Fn1(func(x float64) (float64, error) { return fn(x), nil }))
 	}
-	RegisterScalar("atan2", Overload{Args: []types.T{types.Float8, types.Float8}, Ret: types.Float8, Impl: float8Binary(func(a, b float64) (float64, error) { return math.Atan2(a, b), nil })})
+	RegisterScalar("atan2", Overload{Args: []types.T{types.Float8, types.Float8}, Ret: types.Float8, Impl: float8Binary(func(a, b float64) (float64, error) { return libmAtan2(a, b), nil })})
 	// greatest / least over anyelement; NULLs ignored.
 	for _, name := range []string{"greatest", "least"} {
 		isMax := name == "greatest"

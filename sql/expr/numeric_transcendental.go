@@ -71,8 +71,8 @@ func estimateLnDweight(x *apd.Decimal) int64 {
 		digits = digits*10000 + float64(d1)
 		dweight -= 4
 	}
-	ln := math.Log(digits) + float64(dweight)*2.302585092994046
-	return int64(math.Log10(math.Abs(ln))) // truncation as C's (int)
+	ln := libmLog(digits) + float64(dweight)*2.302585092994046
+	return int64(libmLog10(math.Abs(ln))) // truncation as C's (int)
 }
 
 func clampScale(rs int64, floors ...int32) int32 {

@@ -277,7 +277,7 @@ func floatPow(x, y float64) (float64, error) {
 	if x < 0 && math.Floor(y) != y && !math.IsInf(y, 0) {
 		return 0, sqlerr.New("2201F", "a negative number raised to a non-integer power yields a complex result")
 	}
-	r := math.Pow(x, y)
+	r := libmPow(x, y)
 	if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
 		return 0, errFloatOverflow()
 	}
@@ -317,7 +317,7 @@ func numPow(x, y *apd.Decimal) (*apd.Decimal, error) {
 			}
 			return apd.New(0, -rs), nil
 		}
-		est := numericToFloat(y) * math.Log10(math.Abs(numericToFloat(x)))
+		est := numericToFloat(y) * libmLog10(math.Abs(numericToFloat(x)))
 		if est > 3*numericMaxResultScale {
 			return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
 		}
@@ -337,7 +337,7 @@ func numPow(x, y *apd.Decimal) (*apd.Decimal, error) {
 	}
 	// e^(y ln x), with the scale chosen from the result's estimated weight.
 	absX := new(apd.Decimal).Abs(x)
-	lnEst := math.Log(numericToFloat(absX))
+	lnEst := libmLog(numericToFloat(absX))
 	if math.IsInf(lnEst, 0) || math.IsNaN(lnEst) {
 		l, err := lnAt(absX, 20)
 		if err != nil {
@@ -354,7 +354,7 @@ func numPow(x, y *apd.Decimal) (*apd.Decimal, error) {
 	}
 	rs := clampScale(numericMinSigDigits-int64(val*0.434294481903252), numericScale(x), numericScale(y))
 	digits := int64(math.Max(val*0.434294481903252, 0)) + int64(rs) + 12
-	lnx, err := lnAt(absX, digits+int64(math.Abs(math.Log10(math.Abs(numericToFloat(y))+1)))+2)
+	lnx, err := lnAt(absX, digits+int64(math.Abs(libmLog10(math.Abs(numericToFloat(y))+1)))+2)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +416,7 @@ func init() {
 		Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numPow)},
 	)
 	RegisterScalar("|/", Overload{Args: []types.T{types.Float8}, Ret: types.Float8, Impl: float8Unary(floatSqrt)})
-	RegisterScalar("||/", Overload{Args: []types.T{types.Float8}, Ret: types.Float8, Impl: float8Unary(func(x float64) (float64, error) { return math.Cbrt(x), nil })})
+	RegisterScalar("||/", Overload{Args: []types.T{types.Float8}, Ret: types.Float8, Impl: float8Unary(func(x float64) (float64, error) { return libmCbrt(x), nil })})
 	for _, t := range []types.T{types.Int2, types.Int4, types.Int8, types.Float4, types.Float8} {
 		RegisterScalar("-", Overload{Args: []types.T{t}, Ret: t, Impl: negKernel(t)})
 		RegisterScalar("+", Overload{Args: []types.T{t}, Ret: t, Impl: identityImpl})
