@@ -25,7 +25,9 @@ import (
 // at its end (the default frame, ROWS UNBOUNDED PRECEDING, whole-partition
 // frames), so running sums are incremental; other frames re-run a fresh
 // accumulator per row. This relies on Accumulator.Finish leaving the state
-// usable, as PostgreSQL's window aggregates rely on their final functions.
+// usable, as PostgreSQL's window aggregates rely on their final functions;
+// an accumulator that is an expr.FinalAppender appends each row's result
+// straight into the output builder instead of building a one-row array.
 type windowOp struct {
 	env    *Env
 	plan   *planner.Window
@@ -387,9 +389,11 @@ func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.
 		return aggregateExcluding(ectx, call, args, p, fr, out)
 	}
 	var acc expr.Accumulator
+	var fa expr.FinalAppender // acc's, when it has one: no per-row result array
 	curS, curE := -1, -1
-	var cur arrow.Array // the aggregate over [curS, curE), one row
+	var cur arrow.Array // without fa: the aggregate over [curS, curE), one row
 	zeros := make([]uint32, p.end-p.start)
+	sl := make([]arrow.Array, len(args))
 	for k := p.start; k < p.end; k++ {
 		if k%frameCancelRows == 0 && ectx.Canceled() {
 			return errCanceled()
@@ -398,34 +402,64 @@ func aggregateOverFrames(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.
 		if e < s {
 			e = s
 		}
-		if acc != nil && s == curS && e == curE {
-			appendResult(out, cur, 0)
-			continue
-		}
-		from := curE
-		if acc == nil || s != curS || e < curE {
-			acc = call.Agg.Overload.New(call.Agg.ArgTypes, call.Agg.Ret)
-			from = s
-		}
-		if e > from {
-			sl := make([]arrow.Array, len(args))
-			for i, a := range args {
-				sl[i] = array.NewSlice(a, int64(from), int64(e))
+		if acc == nil || s != curS || e != curE {
+			from := curE
+			if acc == nil || s != curS || e < curE {
+				acc = call.Agg.Overload.New(call.Agg.ArgTypes, call.Agg.Ret)
+				fa, _ = acc.(expr.FinalAppender)
+				from = s
 			}
-			if err := acc.Update(ectx, zeros[:e-from], sl); err != nil {
+			if e > from {
+				for i, a := range args {
+					sl[i] = array.NewSlice(a, int64(from), int64(e))
+				}
+				err := acc.Update(ectx, zeros[:e-from], sl)
+				for _, a := range sl {
+					a.Release()
+				}
+				if err != nil {
+					return err
+				}
+			}
+			curS, curE = s, e
+			if fa == nil {
+				res, err := acc.Finish(ectx, 1)
+				if err != nil {
+					return err
+				}
+				if cur != nil {
+					cur.Release()
+				}
+				cur = res
+			}
+		}
+		if fa != nil {
+			if err := fa.AppendFinal(ectx, 0, out); err != nil {
 				return err
 			}
+			continue
 		}
-		res, err := acc.Finish(ectx, 1)
-		if err != nil {
-			return err
-		}
-		if cur != nil {
-			cur.Release()
-		}
-		cur, curS, curE = res, s, e
 		appendResult(out, cur, 0)
 	}
+	if cur != nil {
+		cur.Release()
+	}
+	return nil
+}
+
+// appendAggregate appends acc's current result for its group 0 to out:
+// through expr.FinalAppender when the accumulator has it, through a one-row
+// Finish otherwise.
+func appendAggregate(ectx *expr.Ctx, acc expr.Accumulator, out array.Builder) error {
+	if fa, ok := acc.(expr.FinalAppender); ok {
+		return fa.AppendFinal(ectx, 0, out)
+	}
+	res, err := acc.Finish(ectx, 1)
+	if err != nil {
+		return err
+	}
+	appendResult(out, res, 0)
+	res.Release()
 	return nil
 }
 

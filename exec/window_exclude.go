@@ -95,12 +95,9 @@ func aggregateExcluding(ectx *expr.Ctx, call *planner.WindowCall, args []arrow.A
 				return err
 			}
 		}
-		res, err := acc.Finish(ectx, 1)
-		if err != nil {
+		if err := appendAggregate(ectx, acc, out); err != nil {
 			return err
 		}
-		appendResult(out, res, 0)
-		res.Release()
 	}
 	return nil
 }

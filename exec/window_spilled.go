@@ -46,7 +46,8 @@ type spilledCall struct {
 
 	acc        expr.Accumulator
 	curS, curE int64
-	cur        arrow.Array // the aggregate over [curS, curE), one row
+	fa         expr.FinalAppender // acc's, when it has one
+	cur        arrow.Array        // without fa: the aggregate over [curS, curE), one row
 
 	ntileNull                bool
 	per, extra, bucket, left int64
@@ -369,13 +370,7 @@ func (sp *spilledPartition) aggregateRow(c *spilledCall, out array.Builder, k in
 				return err
 			}
 		}
-		res, err := acc.Finish(ectx, 1)
-		if err != nil {
-			return err
-		}
-		appendResult(out, res, 0)
-		res.Release()
-		return nil
+		return appendAggregate(ectx, acc, out)
 	}
 	pe := k + 1
 	if needsPeerEnd(&c.fr) {
@@ -389,29 +384,34 @@ func (sp *spilledPartition) aggregateRow(c *spilledCall, out array.Builder, k in
 	if e < s {
 		e = s
 	}
-	if c.acc != nil && s == c.curS && e == c.curE {
-		appendResult(out, c.cur, 0)
-		return nil
-	}
-	from := c.curE
-	if c.acc == nil || s != c.curS || e < c.curE {
-		c.acc = agg.Overload.New(agg.ArgTypes, agg.Ret)
-		from = s
-	}
-	if e > from {
-		if err := sp.update(c, c.acc, from, e); err != nil {
-			return err
+	if c.acc == nil || s != c.curS || e != c.curE {
+		from := c.curE
+		if c.acc == nil || s != c.curS || e < c.curE {
+			c.acc = agg.Overload.New(agg.ArgTypes, agg.Ret)
+			c.fa, _ = c.acc.(expr.FinalAppender)
+			from = s
+		}
+		if e > from {
+			if err := sp.update(c, c.acc, from, e); err != nil {
+				return err
+			}
+		}
+		c.curS, c.curE = s, e
+		if c.fa == nil {
+			res, err := c.acc.Finish(ectx, 1)
+			if err != nil {
+				return err
+			}
+			if c.cur != nil {
+				c.cur.Release()
+			}
+			c.cur = res
 		}
 	}
-	res, err := c.acc.Finish(ectx, 1)
-	if err != nil {
-		return err
+	if c.fa != nil {
+		return c.fa.AppendFinal(ectx, 0, out)
 	}
-	if c.cur != nil {
-		c.cur.Release()
-	}
-	c.cur, c.curS, c.curE = res, s, e
-	appendResult(out, res, 0)
+	appendResult(out, c.cur, 0)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -45,6 +46,20 @@ func (a *countAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	res := make([]int64, ngroups)
 	copy(res, a.counts)
 	return intResult(ctx.Allocator(), types.OidInt8, res, nil), nil
+}
+
+// AppendFinal appends group g's count (FinalAppender).
+func (a *countAcc) AppendFinal(ctx *Ctx, g int, b array.Builder) error {
+	var n int64
+	if g < len(a.counts) {
+		n = a.counts[g]
+	}
+	if ib, ok := b.(*array.Int64Builder); ok {
+		ib.Append(n)
+	} else {
+		AppendDatum(b, n)
+	}
+	return nil
 }
 
 func init() {

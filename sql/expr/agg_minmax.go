@@ -44,13 +44,23 @@ func (a *intMinMaxAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	b := NewBuilder(ctx.Allocator(), a.t)
 	defer b.Release()
 	for g := 0; g < ngroups; g++ {
-		if g >= len(a.seen) || !a.seen[g] {
-			b.AppendNull()
-		} else {
-			AppendDatum(b, a.vals[g])
-		}
+		_ = a.AppendFinal(ctx, g, b)
 	}
 	return b.NewArray(), nil
+}
+
+// AppendFinal appends group g's extreme (FinalAppender).
+func (a *intMinMaxAcc) AppendFinal(ctx *Ctx, g int, b array.Builder) error {
+	if g >= len(a.seen) || !a.seen[g] {
+		b.AppendNull()
+		return nil
+	}
+	if ib, ok := b.(*array.Int64Builder); ok {
+		ib.Append(a.vals[g])
+		return nil
+	}
+	AppendDatum(b, a.vals[g])
+	return nil
 }
 
 type floatMinMaxAcc struct {
@@ -89,13 +99,23 @@ func (a *floatMinMaxAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	b := NewBuilder(ctx.Allocator(), a.t)
 	defer b.Release()
 	for g := 0; g < ngroups; g++ {
-		if g >= len(a.seen) || !a.seen[g] {
-			b.AppendNull()
-		} else {
-			AppendDatum(b, a.vals[g])
-		}
+		_ = a.AppendFinal(ctx, g, b)
 	}
 	return b.NewArray(), nil
+}
+
+// AppendFinal appends group g's extreme (FinalAppender).
+func (a *floatMinMaxAcc) AppendFinal(ctx *Ctx, g int, b array.Builder) error {
+	if g >= len(a.seen) || !a.seen[g] {
+		b.AppendNull()
+		return nil
+	}
+	if tb, ok := b.(*array.Float64Builder); ok {
+		tb.Append(a.vals[g])
+		return nil
+	}
+	AppendDatum(b, a.vals[g])
+	return nil
 }
 
 // stringMinMaxAcc handles text-like types and numeric (by cmp).
@@ -132,13 +152,23 @@ func (a *stringMinMaxAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	b := NewBuilder(ctx.Allocator(), a.t)
 	defer b.Release()
 	for g := 0; g < ngroups; g++ {
-		if g >= len(a.seen) || !a.seen[g] {
-			b.AppendNull()
-		} else {
-			AppendDatum(b, a.vals[g])
-		}
+		_ = a.AppendFinal(ctx, g, b)
 	}
 	return b.NewArray(), nil
+}
+
+// AppendFinal appends group g's extreme (FinalAppender).
+func (a *stringMinMaxAcc) AppendFinal(ctx *Ctx, g int, b array.Builder) error {
+	if g >= len(a.seen) || !a.seen[g] {
+		b.AppendNull()
+		return nil
+	}
+	if tb, ok := b.(*array.StringBuilder); ok {
+		tb.Append(a.vals[g])
+		return nil
+	}
+	AppendDatum(b, a.vals[g])
+	return nil
 }
 
 // datumMinMaxAcc is the generic fallback (interval, uuid, ...).

@@ -84,28 +84,49 @@ func (a *intSumAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	b := NewBuilder(ctx.Allocator(), a.ret)
 	defer b.Release()
 	for g := 0; g < ngroups; g++ {
-		if g >= len(a.counts) || a.counts[g] == 0 {
-			b.AppendNull()
-			continue
-		}
-		s := a.sums[g]
-		switch {
-		case a.avg:
-			r, err := numDiv(mustNumeric(s.text()), apd.New(a.counts[g], 0))
-			if err != nil {
-				return nil, err
-			}
-			AppendDatum(b, formatNumeric(r))
-		case a.ret.OID == types.OidInt8:
-			if !((s.hi == 0 && s.lo>>63 == 0) || (s.hi == -1 && s.lo>>63 == 1)) {
-				return nil, errIntOutOfRange(types.OidInt8)
-			}
-			AppendDatum(b, int64(s.lo))
-		default:
-			AppendDatum(b, s.text())
+		if err := a.AppendFinal(ctx, g, b); err != nil {
+			return nil, err
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// AppendFinal appends group g's sum or average (FinalAppender).
+func (a *intSumAcc) AppendFinal(ctx *Ctx, g int, b array.Builder) error {
+	if g >= len(a.counts) || a.counts[g] == 0 {
+		b.AppendNull()
+		return nil
+	}
+	s := a.sums[g]
+	switch {
+	case a.avg:
+		r, err := numDiv(mustNumeric(s.text()), apd.New(a.counts[g], 0))
+		if err != nil {
+			return err
+		}
+		appendText(b, formatNumeric(r))
+	case a.ret.OID == types.OidInt8:
+		if !((s.hi == 0 && s.lo>>63 == 0) || (s.hi == -1 && s.lo>>63 == 1)) {
+			return errIntOutOfRange(types.OidInt8)
+		}
+		if ib, ok := b.(*array.Int64Builder); ok {
+			ib.Append(int64(s.lo))
+		} else {
+			AppendDatum(b, int64(s.lo))
+		}
+	default:
+		appendText(b, s.text())
+	}
+	return nil
+}
+
+// appendText appends a text-valued result (numeric's canonical text) to b.
+func appendText(b array.Builder, v string) {
+	if sb, ok := b.(*array.StringBuilder); ok {
+		sb.Append(v)
+		return
+	}
+	AppendDatum(b, v)
 }
 
 // floatSumAcc is sum/avg over float4/float8.
@@ -154,17 +175,27 @@ func (a *floatSumAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	b := NewBuilder(ctx.Allocator(), a.ret)
 	defer b.Release()
 	for g := 0; g < ngroups; g++ {
-		if g >= len(a.counts) || a.counts[g] == 0 {
-			b.AppendNull()
-			continue
-		}
-		if a.avg {
-			AppendDatum(b, a.sums[g]/float64(a.counts[g]))
-		} else {
-			AppendDatum(b, a.sums[g])
-		}
+		_ = a.AppendFinal(ctx, g, b)
 	}
 	return b.NewArray(), nil
+}
+
+// AppendFinal appends group g's sum or average (FinalAppender).
+func (a *floatSumAcc) AppendFinal(ctx *Ctx, g int, b array.Builder) error {
+	if g >= len(a.counts) || a.counts[g] == 0 {
+		b.AppendNull()
+		return nil
+	}
+	v := a.sums[g]
+	if a.avg {
+		v /= float64(a.counts[g])
+	}
+	if fb, ok := b.(*array.Float64Builder); ok {
+		fb.Append(v)
+	} else {
+		AppendDatum(b, v)
+	}
+	return nil
 }
 
 // numericSumAcc is sum/avg over numeric. Values arrive as canonical
@@ -252,24 +283,32 @@ func (a *numericSumAcc) Finish(ctx *Ctx, ngroups int) (arrow.Array, error) {
 	b := array.NewStringBuilder(ctx.Allocator())
 	defer b.Release()
 	for g := 0; g < ngroups; g++ {
-		if g >= len(a.counts) || a.counts[g] == 0 {
-			b.AppendNull()
-			continue
+		if err := a.AppendFinal(ctx, g, b); err != nil {
+			return nil, err
 		}
-		s := a.slow[g]
-		if s == nil {
-			s = a.fastDecimal(g)
-		}
-		if a.avg {
-			r, err := numDiv(s, apd.New(a.counts[g], 0))
-			if err != nil {
-				return nil, err
-			}
-			s = r
-		}
-		b.Append(formatNumeric(s))
 	}
 	return b.NewArray(), nil
+}
+
+// AppendFinal appends group g's sum or average (FinalAppender).
+func (a *numericSumAcc) AppendFinal(ctx *Ctx, g int, b array.Builder) error {
+	if g >= len(a.counts) || a.counts[g] == 0 {
+		b.AppendNull()
+		return nil
+	}
+	s := a.slow[g]
+	if s == nil {
+		s = a.fastDecimal(g)
+	}
+	if a.avg {
+		r, err := numDiv(s, apd.New(a.counts[g], 0))
+		if err != nil {
+			return err
+		}
+		s = r
+	}
+	appendText(b, formatNumeric(s))
+	return nil
 }
 
 // parseScaledInt reads canonical numeric text ("-123.45") as 12345 and

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -21,6 +22,21 @@ type Accumulator interface {
 	// (groups that never received a row — possible for the empty input of a
 	// global aggregate — get the aggregate's value over no rows).
 	Finish(ctx *Ctx, ngroups int) (arrow.Array, error)
+}
+
+// FinalAppender is an optional interface of an Accumulator for callers that
+// read a group's result after every Update — a window call whose frame grows
+// row by row — where Finish would build a one-row array per row.
+//
+// AppendFinal appends group g's current result to b without finishing the
+// accumulator: the accumulator may keep folding rows afterwards, and the
+// value appended is the one Finish would return for g at this point (a group
+// that never received a row gets the value over no rows). b is a builder of
+// the aggregate's result type; an implementation appends through AppendDatum
+// when b is another builder, as a caller copying Finish's result would. An
+// error is the one Finish would return.
+type FinalAppender interface {
+	AppendFinal(ctx *Ctx, g int, b array.Builder) error
 }
 
 // AggOverload is one signature of an aggregate function.
