@@ -71,12 +71,18 @@ func TestSpillMatchesPostgres(t *testing.T) { checkSpillQueries(t, spillQueries)
 // checkSpillQueries runs queries over spillData with work_mem 64kB on
 // weir and PostgreSQL and compares the results.
 func checkSpillQueries(t *testing.T, queries []spillQuery) {
+	checkSpillQueriesOver(t, spillData, queries)
+}
+
+// checkSpillQueriesOver is checkSpillQueries over the tables data makes;
+// it returns weir's server for checks after the queries.
+func checkSpillQueriesOver(t *testing.T, data []string, queries []spillQuery) *server {
 	pg := pgtest.Shared(t)
 	srv := startServer(t, t.TempDir())
 	w := srv.connect(t)
 	p := pgConnFresh(t, pg)
 	ctx := context.Background()
-	for _, sql := range spillData {
+	for _, sql := range data {
 		if _, err := w.Exec(ctx, sql); err != nil {
 			t.Fatalf("weir: %s: %v", sql, err)
 		}
@@ -111,4 +117,5 @@ func checkSpillQueries(t *testing.T, queries []spillQuery) {
 			t.Errorf("%s: no rows", q.sql)
 		}
 	}
+	return srv
 }
