@@ -56,28 +56,7 @@ func IsOrderedSetAggregate(name string) bool { _, ok := orderedSetAggs[name]; re
 // ResolveOrderedSetAggregate picks the overload of an ordered-set aggregate
 // for the direct arguments' types followed by the ordered argument's.
 func ResolveOrderedSetAggregate(name string, args []types.T) (*ResolvedAgg, error) {
-	ovs := orderedSetAggs[name]
-	best, bestCost := -1, 1<<30
-	var bestArgs []types.T
-	for i := range ovs {
-		ov := Overload{Args: ovs[i].Args}
-		targets, cost, ok := match(&ov, args)
-		if ok && cost < bestCost {
-			best, bestCost, bestArgs = i, cost, targets
-		}
-	}
-	if best < 0 {
-		return nil, undefinedFunction(name, args)
-	}
-	ov := &ovs[best]
-	ret := ov.Ret
-	if ov.RetFn != nil {
-		ret = ov.RetFn(bestArgs)
-		if ret.OID == 0 {
-			return nil, NoArrayTypeFor(bestArgs)
-		}
-	}
-	return &ResolvedAgg{Overload: ov, ArgTypes: bestArgs, Ret: ret}, nil
+	return resolveAggOverload(name, orderedSetAggs[name], args)
 }
 
 // percentileAcc is percentile_cont and percentile_disc. args[0] is the

@@ -71,7 +71,12 @@ type ResolvedAgg struct {
 
 // ResolveAggregate picks the overload of an aggregate for the argument types.
 func ResolveAggregate(name string, args []types.T) (*ResolvedAgg, error) {
-	ovs := aggregates[name]
+	return resolveAggOverload(name, aggregates[name], args)
+}
+
+// resolveAggOverload picks the cheapest-matching overload of ovs for the
+// argument types.
+func resolveAggOverload(name string, ovs []AggOverload, args []types.T) (*ResolvedAgg, error) {
 	best, bestCost := -1, 1<<30
 	var bestArgs []types.T
 	for i := range ovs {
