@@ -8,6 +8,7 @@
 //	go run ./cmd/weirbench -catalog 1000   # client catalog queries on 1,000 tables
 //	go run ./cmd/weirbench -spill    # spill.go: GROUP BY, ORDER BY and windows past work_mem
 //	go run ./cmd/weirbench -firstrow 3000000 -firstrow.base main   # firstrow.go: a large SELECT's first row
+//	go run ./cmd/weirbench -nexmark 1000000   # nexmark.go: the Nexmark queries, events/s next to PostgreSQL
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -67,7 +68,24 @@ func main() {
 	spillWindowRows := flag.Int("spill.windowrows", 5_000_000, "-spill: rows of the window's one partition")
 	firstRow := flag.Int("firstrow", 0, "time the first and last row and weir's peak RSS of a SELECT of this many rows (e.g. 3000000) next to PostgreSQL, write their section of docs/benchmarks.md and exit")
 	firstRowBase := flag.String("firstrow.base", "", "-firstrow: also build and measure weir at this git revision (e.g. main)")
+	nexmarkEvents := flag.Int64("nexmark", 0, "run the Nexmark queries of testdata/nexmark over this many generated events (e.g. 1000000): weir's streaming tables next to PostgreSQL's COPY + batch query; write their section of docs/benchmarks.md and exit")
+	nexmarkBatches := flag.Int("nexmark.batches", 10, "-nexmark: INSERT statements the events are written in")
+	nexmarkQueries := flag.String("nexmark.queries", "", "-nexmark: only these queries (e.g. q0,q5,q11)")
 	flag.Parse()
+	if *nexmarkEvents > 0 {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["repeat"] {
+			c.repeat = 3
+		}
+		if c.repeat < 1 || *nexmarkBatches < 1 {
+			fatalf("bad flags")
+		}
+		if err := runNexmark(c, *nexmarkEvents, *nexmarkBatches, *nexmarkQueries); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
 	if *firstRow > 0 {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -736,10 +754,10 @@ func writeDoc(path, md, smd string) error {
 	if b, err := os.ReadFile(path); err == nil {
 		old = string(b)
 	}
-	// The sections of -spill and -firstrow are kept as they are, before
-	// the notes.
+	// The sections of -spill, -firstrow and -nexmark are kept as they
+	// are, before the notes.
 	kept := ""
-	for _, m := range [][2]string{{spillBegin, spillEnd}, {firstRowBegin, firstRowEnd}} {
+	for _, m := range [][2]string{{spillBegin, spillEnd}, {firstRowBegin, firstRowEnd}, {nexmarkBegin, nexmarkEnd}} {
 		if i := strings.Index(old, m[0]); i >= 0 {
 			if j := strings.Index(old[i:], m[1]); j >= 0 {
 				kept += "\n" + old[i:i+j+len(m[1])] + "\n"
