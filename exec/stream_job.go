@@ -74,8 +74,12 @@ type StreamJob struct {
 	// Output: append mode keeps a log of batches; update and complete
 	// modes keep the current row of every group (the operator's).
 	outSchema *arrow.Schema
-	epochOut  []arrow.RecordBatch // append mode: this epoch's new rows
-	outRows   int64               // append mode: rows emitted so far
+	outRows   int64 // append mode: rows emitted so far
+	// history is the root's changes of the latest published epochs
+	// (ChangesSince); commitMu makes an epoch's commit and publication one
+	// step for ReadPublished.
+	history  *changeHistory
+	commitMu sync.RWMutex
 
 	// recovered is closed once the replayed epochs are done; until then the
 	// snapshot is not published, so readers never see an older state than
@@ -190,7 +194,7 @@ type Progress struct {
 func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
 		watermark: math.MinInt64, op: newStreamOperator(plan), proj: newStreamProjection(nil, plan.Output, plan.Cols),
-		outSchema: planner.Schema(plan.Cols)}
+		outSchema: planner.Schema(plan.Cols), history: newChangeHistory()}
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
@@ -314,7 +318,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	if candidate > j.watermark {
 		j.watermark = candidate
 	}
-	late, err := j.runOperator(ectx, pre)
+	changes, late, err := j.runOperator(ectx, pre)
 	if err != nil {
 		return false, err
 	}
@@ -323,49 +327,11 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		return false, j.stateLimitError(stateRows, stateBytes)
 	}
 	j.offset = end
-	epoch := j.progress.Epoch + 1
-	if j.plan.Mode == planner.AppendMode && j.epochOut == nil {
-		j.epochOut = []arrow.RecordBatch{} // an epoch with no new rows still counts as stored
-	}
-	var epochRows int64
-	for _, b := range j.epochOut {
-		epochRows += b.NumRows()
-	}
-	switch {
-	case j.CommitEpoch != nil && !replaying:
-		rec := EpochRecord{End: end, Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
-			InputRows: j.progress.InputRows + inRows, LateRows: j.progress.LateRows + late, OutputRows: j.outRows + epochRows}
-		var snap []arrow.RecordBatch
-		if j.snapshotDue() {
-			if snap, err = j.SaveState(ectx); err != nil {
-				return false, err
-			}
-			if snap == nil {
-				snap = []arrow.RecordBatch{} // an empty state is a snapshot too
-			}
-			rec.MinEpoch = epoch + 1
-		} else if j.snapEpoch > 0 {
-			// A restart starts from the snapshot, or later when the state
-			// it holds is all gone (append mode).
-			rec.MinEpoch = max(rec.MinEpoch, j.snapEpoch+1)
-		}
-		if err := j.CommitEpoch(epoch, rec, j.late, j.epochOut, snap); err != nil {
-			return false, err
-		}
-		if snap != nil {
-			j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = epoch, 0, 0, batchRows(snap)
-		}
-	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
-		if err := j.StoreOutput(epoch, j.epochOut); err != nil {
-			return false, err
-		}
-	}
-	j.outRows += epochRows
-	j.epochOut = nil
+	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: []int64{end}, Watermark: j.watermark,
+		Changes: changes, Late: j.late, LateRows: late, InputRows: inRows}
 	j.late = nil
-	if len(j.Replay) == 0 {
-		j.publish()
-		j.markRecovered()
+	if err := j.commit(ectx, &step, replaying); err != nil {
+		return false, err
 	}
 	d := time.Since(started)
 	j.mu.Lock()
@@ -419,7 +385,7 @@ func (j *StreamJob) runPre(ctx context.Context, batches []arrow.RecordBatch) ([]
 // the operator, advances its watermark to the job's, and takes the
 // changes the epoch produced; it returns how many rows were dropped as
 // late. A stateless query's rows are projected to the table's columns.
-func (j *StreamJob) runOperator(ectx *expr.Ctx, pre []arrow.RecordBatch) (int64, error) {
+func (j *StreamJob) runOperator(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]ChangeBatch, int64, error) {
 	var changes []ChangeBatch
 	var late int64
 	if j.op == nil {
@@ -429,7 +395,7 @@ func (j *StreamJob) runOperator(ectx *expr.Ctx, pre []arrow.RecordBatch) (int64,
 			}
 			out, err := j.proj.project(ectx, b, nil)
 			if err != nil {
-				return 0, err
+				return nil, 0, err
 			}
 			if out.NumRows() > 0 {
 				changes = append(changes, Inserts(out))
@@ -440,35 +406,99 @@ func (j *StreamJob) runOperator(ectx *expr.Ctx, pre []arrow.RecordBatch) (int64,
 		lateBefore := j.op.Late()
 		for _, b := range pre {
 			if err := j.op.Push(sc, 0, Inserts(b)); err != nil {
-				return 0, err
+				return nil, 0, err
 			}
 		}
 		if err := j.op.Advance(sc, 0, j.watermark); err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		var err error
 		if changes, err = j.op.Emit(sc); err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		late = j.op.Late() - lateBefore
 		j.late = append(j.late, j.op.LateRows()...)
 	}
-	j.applyChanges(changes)
-	return late, nil
+	return changes, late, nil
 }
 
-// applyChanges makes the root's changes the epoch's output: appended rows
-// (append mode) go to the stored table; an update- or complete-mode
-// table's rows are the operator's (tableRows).
-func (j *StreamJob) applyChanges(changes []ChangeBatch) {
-	if j.tableRows() != nil {
-		return
+// commit makes the epoch durable (CommitEpoch, with a state snapshot when
+// one is due; StoreOutput for a re-run epoch whose output was not stored),
+// then publishes it, unless logged epochs remain to be re-run. Readers
+// that ReadPublished see the table of one published epoch, never one
+// whose commit and publication are half done.
+func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) error {
+	j.commitMu.Lock()
+	defer j.commitMu.Unlock()
+	epoch := step.Epoch
+	output := j.epochOutput(step)
+	var epochRows int64
+	for _, b := range output {
+		epochRows += b.NumRows()
 	}
-	for _, c := range changes {
-		if c.Rows.NumRows() > 0 {
-			j.epochOut = append(j.epochOut, c.Rows)
+	switch {
+	case j.CommitEpoch != nil && !replaying:
+		rec := EpochRecord{End: step.Ends[0], Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
+			InputRows: j.progress.InputRows + step.InputRows, LateRows: j.progress.LateRows + step.LateRows, OutputRows: j.outRows + epochRows}
+		var snap []arrow.RecordBatch
+		if j.snapshotDue() {
+			var err error
+			if snap, err = j.SaveState(ectx); err != nil {
+				return err
+			}
+			if snap == nil {
+				snap = []arrow.RecordBatch{} // an empty state is a snapshot too
+			}
+			rec.MinEpoch = epoch + 1
+		} else if j.snapEpoch > 0 {
+			// A restart starts from the snapshot, or later when the state
+			// it holds is all gone (append mode).
+			rec.MinEpoch = max(rec.MinEpoch, j.snapEpoch+1)
+		}
+		if err := j.CommitEpoch(epoch, rec, step.Late, output, snap); err != nil {
+			return err
+		}
+		if snap != nil {
+			j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = epoch, 0, 0, batchRows(snap)
+		}
+	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
+		if err := j.StoreOutput(epoch, output); err != nil {
+			return err
 		}
 	}
+	j.outRows += epochRows
+	if replaying {
+		// Readers hold the table as published before the re-run (or
+		// nothing): these changes start from another state.
+		j.history.restart(epoch)
+	} else {
+		j.history.record(epoch, step.Changes)
+	}
+	if len(j.Replay) == 0 {
+		j.publish()
+		j.markRecovered()
+	}
+	return nil
+}
+
+// epochOutput is what the epoch appends to the stored table: the rows the
+// root inserted, unless the table's rows are the operator's (update and
+// complete mode, tableRows). An append-mode epoch with no new rows still
+// has an output (empty), which counts as stored.
+func (j *StreamJob) epochOutput(step *StreamStep) []arrow.RecordBatch {
+	if j.tableRows() != nil {
+		return nil
+	}
+	var out []arrow.RecordBatch
+	if j.plan.Mode == planner.AppendMode {
+		out = []arrow.RecordBatch{}
+	}
+	for _, c := range step.Changes {
+		if c.Rows.NumRows() > 0 {
+			out = append(out, c.Rows)
+		}
+	}
+	return out
 }
 
 // tableRows is the current rows of an update- or complete-mode table: what
@@ -547,8 +577,8 @@ func (j *StreamJob) Reset(replay []int64) {
 	j.offset = 0
 	j.watermark = math.MinInt64
 	j.op = newStreamOperator(j.plan)
-	j.epochOut = nil
 	j.outRows = 0
+	j.history.restart(math.MaxInt64)
 	j.late = nil
 	j.Replay = replay
 	j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = 0, 0, 0, 0

@@ -70,6 +70,9 @@ func (j *StreamJob) RestoreState(n int64, rec EpochRecord, snapshot []arrow.Reco
 	j.mu.Lock()
 	j.progress.StateRows, j.progress.StateBytes = rows, bytes
 	j.mu.Unlock()
+	j.commitMu.Lock()
+	defer j.commitMu.Unlock()
+	j.history.restart(n)
 	if j.pubEpoch <= n {
 		// Not after a Reset whose readers still see a later epoch: they
 		// keep it until the re-run of the epochs after the snapshot ends.

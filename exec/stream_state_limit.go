@@ -30,7 +30,6 @@ func (j *StreamJob) stateLimitError(rows, bytes int64) error {
 // be Reset and recovered from its epoch log before it runs again.
 func (j *StreamJob) DropState() {
 	j.op = newStreamOperator(j.plan)
-	j.epochOut = nil
 	j.late = nil
 	j.watermark = math.MinInt64
 }
