@@ -212,6 +212,8 @@ func rowStrings(b arrow.RecordBatch) []string {
 					s += fmt.Sprint(a.Value(i))
 				case *array.Timestamp:
 					s += fmt.Sprint(int64(a.Value(i)))
+				case *array.String:
+					s += a.Value(i)
 				}
 			}
 		}
