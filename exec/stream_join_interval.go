@@ -147,9 +147,14 @@ func (j *IntervalJoin) Push(sc *StreamCtx, input int, c ChangeBatch) error {
 	if err != nil {
 		return err
 	}
-	tsArr, ok := b.Column(timeCol).(*array.Timestamp)
-	if !ok {
-		return sqlerr.New(sqlerr.InternalError, "join event time is not a timestamp")
+	// Without a watermark on this side (timeCol < 0) its rows have no
+	// event time: none is late, and they are kept until the end.
+	var tsArr *array.Timestamp
+	if timeCol >= 0 {
+		var ok bool
+		if tsArr, ok = b.Column(timeCol).(*array.Timestamp); !ok {
+			return sqlerr.New(sqlerr.InternalError, "join event time is not a timestamp")
+		}
 	}
 	kb := &keptBatch{rows: b, times: make([]int64, n), alive: make([]bool, n), matched: make([]bool, n), epoch: sc.Epoch}
 	var lateIdx, loneIdx []int // late rows; rows that can never match
@@ -163,12 +168,15 @@ func (j *IntervalJoin) Push(sc *StreamCtx, input int, c ChangeBatch) error {
 		return false
 	}
 	for i := 0; i < n; i++ {
-		if tsArr.IsNull(i) || nullKey(i) {
+		if (tsArr != nil && tsArr.IsNull(i)) || nullKey(i) {
 			// NULL never satisfies = or a time bound: no match, ever.
 			loneIdx = append(loneIdx, i)
 			continue
 		}
-		t := int64(tsArr.Value(i))
+		t := int64(0)
+		if tsArr != nil {
+			t = int64(tsArr.Value(i))
+		}
 		kb.times[i] = t
 		if t < j.wm[input] {
 			lateIdx = append(lateIdx, i)
