@@ -159,7 +159,7 @@ func TestStreamingJoinDifferential(t *testing.T) {
 		sdExec(t, c, "setup", "CREATE TABLE imp (id bigint, ad bigint, t timestamptz)")
 		sdExec(t, c, "setup", "CREATE TABLE clk (id bigint, ad bigint, t timestamptz)")
 	}
-	const on = " ON i.ad = c.ad AND c.t BETWEEN i.t - INTERVAL 1 MINUTE AND i.t + INTERVAL 10 MINUTES"
+	const on = " ON i.ad = c.ad AND c.t BETWEEN i.t - INTERVAL '1 minute' AND i.t + INTERVAL '10 minutes'"
 	kinds := map[string]string{"sj_inner": "JOIN", "sj_left": "LEFT JOIN", "sj_right": "RIGHT JOIN", "sj_full": "FULL JOIN"}
 	var names []string
 	for name, kind := range kinds {

@@ -244,6 +244,15 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	add("Streaming Table %s (output mode: %s)", name, sp.Mode)
 	ind := "  "
+	if sp.Tree != nil {
+		for _, l := range planner.ExplainStreamTree(sp.Tree) {
+			add("%s%s", ind, l)
+		}
+		for _, w := range sp.Warnings {
+			add("%sWarning: %s", ind, w)
+		}
+		return out
+	}
 	if sp.Agg != nil {
 		kind := "Aggregate"
 		if sp.WindowKey >= 0 {

@@ -6,10 +6,9 @@ import (
 )
 
 // BuildStreamGraph makes one operator per node of a stream tree: the
-// leaves are the graph's sources, a stateless node a StatelessStage
-// reading the other tables from tables, and each stateful node its
-// operator.
-func BuildStreamGraph(tree *planner.StreamTree, tables TableSource) (*StreamGraph, error) {
+// leaves are the graph's sources, a stateless node a StatelessStage, and
+// each stateful node its operator.
+func BuildStreamGraph(tree *planner.StreamTree) (*StreamGraph, error) {
 	g := NewStreamGraph(len(tree.Sources))
 	var build func(n *planner.StreamNode) (GraphInput, error)
 	build = func(n *planner.StreamNode) (GraphInput, error) {
@@ -24,7 +23,7 @@ func BuildStreamGraph(tree *planner.StreamTree, tables TableSource) (*StreamGrap
 			}
 			ins[i] = in
 		}
-		op, err := newTreeOperator(n, tables)
+		op, err := newTreeOperator(n)
 		if err != nil {
 			return GraphInput{}, err
 		}
@@ -36,16 +35,16 @@ func BuildStreamGraph(tree *planner.StreamTree, tables TableSource) (*StreamGrap
 	}
 	if root.Source >= 0 {
 		// A bare source: pass its rows through.
-		g.Add(&StatelessStage{Plan: tree.Sources[root.Source].Scan, Input: tree.Sources[root.Source].Scan.OID, Tables: tables}, root)
+		g.Add(&StatelessStage{Plan: tree.Sources[root.Source].Scan, Input: tree.Sources[root.Source].Scan.OID}, root)
 	}
 	return g, nil
 }
 
 // newTreeOperator is the operator of one stateful or stateless node.
-func newTreeOperator(n *planner.StreamNode, tables TableSource) (StreamOperator, error) {
+func newTreeOperator(n *planner.StreamNode) (StreamOperator, error) {
 	switch n.Kind {
 	case planner.StatelessNode:
-		return &StatelessStage{Plan: n.Plan, Input: n.Reads, Tables: tables}, nil
+		return &StatelessStage{Plan: n.Plan, Input: n.Reads}, nil
 	case planner.JoinNode:
 		sj := n.Join
 		j := sj.Join
@@ -71,5 +70,8 @@ func newTreeOperator(n *planner.StreamNode, tables TableSource) (StreamOperator,
 
 // newTreeAggregation is the window aggregation of a stream tree's node.
 func newTreeAggregation(sp *planner.StreamPlan) (StreamOperator, error) {
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "an aggregation over a join of two streams or OVER is not supported yet")
+	if sp.Mode != planner.AppendMode || sp.WindowKey < 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "an aggregation inside a streaming plan tree must be windowed, in append mode")
+	}
+	return newWindowAggOp(sp), nil
 }

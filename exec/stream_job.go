@@ -27,8 +27,12 @@ import (
 type StreamJob struct {
 	plan *planner.StreamPlan
 	// Source is the plan's input (see connector.Source for what an offset
-	// is and what re-reading one returns).
-	Source connector.Source
+	// is and what re-reading one returns); More are the further sources of
+	// a stream tree (source i+1 is More[i]), each read from its own offset
+	// (stream_job_inputs.go).
+	Source      connector.Source
+	More        []connector.Source
+	moreOffsets []int64
 	// Env gives the expression context (session-independent settings) and
 	// the tables other than the input.
 	Env *Env
@@ -59,6 +63,9 @@ type StreamJob struct {
 	StoreOutput        func(epoch int64, output []arrow.RecordBatch) error
 	StoredOutputEpochs int64
 	Replay             []int64 // end offsets of the epochs to re-run
+	// ReplayMore holds, for each epoch of Replay, the end offsets of the
+	// More sources.
+	ReplayMore [][]int64
 	// KeepLate collects late rows (the rows below the aggregation, with
 	// their window) for CommitEpoch, to be written to a late_rows table.
 	KeepLate bool
@@ -70,6 +77,9 @@ type StreamJob struct {
 	// proj turns into the table's columns).
 	op   StreamOperator
 	proj *streamProjection
+	// opErr is why the plan's operator could not be built (every epoch
+	// fails with it).
+	opErr error
 
 	// Output: append mode keeps a log of batches; update and complete
 	// modes keep the current row of every group (the operator's).
@@ -114,6 +124,7 @@ type StreamJob struct {
 // figures.
 type EpochRecord struct {
 	End        int64 // input offset (batches) at the end of the epoch
+	MoreEnds   []int64 // the further sources' (a stream tree's)
 	Watermark  int64 // after the epoch
 	MinEpoch   int64 // re-running from this epoch rebuilds the state
 	InputRows  int64 // cumulative
@@ -125,8 +136,9 @@ type EpochRecord struct {
 // empty, as it was before the oldest epoch a restart re-runs.
 func (j *StreamJob) Resume(n int64, rec EpochRecord) {
 	j.offset = rec.End
+	j.moreOffsets = append([]int64(nil), rec.MoreEnds...)
 	j.watermark = rec.Watermark
-	if j.op != nil && rec.Watermark != math.MinInt64 {
+	if j.op != nil && j.plan.Tree == nil && rec.Watermark != math.MinInt64 {
 		// The operator learns where the input's watermark stood (rows below
 		// it are late). Its state is empty, so this emits nothing.
 		sc := &StreamCtx{Expr: j.Env.exprCtx(), Epoch: n}
@@ -162,16 +174,27 @@ func (j *StreamJob) minEpochOf(next int64) int64 {
 }
 
 // newStreamOperator builds the plan's stateful operator (nil: none).
-func newStreamOperator(plan *planner.StreamPlan) StreamOperator {
+func newStreamOperator(plan *planner.StreamPlan) (StreamOperator, error) {
 	switch {
+	case plan.Tree != nil:
+		return newGraphOp(plan.Tree)
 	case plan.Agg != nil && plan.Window != nil && plan.Window.Kind == planner.SessionWindow:
-		return newSessionOp(plan)
+		return newSessionOp(plan), nil
 	case plan.Agg != nil:
-		return newWindowAggOp(plan)
+		return newWindowAggOp(plan), nil
 	case plan.Dedup != nil:
-		return newDedupOp(plan)
+		return newDedupOp(plan), nil
 	}
-	return nil
+	return nil, nil
+}
+
+// setOperator builds a fresh operator for the plan.
+func (j *StreamJob) setOperator() {
+	op, err := newStreamOperator(j.plan)
+	j.op, j.opErr = op, err
+	if op == nil {
+		j.op = nil // not a typed nil: a stateless plan has no operator
+	}
 }
 
 // Progress is what weir_catalog.streaming_progress shows of a job.
@@ -193,8 +216,9 @@ type Progress struct {
 // NewStreamJob prepares a job for a plan.
 func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
-		watermark: math.MinInt64, op: newStreamOperator(plan), proj: newStreamProjection(nil, plan.Output, plan.Cols),
+		watermark: math.MinInt64, proj: newStreamProjection(nil, plan.Output, plan.Cols),
 		outSchema: planner.Schema(plan.Cols), history: newChangeHistory()}
+	j.setOperator()
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
@@ -225,46 +249,23 @@ func (j *StreamJob) Progress() Progress {
 func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	started := time.Now()
 	replaying := len(j.Replay) > 0
-	limit := j.MaxBatchesPerEpoch
-	if replaying {
-		// A re-run epoch reads exactly its logged input.
-		limit = int(j.Replay[0] - j.offset)
-		if limit <= 0 {
-			// A logged epoch that read nothing (never written so): skip it.
-			j.Replay = j.Replay[1:]
-			if len(j.Replay) == 0 {
-				j.markRecovered()
-			}
-			return false, nil
-		}
+	if j.opErr != nil {
+		return false, j.opErr
 	}
-	rd, err := j.Source.Read(ctx, j.offset, limit)
-	if err != nil {
+	reads, ok, err := j.readInputs(ctx, replaying)
+	if err != nil || !ok {
 		return false, err
 	}
-	if j.progress.Epoch == 0 && !replaying && j.offset < rd.From {
-		j.offset = rd.From // a fresh start reads what retention kept
-	}
-	if j.offset < rd.From {
-		return false, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "input rows this streaming table still needs were removed by retention")
-	}
-	if j.offset > rd.From {
-		j.offset = rd.From // the input was truncated; start over from what is there
-	}
+	rd := reads[0]
 	end := rd.Next
-	if replaying {
-		if end < j.Replay[0] {
-			// The input (an upstream streaming table still recovering) does
-			// not hold this epoch's batches yet: wait, so that the epoch is
-			// re-run with exactly its original input.
-			return false, nil
-		}
-		j.Replay = j.Replay[1:]
-	}
 	batches := rd.Batches
-	backlog := rd.Backlog
-	var waiting int64
-	for _, b := range batches {
+	var backlog, waiting int64
+	var all []arrow.RecordBatch // every source's batches
+	for _, r := range reads {
+		backlog += r.Backlog
+		all = append(all, r.Batches...)
+	}
+	for _, b := range all {
 		waiting += b.NumRows()
 	}
 	// Until the epoch commits its rows still wait: a failing epoch leaves
@@ -272,7 +273,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	j.mu.Lock()
 	j.progress.BacklogRows = backlog + waiting
 	j.mu.Unlock()
-	if len(batches) == 0 {
+	if len(all) == 0 {
 		j.mu.Lock()
 		j.progress.BacklogRows = backlog
 		j.mu.Unlock()
@@ -281,44 +282,17 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		}
 		return false, nil
 	}
-	var inRows int64
-	for _, b := range batches {
-		inRows += b.NumRows()
-	}
+	inRows := waiting
 	j.rowsSince += inRows
 	j.epochsSince++
 	ectx := j.Env.exprCtx()
-	// The watermark candidate: the largest event time delivered, minus the
-	// delay. It takes effect at the end of the epoch.
-	candidate := j.watermark
-	if j.plan.EventTime != nil && rd.HasWatermark && rd.Watermark-j.plan.Delay > candidate {
-		// The source promises no earlier event time after these rows.
-		candidate = rd.Watermark - j.plan.Delay
+	var late int64
+	var changes []ChangeBatch
+	if j.plan.Tree != nil {
+		changes, late, err = j.runTree(ectx, reads)
+	} else {
+		changes, late, err = j.runSingle(ctx, ectx, rd, batches)
 	}
-	if j.plan.EventTime != nil {
-		for _, b := range batches {
-			arr, err := j.plan.EventTime.Eval(ectx, b)
-			if err != nil {
-				return false, err
-			}
-			ts := arr.(*array.Timestamp)
-			for i := 0; i < ts.Len(); i++ {
-				if !ts.IsNull(i) {
-					if v := int64(ts.Value(i)) - j.plan.Delay; v > candidate {
-						candidate = v
-					}
-				}
-			}
-		}
-	}
-	pre, err := j.runPre(ctx, batches)
-	if err != nil {
-		return false, err
-	}
-	if candidate > j.watermark {
-		j.watermark = candidate
-	}
-	changes, late, err := j.runOperator(ectx, pre)
 	if err != nil {
 		return false, err
 	}
@@ -327,7 +301,10 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		return false, j.stateLimitError(stateRows, stateBytes)
 	}
 	j.offset = end
-	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: []int64{end}, Watermark: j.watermark,
+	for i := 1; i < j.sourceCount(); i++ {
+		j.setOffset(i, reads[i].Next)
+	}
+	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: append([]int64{end}, j.moreEnds(reads)...), Watermark: j.watermark,
 		Changes: changes, Late: j.late, LateRows: late, InputRows: inRows}
 	j.late = nil
 	if err := j.commit(ectx, &step, replaying); err != nil {
@@ -357,6 +334,41 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	j.lastTrigger = started
 	j.mu.Unlock()
 	return true, nil
+}
+
+// runSingle runs an epoch of a single-stage plan: the watermark candidate
+// (the largest event time delivered, minus the delay; it takes effect at
+// the end of the epoch), the stateless part, the operator.
+func (j *StreamJob) runSingle(ctx context.Context, ectx *expr.Ctx, rd connector.Read, batches []arrow.RecordBatch) ([]ChangeBatch, int64, error) {
+	candidate := j.watermark
+	if j.plan.EventTime != nil && rd.HasWatermark && rd.Watermark-j.plan.Delay > candidate {
+		// The source promises no earlier event time after these rows.
+		candidate = rd.Watermark - j.plan.Delay
+	}
+	if j.plan.EventTime != nil {
+		for _, b := range batches {
+			arr, err := j.plan.EventTime.Eval(ectx, b)
+			if err != nil {
+				return nil, 0, err
+			}
+			ts := arr.(*array.Timestamp)
+			for i := 0; i < ts.Len(); i++ {
+				if !ts.IsNull(i) {
+					if v := int64(ts.Value(i)) - j.plan.Delay; v > candidate {
+						candidate = v
+					}
+				}
+			}
+		}
+	}
+	pre, err := j.runPre(ctx, batches)
+	if err != nil {
+		return nil, 0, err
+	}
+	if candidate > j.watermark {
+		j.watermark = candidate
+	}
+	return j.runOperator(ectx, pre)
 }
 
 // streamSource substitutes the epoch's batches for the input's rows.
@@ -438,7 +450,7 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	}
 	switch {
 	case j.CommitEpoch != nil && !replaying:
-		rec := EpochRecord{End: step.Ends[0], Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
+		rec := EpochRecord{End: step.Ends[0], MoreEnds: step.Ends[1:], Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
 			InputRows: j.progress.InputRows + step.InputRows, LateRows: j.progress.LateRows + step.LateRows, OutputRows: j.outRows + epochRows}
 		var snap []arrow.RecordBatch
 		if j.snapshotDue() {
@@ -575,8 +587,10 @@ func (j *StreamJob) Replaying() bool { return len(j.Replay) > 0 }
 // table meanwhile.
 func (j *StreamJob) Reset(replay []int64) {
 	j.offset = 0
+	j.moreOffsets = nil
+	j.ReplayMore = nil
 	j.watermark = math.MinInt64
-	j.op = newStreamOperator(j.plan)
+	j.setOperator()
 	j.outRows = 0
 	j.history.restart(math.MaxInt64)
 	j.late = nil

@@ -33,6 +33,9 @@ func (j *StreamJob) SnapshotsState() bool { return j.snapshots }
 // than the accumulator's). Sessions keep rows, not accumulators, so they
 // always can. A job that cannot recovers by re-running its epochs.
 func PlanSnapshotsState(plan *planner.StreamPlan) bool {
+	if plan.Tree != nil {
+		return treeSnapshotsState(plan.Tree.Root)
+	}
 	if plan.Agg == nil || (plan.Window != nil && plan.Window.Kind == planner.SessionWindow) {
 		return true
 	}
@@ -105,4 +108,17 @@ func (j *StreamJob) snapshotDue() bool {
 		return j.rowsSince >= j.SnapshotRows
 	}
 	return j.rowsSince+epochCostRows*j.epochsSince >= max(minSnapshotRows, j.snapRows)
+}
+
+// treeSnapshotsState: every aggregation of a stream tree can save its state.
+func treeSnapshotsState(n *planner.StreamNode) bool {
+	if n.Kind == planner.AggNode && !PlanSnapshotsState(n.Agg) {
+		return false
+	}
+	for _, c := range n.Children {
+		if !treeSnapshotsState(c) {
+			return false
+		}
+	}
+	return true
 }

@@ -15,17 +15,17 @@ import (
 // StatelessStage runs a stateless plan (filters, projections, window
 // assignment, joins with static tables) over each batch of changes pushed
 // into it, as a StreamOperator of one input: the plan reads the pushed
-// rows through its scan of Input, and other tables from Tables as they
-// are when the epoch runs. Inserted and deleted rows go through the plan
+// rows through its scan of Input, and other tables as they are when the
+// epoch runs. Inserted and deleted rows go through the plan
 // separately and keep their kind (so a filter drops a deleted row exactly
 // when it dropped the row's insert); the plan must be one that maps each
 // row on its own (no aggregation, sort or limit), which the planner
 // checks. It holds no state; its watermark is its input's.
 type StatelessStage struct {
 	Plan planner.Node
-	// Input is the OID of the scan in Plan that reads the pushed rows.
-	Input  uint32
-	Tables TableSource
+	// Input is the OID of the scan in Plan that reads the pushed rows;
+	// the other tables come from the StreamCtx.
+	Input uint32
 
 	wm  int64
 	out []ChangeBatch
@@ -36,7 +36,7 @@ type StatelessStage struct {
 func (s *StatelessStage) Inputs() int { return 1 }
 
 func (s *StatelessStage) run(sc *StreamCtx, rows arrow.RecordBatch) ([]arrow.RecordBatch, error) {
-	env := &Env{Tables: &streamSource{input: s.Input, batches: []arrow.RecordBatch{rows}, other: s.Tables}, Ctx: sc.Expr}
+	env := &Env{Tables: &streamSource{input: s.Input, batches: []arrow.RecordBatch{rows}, other: sc.Tables}, Ctx: sc.Expr}
 	return Run(context.Background(), env, s.Plan)
 }
 

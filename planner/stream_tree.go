@@ -381,5 +381,9 @@ func (b *treeBuilder) agg(a *Aggregate) (*StreamNode, error) {
 	}
 	sp.WatermarkColumn = child.WatermarkColumn
 	cols := a.Columns()
+	sp.Cols = cols
+	for i, c := range cols {
+		sp.Output = append(sp.Output, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
+	}
 	return &StreamNode{Kind: AggNode, Agg: sp, Children: []*StreamNode{child}, Cols: cols, WatermarkColumn: "window_end"}, nil
 }
