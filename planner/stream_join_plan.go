@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/weir-sql/weir/sql/expr"
@@ -22,63 +21,38 @@ type StreamJoin struct {
 	Warnings []string
 }
 
-// StreamSide is one streamed input of a join of two streams.
+// StreamSide is one input of a join of two streams, as the tree builder
+// found it.
 type StreamSide struct {
-	Input *Relation
-	Scan  *Scan
-	// EventTime is the watermarked event time over Input's columns, Delay
-	// the watermark delay (microseconds); nil without a watermark.
-	EventTime       expr.Expr
-	Delay           int64
+	// Name is how the query names the side (its alias, or its relation's).
+	Name string
+	// TimeCol is the event-time column in the side's output: no later row
+	// of the side has a time below the side's watermark (-1: the side has
+	// no watermark).
+	TimeCol         int
 	WatermarkColumn string
-	// TimeCol is the event-time column's index in the side's output (-1
-	// without a watermark).
-	TimeCol int
 }
 
-// Label names the side's relation as the query does (its alias).
-func (s *StreamSide) Label() string {
-	if s.Scan.Alias != "" {
-		return s.Scan.Alias
-	}
-	return s.Scan.Name
-}
+// Label names the side as the query does.
+func (s *StreamSide) Label() string { return s.Name }
 
-// PlanStreamJoin checks a join whose two sides each read one stream and
-// finds what bounds its state: each side's watermark and the condition's
-// time bounds. It refuses what cannot run with a message that says what to
-// add; a join it cannot bound runs with a warning.
-func PlanStreamJoin(cat Catalog, j *Join, st *parse.StreamingStmt, streamed func(*Scan) bool) (*StreamJoin, error) {
+// HasWatermark reports whether the side's rows come with a watermark.
+func (s *StreamSide) HasWatermark() bool { return s.TimeCol >= 0 }
+
+// PlanStreamJoin checks a join of two streams whose sides the tree
+// builder described, and finds what bounds its state: each side's
+// watermark and the condition's time bounds. It refuses what cannot run
+// with a message that says what to add; a join it cannot bound runs with
+// a warning.
+func PlanStreamJoin(j *Join, sides [2]StreamSide) (*StreamJoin, error) {
 	switch j.Kind {
 	case InnerJoin, LeftJoin, RightJoin, FullJoin, CrossJoin:
 	default:
 		return nil, refuse("this kind of join of two streams is not supported (use JOIN, LEFT, RIGHT or FULL JOIN)")
 	}
-	sj := &StreamJoin{Join: j}
-	for s, side := range []Node{j.Left, j.Right} {
-		scan, err := streamedScan(side, streamed)
-		if err != nil {
-			return nil, err
-		}
-		rel, err := cat.LookupRelation(scan.Schema, scan.Name)
-		if err != nil {
-			return nil, err
-		}
-		ss := StreamSide{Input: rel, Scan: scan, TimeCol: -1}
-		if err := bindSideWatermark(cat, &ss, st); err != nil {
-			return nil, err
-		}
-		if ss.EventTime != nil {
-			ss.TimeCol = columnNamed(side.Columns(), ss.WatermarkColumn)
-			if ss.TimeCol < 0 {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "the watermark column \"%s\" of %s must be among the columns the join reads from it", ss.WatermarkColumn, ss.Label()).
-					WithHint("Select the column in the subquery that reads the stream.")
-			}
-		}
-		sj.Sides[s] = ss
-	}
+	sj := &StreamJoin{Join: j, Sides: sides}
 	l, r := &sj.Sides[0], &sj.Sides[1]
-	if l.EventTime != nil && r.EventTime != nil {
+	if l.HasWatermark() && r.HasWatermark() {
 		lt, rt := j.Left.Columns()[l.TimeCol].T, j.Right.Columns()[r.TimeCol].T
 		if lt.OID != rt.OID {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "the watermark columns of a join of two streams must have the same type: %s.%s is %s, %s.%s is %s", l.Label(), l.WatermarkColumn, lt, r.Label(), r.WatermarkColumn, rt).
@@ -88,13 +62,13 @@ func PlanStreamJoin(cat Catalog, j *Join, st *parse.StreamingStmt, streamed func
 	}
 	// Left rows wait for right rows up to lt + Hi, right rows for left rows
 	// down to rt - Lo; each expires once the other side's watermark passes.
-	leftBounded := sj.Bounds.HasHi && r.EventTime != nil
-	rightBounded := sj.Bounds.HasLo && l.EventTime != nil
+	leftBounded := sj.Bounds.HasHi && r.HasWatermark()
+	rightBounded := sj.Bounds.HasLo && l.HasWatermark()
 	hint := func(a, b *StreamSide) string {
 		switch {
-		case a.EventTime == nil:
+		case !a.HasWatermark():
 			return "add WATERMARK <time column> DELAY OF INTERVAL ... to " + a.Label()
-		case b.EventTime == nil:
+		case !b.HasWatermark():
 			return "add WATERMARK <time column> DELAY OF INTERVAL ... to " + b.Label()
 		}
 		return "add a condition bounding the times, e.g. " + b.Label() + "." + b.WatermarkColumn + " BETWEEN " +
@@ -132,50 +106,9 @@ func PlanStreamJoin(cat Catalog, j *Join, st *parse.StreamingStmt, streamed func
 	return sj, nil
 }
 
-// streamedScan finds the one streamed relation below a join side, which
-// must be stateless (filters and projections over it, and joins with
-// static tables).
-func streamedScan(n Node, streamed func(*Scan) bool) (*Scan, error) {
-	var found *Scan
-	var walk func(Node) error
-	walk = func(n Node) error {
-		switch x := n.(type) {
-		case *Scan:
-			if streamed(x) {
-				if found != nil {
-					return refuse("a join of more than two streams is not supported yet")
-				}
-				if x.Kind != StoredTable {
-					return refuse("catalog relations cannot be read as a stream")
-				}
-				found = x
-			}
-			return nil
-		case *Filter, *Project, *Join:
-		case *Aggregate:
-			return refuse("a join of an aggregation with a stream is not supported yet")
-		default:
-			return refuse("%s is not supported below a join of two streams", strings.TrimPrefix(fmt.Sprintf("%T", n), "*planner."))
-		}
-		for _, c := range n.Children() {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(n); err != nil {
-		return nil, err
-	}
-	if found == nil {
-		return nil, refuse("each side of a join of two streams reads a stream")
-	}
-	return found, nil
-}
-
-// bindSideWatermark finds the side's watermark: the query's WATERMARK on
+// bindLeafWatermark finds a source's watermark: the query's WATERMARK on
 // that FROM item (matched by alias or name) or its table's WATERMARK FOR.
-func bindSideWatermark(cat Catalog, ss *StreamSide, st *parse.StreamingStmt) error {
+func bindLeafWatermark(cat Catalog, ss *StreamLeaf, st *parse.StreamingStmt) error {
 	var col, exprText string
 	var delay int64
 	for _, in := range st.Inputs {

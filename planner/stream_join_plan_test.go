@@ -23,11 +23,25 @@ func planJoin(t *testing.T, sql string) (*StreamJoin, error) {
 	if err != nil {
 		t.Fatalf("%s: %v", st.Query, err)
 	}
-	js := joinsOf(q.Plan)
-	if len(js) != 1 {
-		t.Fatalf("%s: %d joins", sql, len(js))
+	tree, err := PlanStreamTree(timedCatalog{}, q.Plan, st, streamedIn(st))
+	if err != nil {
+		return nil, err
 	}
-	return PlanStreamJoin(timedCatalog{}, js[0], st, func(*Scan) bool { return true })
+	var sj *StreamJoin
+	var walk func(n *StreamNode)
+	walk = func(n *StreamNode) {
+		if n.Kind == JoinNode {
+			sj = n.Join
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(tree.Root)
+	if sj == nil {
+		t.Fatalf("%s: no join node", sql)
+	}
+	return sj, nil
 }
 
 func TestPlanStreamJoin(t *testing.T) {

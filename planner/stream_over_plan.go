@@ -21,10 +21,10 @@ type StreamOver struct {
 // same PARTITION BY and ORDER BY, ordered first by the watermarked column
 // ascending, with a ROWS frame reaching a constant number of rows back
 // (or lag with a constant offset). It says what to change otherwise.
-func PlanStreamOver(w *Window, watermarkCol string) (*StreamOver, error) {
+func PlanStreamOver(w *Window, timeCol int, watermarkCol string) (*StreamOver, error) {
 	so := &StreamOver{Window: w, TimeCol: -1}
 	hint := "Order by the watermarked event time and use ROWS BETWEEN <n> PRECEDING AND CURRENT ROW."
-	if watermarkCol == "" {
+	if timeCol < 0 {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "window functions (OVER) in a streaming table need a watermark: a row's value is final once no earlier row can arrive").
 			WithHint("Add WATERMARK <column> DELAY OF INTERVAL ... to the input. " + hint)
 	}
@@ -39,7 +39,7 @@ func PlanStreamOver(w *Window, watermarkCol string) (*StreamOver, error) {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s OVER in a streaming table needs ORDER BY the event time", c.Name).WithHint(hint)
 		}
 		ref, ok := c.OrderBy[0].Expr.(*expr.ColumnRef)
-		if !ok || ref.Index >= len(cols) || cols[ref.Index].Name != watermarkCol || c.OrderBy[0].Desc {
+		if !ok || ref.Index >= len(cols) || ref.Index != timeCol || c.OrderBy[0].Desc {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s OVER in a streaming table must be ordered first by the watermarked column \"%s\", ascending", c.Name, watermarkCol).WithHint(hint)
 		}
 		so.TimeCol = ref.Index

@@ -43,7 +43,7 @@ func TestPlanStreamOver(t *testing.T) {
 		if !strings.Contains(c.over, " FROM ") {
 			sql += " FROM impressions"
 		}
-		so, err := PlanStreamOver(windowNode(t, sql), "imp_time")
+		so, err := PlanStreamOver(windowNode(t, sql), 1, "imp_time")
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error()+errHint(err), c.err) {
 				t.Errorf("%s: got %v, want %q", sql, err, c.err)

@@ -53,8 +53,10 @@ type StreamNode struct {
 	// Agg is the window aggregation as a single-stage plan whose Pre is
 	// the child (exec's window aggregation operator reads its fields).
 	Agg *StreamPlan
-	// WatermarkColumn names the event-time column of the node's output
-	// ("" when none is known).
+	// TimeCol is the event-time column of the node's output: no later row
+	// the node emits has a time in it below the node's output watermark
+	// (-1: none). WatermarkColumn is its name as the query wrote it.
+	TimeCol         int
 	WatermarkColumn string
 }
 
@@ -75,32 +77,45 @@ type StreamLeaf struct {
 const placeholderOID = 0xF0000000
 
 // NeedsStreamTree reports whether a bound streaming query needs the tree:
-// it joins two streams, or uses OVER.
+// it joins two streams, uses OVER, or puts a stateful stage (an
+// aggregation, DISTINCT ON) over another.
 func NeedsStreamTree(plan Node, streamed func(*Scan) bool) bool {
 	needs := false
-	var walk func(Node) int // streamed scans below
-	walk = func(n Node) int {
+	// walk returns the streamed scans below n and whether a stateful
+	// stage over a stream is at or below n.
+	var walk func(Node) (int, bool)
+	walk = func(n Node) (int, bool) {
 		if s, ok := n.(*Scan); ok {
 			if streamed(s) {
-				return 1
+				return 1, false
 			}
-			return 0
+			return 0, false
 		}
-		total := 0
+		total, stateful := 0, false
+		counts := make([]int, 0, 2)
 		for _, c := range n.Children() {
-			total += walk(c)
+			k, st := walk(c)
+			total += k
+			stateful = stateful || st
+			counts = append(counts, k)
 		}
-		switch x := n.(type) {
+		if total == 0 {
+			return 0, false
+		}
+		switch n.(type) {
 		case *Join:
-			if walk(x.Left) > 0 && walk(x.Right) > 0 {
+			if len(counts) == 2 && counts[0] > 0 && counts[1] > 0 {
 				needs = true
 			}
 		case *Window:
-			if total > 0 {
+			needs = true
+		case *Aggregate, *Distinct:
+			if stateful {
 				needs = true
 			}
+			stateful = true
 		}
-		return total
+		return total, stateful
 	}
 	walk(plan)
 	return needs
@@ -241,13 +256,16 @@ func (b *treeBuilder) leaf(s *Scan) (*StreamNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	side := StreamSide{Input: rel, Scan: s}
-	if err := bindSideWatermark(b.cat, &side, b.st); err != nil {
+	leaf := &StreamLeaf{Index: len(b.tree.Sources), Input: rel, Scan: s}
+	if err := bindLeafWatermark(b.cat, leaf, b.st); err != nil {
 		return nil, err
 	}
-	leaf := &StreamLeaf{Index: len(b.tree.Sources), Input: rel, Scan: s, EventTime: side.EventTime, Delay: side.Delay, WatermarkColumn: side.WatermarkColumn}
 	b.tree.Sources = append(b.tree.Sources, leaf)
-	return &StreamNode{Kind: LeafNode, Leaf: leaf, Cols: s.Cols, WatermarkColumn: side.WatermarkColumn}, nil
+	n := &StreamNode{Kind: LeafNode, Leaf: leaf, Cols: s.Cols, WatermarkColumn: leaf.WatermarkColumn, TimeCol: -1}
+	if leaf.EventTime != nil {
+		n.TimeCol = columnNamed(s.Cols, leaf.WatermarkColumn)
+	}
+	return n, nil
 }
 
 // unary builds a stateless node n (with input in) over its stream child.
@@ -263,7 +281,7 @@ func (b *treeBuilder) unary(n Node, in Node, with func(Node) Node) (*StreamNode,
 // stateless, reading a leaf's relation directly, or through a placeholder
 // scan of a stateful child's output. orig is n's streaming input as bound.
 func (b *treeBuilder) stateless(n Node, child *StreamNode, with func(Node) Node, orig Node) (*StreamNode, error) {
-	out := &StreamNode{Kind: StatelessNode, Cols: n.Columns(), WatermarkColumn: child.WatermarkColumn}
+	out := &StreamNode{Kind: StatelessNode, Cols: n.Columns(), WatermarkColumn: child.WatermarkColumn, TimeCol: timeColThrough(n, child)}
 	switch child.Kind {
 	case StatelessNode:
 		out.Plan, out.Reads, out.Children = with(child.Plan), child.Reads, child.Children
@@ -274,24 +292,92 @@ func (b *treeBuilder) stateless(n Node, child *StreamNode, with func(Node) Node,
 		ph := &Scan{OID: b.nextOID, Schema: "pg_temp", Name: "weir_stage", Kind: StoredTable, Cols: child.Cols}
 		out.Plan, out.Reads, out.Children = with(ph), ph.OID, []*StreamNode{child}
 	}
-	if columnNamed(out.Cols, out.WatermarkColumn) < 0 {
-		out.WatermarkColumn = ""
+	if out.TimeCol >= 0 {
+		out.WatermarkColumn = out.Cols[out.TimeCol].Name
 	}
 	return out, nil
 }
 
+// timeColThrough is where plan node n, over child, puts the child's
+// event-time column: the same index through a filter or window
+// assignment, the column a projection copies it to (or one it computes
+// under the watermark's name: WATERMARK f(x) AS col), shifted past the
+// left columns of a join with a static table on the left.
+func timeColThrough(n Node, child *StreamNode) int {
+	switch x := n.(type) {
+	case *Filter, *WindowAssign:
+		return child.TimeCol
+	case *Project:
+		for i, e := range x.Exprs {
+			if c, ok := e.(*expr.ColumnRef); ok && child.TimeCol >= 0 && c.Index == child.TimeCol {
+				return i
+			}
+		}
+		if child.WatermarkColumn != "" {
+			return columnNamed(x.Cols, child.WatermarkColumn)
+		}
+	case *Join:
+		if child.TimeCol < 0 {
+			return -1
+		}
+		// The stream is the side whose columns match the child's.
+		if sameColumns(x.Left.Columns(), child.Cols) {
+			return child.TimeCol
+		}
+		return len(x.Left.Columns()) + child.TimeCol
+	}
+	return -1
+}
+
+func sameColumns(a, b []Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].T != b[i].T {
+			return false
+		}
+	}
+	return true
+}
+
 // join builds a join of two streams over its sides' nodes.
 func (b *treeBuilder) join(j *Join, l, r *StreamNode) (*StreamNode, error) {
-	sj, err := PlanStreamJoin(b.cat, j, b.st, b.streamed)
+	if !appendOnly(l) || !appendOnly(r) {
+		return nil, refuse("a join of two streams reads append-only inputs (a Top-N outside windows is not)")
+	}
+	sides := [2]StreamSide{b.side(j.Left, l, "left"), b.side(j.Right, r, "right")}
+	sj, err := PlanStreamJoin(j, sides)
 	if err != nil {
 		return nil, err
 	}
 	b.tree.Warnings = append(b.tree.Warnings, sj.Warnings...)
-	wm := ""
-	if sj.Sides[0].WatermarkColumn != "" {
-		wm = sj.Sides[0].WatermarkColumn
+	return &StreamNode{Kind: JoinNode, Join: sj, Children: []*StreamNode{l, r}, Cols: j.Columns(),
+		TimeCol: l.TimeCol, WatermarkColumn: l.WatermarkColumn}, nil
+}
+
+// side describes a join input: named by the alias of the relation it
+// reads (or the first one), its time column the node's.
+func (b *treeBuilder) side(plan Node, n *StreamNode, fallback string) StreamSide {
+	name := fallback
+	var walk func(Node) bool
+	walk = func(p Node) bool {
+		if s, ok := p.(*Scan); ok && b.streamed(s) {
+			name = s.Name
+			if s.Alias != "" {
+				name = s.Alias
+			}
+			return true
+		}
+		for _, c := range p.Children() {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
 	}
-	return &StreamNode{Kind: JoinNode, Join: sj, Children: []*StreamNode{l, r}, Cols: j.Columns(), WatermarkColumn: wm}, nil
+	walk(plan)
+	return StreamSide{Name: name, TimeCol: n.TimeCol, WatermarkColumn: n.WatermarkColumn}
 }
 
 // topN builds a Top-N over the window function's input, and the
@@ -309,7 +395,7 @@ func (b *treeBuilder) topN(f *Filter) (*StreamNode, error) {
 		return nil, refuse("Top-N in a streaming table reads an append-only input")
 	}
 	cols := skipProject(f.Input).Columns() // the Window node's: input columns, then the row number
-	node := &StreamNode{Kind: TopNNode, TopN: tn, Children: []*StreamNode{child}, Cols: cols, WatermarkColumn: child.WatermarkColumn}
+	node := &StreamNode{Kind: TopNNode, TopN: tn, Children: []*StreamNode{child}, Cols: cols, WatermarkColumn: child.WatermarkColumn, TimeCol: child.TimeCol}
 	if tn.Project == nil && tn.Residual == nil {
 		return node, nil
 	}
@@ -327,9 +413,11 @@ func (b *treeBuilder) topN(f *Filter) (*StreamNode, error) {
 	if tn.Residual != nil {
 		above = &Filter{Input: above, Pred: tn.Residual}
 	}
-	out := &StreamNode{Kind: StatelessNode, Plan: above, Reads: ph.OID, Children: []*StreamNode{node}, Cols: above.Columns(), WatermarkColumn: node.WatermarkColumn}
-	if columnNamed(out.Cols, out.WatermarkColumn) < 0 {
-		out.WatermarkColumn = ""
+	out := &StreamNode{Kind: StatelessNode, Plan: above, Reads: ph.OID, Children: []*StreamNode{node}, Cols: above.Columns(), WatermarkColumn: node.WatermarkColumn, TimeCol: -1}
+	if tn.Project != nil {
+		out.TimeCol = timeColThrough(tn.Project, node)
+	} else {
+		out.TimeCol = node.TimeCol
 	}
 	return out, nil
 }
@@ -343,14 +431,18 @@ func (b *treeBuilder) over(w *Window) (*StreamNode, error) {
 	if !appendOnly(child) {
 		return nil, refuse("OVER in a streaming table reads an append-only input")
 	}
-	so, err := PlanStreamOver(w, child.WatermarkColumn)
+	so, err := PlanStreamOver(w, child.TimeCol, child.WatermarkColumn)
 	if err != nil {
 		return nil, err
 	}
-	return &StreamNode{Kind: OverNode, Over: so, Children: []*StreamNode{child}, Cols: w.Columns(), WatermarkColumn: child.WatermarkColumn}, nil
+	return &StreamNode{Kind: OverNode, Over: so, Children: []*StreamNode{child}, Cols: w.Columns(), WatermarkColumn: child.WatermarkColumn, TimeCol: child.TimeCol}, nil
 }
 
-// agg builds a windowed aggregation over a stream node.
+// agg builds a windowed aggregation over a stream node. Its windows are
+// those of a window assignment in its stateless input (TUMBLE, HOP), or,
+// over another stateful stage (an aggregation over an aggregation,
+// Flink's cascading windows), the input's event-time column: a group
+// keyed by it is final once the watermark passes it (a window_end).
 func (b *treeBuilder) agg(a *Aggregate) (*StreamNode, error) {
 	child, err := b.build(a.Input)
 	if err != nil || child == nil {
@@ -364,26 +456,57 @@ func (b *treeBuilder) agg(a *Aggregate) (*StreamNode, error) {
 			return nil, refuse("ORDER BY inside %s is not supported in a streaming table", x.Name)
 		}
 	}
-	sp := &StreamPlan{Agg: a, Pre: a.Input, WindowKey: -1, WindowEndKey: -1, Mode: AppendMode}
-	var walk func(Node)
-	walk = func(n Node) {
-		if w, ok := n.(*WindowAssign); ok && sp.Window == nil {
-			sp.Window = w
-		}
-		for _, c := range n.Children() {
-			walk(c)
+	sp := &StreamPlan{Agg: a, Pre: a.Input, WindowKey: -1, WindowEndKey: -1, Mode: AppendMode, WatermarkColumn: child.WatermarkColumn}
+	if child.Kind == StatelessNode {
+		sp.Window = windowAssignIn(child.Plan)
+	}
+	if sp.Window != nil && sp.Window.Kind != SessionWindow {
+		sp.findWindowKeys()
+	}
+	if sp.WindowKey < 0 {
+		// Keyed by the input's event time: the window closes when the
+		// watermark passes the key itself (a size of 0).
+		for i, g := range a.GroupBy {
+			if c, ok := g.(*expr.ColumnRef); ok && child.TimeCol >= 0 && c.Index == child.TimeCol {
+				sp.WindowKey = i
+				sp.Window = &WindowAssign{Kind: TumblingWindow, Cols: a.Input.Columns()}
+				break
+			}
 		}
 	}
-	walk(a.Input)
-	sp.findWindowKeys()
-	if sp.WindowKey < 0 || child.WatermarkColumn == "" {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "an aggregation over a join of two streams or OVER must be grouped by an event-time window (window_start) with a watermark: its rows are then final when the window closes")
+	if sp.WindowKey < 0 || child.TimeCol < 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "an aggregation over a join of two streams, OVER or another aggregation must be grouped by an event-time window (window_start of TUMBLE/HOP, or the window_end of the stage below) with a watermark: its rows are then final when the window closes")
 	}
-	sp.WatermarkColumn = child.WatermarkColumn
 	cols := a.Columns()
 	sp.Cols = cols
 	for i, c := range cols {
 		sp.Output = append(sp.Output, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
 	}
-	return &StreamNode{Kind: AggNode, Agg: sp, Children: []*StreamNode{child}, Cols: cols, WatermarkColumn: "window_end"}, nil
+	// The output's event time: the window's end (or the key itself), which
+	// every later row's exceeds the watermark.
+	timeCol := -1
+	switch {
+	case sp.WindowEndKey >= 0:
+		timeCol = sp.WindowEndKey
+	case sp.Window.Size == 0:
+		timeCol = sp.WindowKey
+	}
+	wm := ""
+	if timeCol >= 0 {
+		wm = cols[timeCol].Name
+	}
+	return &StreamNode{Kind: AggNode, Agg: sp, Children: []*StreamNode{child}, Cols: cols, TimeCol: timeCol, WatermarkColumn: wm}, nil
+}
+
+// windowAssignIn is the window assignment in a stateless plan, if any.
+func windowAssignIn(n Node) *WindowAssign {
+	if w, ok := n.(*WindowAssign); ok {
+		return w
+	}
+	for _, c := range n.Children() {
+		if w := windowAssignIn(c); w != nil {
+			return w
+		}
+	}
+	return nil
 }

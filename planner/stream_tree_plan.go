@@ -113,10 +113,10 @@ func ExplainStreamTree(t *StreamTree) []string {
 			for s, side := range sj.Sides {
 				bounded := "unbounded (kept forever)"
 				other := &sj.Sides[1-s]
-				if s == 0 && sj.Bounds.HasHi && other.EventTime != nil {
+				if s == 0 && sj.Bounds.HasHi && other.HasWatermark() {
 					bounded = "until " + other.Label() + "'s watermark passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(sj.Bounds.Hi)
 				}
-				if s == 1 && sj.Bounds.HasLo && other.EventTime != nil {
+				if s == 1 && sj.Bounds.HasLo && other.HasWatermark() {
 					bounded = "until " + other.Label() + "'s watermark passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(-sj.Bounds.Lo)
 				}
 				out = append(out, pad+"  State of "+side.Label()+": "+bounded)
