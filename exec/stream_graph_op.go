@@ -19,16 +19,21 @@ type graphOp struct {
 	rows   [][]arrow.RecordBatch
 	srcWM  []int64
 	pushed bool // any input since the state began (MinEpoch)
+	// table holds an update-mode table's rows (nil in append mode).
+	table *changelogTable
 }
 
 var _ StreamOperator = (*graphOp)(nil)
 
-func newGraphOp(tree *planner.StreamTree) (*graphOp, error) {
-	g, err := BuildStreamGraph(tree)
+func newGraphOp(plan *planner.StreamPlan) (*graphOp, error) {
+	g, err := BuildStreamGraph(plan.Tree)
 	if err != nil {
 		return nil, err
 	}
 	op := &graphOp{graph: g, rows: make([][]arrow.RecordBatch, g.Sources()), srcWM: make([]int64, g.Sources())}
+	if plan.Mode != planner.AppendMode {
+		op.table = newChangelogTable(plan.Cols)
+	}
 	for i := range op.srcWM {
 		op.srcWM[i] = math.MinInt64
 	}
@@ -53,14 +58,29 @@ func (o *graphOp) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	for i := range o.rows {
 		o.rows[i] = nil
 	}
+	if err == nil && o.table != nil {
+		o.table.apply(out)
+	}
 	return out, err
+}
+
+// emittedTable is an update-mode table's rows, which the job publishes.
+func (o *graphOp) emittedTable() *emittedRows {
+	if o.table == nil {
+		return nil
+	}
+	return o.table.e
 }
 
 func (o *graphOp) Watermark() int64              { return o.graph.Watermark() }
 func (o *graphOp) Late() int64                   { return o.graph.Late() }
 func (o *graphOp) LateRows() []arrow.RecordBatch { return o.graph.LateRows() }
 func (o *graphOp) StateSize() (rows, bytes int64) {
-	return o.graph.StateSize()
+	rows, bytes = o.graph.StateSize()
+	if o.table != nil {
+		bytes += o.table.e.stateBytes()
+	}
+	return rows, bytes
 }
 
 // MinEpoch is 1 once the graph has seen input: the sources' watermarks
@@ -84,14 +104,29 @@ func (o *graphOp) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 	for i, wm := range o.srcWM {
 		meta["wm"+strconv.Itoa(i)] = wm
 	}
-	return append(st, emptyState(kindSources, meta)), nil
+	st = append(st, emptyState(kindSources, meta))
+	if o.table != nil {
+		st = append(st, o.table.save()...)
+	}
+	return st, nil
 }
 
 func (o *graphOp) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error {
 	var rest []arrow.RecordBatch
 	found := false
+	if o.table != nil {
+		o.table = newChangelogTable(o.table.e.cols)
+	}
 	for _, b := range state {
-		if v, _ := b.Schema().Metadata().GetValue(stateKind); v == kindSources {
+		kind, _ := b.Schema().Metadata().GetValue(stateKind)
+		_, tagged := b.Schema().Metadata().GetValue(graphNodeKey)
+		if kind == kindRows && !tagged && o.table != nil {
+			if err := o.table.load(b); err != nil {
+				return err
+			}
+			continue
+		}
+		if kind == kindSources {
 			n, err := metaInt(b.Schema(), "n")
 			if err != nil || int(n) != len(o.srcWM) {
 				return sqlerr.New(sqlerr.DataCorrupted, "the state snapshot is of a plan with other sources")

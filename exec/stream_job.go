@@ -177,7 +177,7 @@ func (j *StreamJob) minEpochOf(next int64) int64 {
 func newStreamOperator(plan *planner.StreamPlan) (StreamOperator, error) {
 	switch {
 	case plan.Tree != nil:
-		return newGraphOp(plan.Tree)
+		return newGraphOp(plan)
 	case plan.Agg != nil && plan.Window != nil && plan.Window.Kind == planner.SessionWindow:
 		return newSessionOp(plan), nil
 	case plan.Agg != nil:

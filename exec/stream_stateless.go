@@ -57,26 +57,20 @@ func (s *StatelessStage) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 		}
 		return nil
 	}
-	// Deletes first, then inserts: applied to a table of rows the result
-	// is the same as in the changes' order (a delete only ever removes a
-	// row inserted before this batch or earlier in it, and an update pair
-	// deletes the old row before inserting the new one).
-	var del, ins []int
-	for i, d := range c.Diff {
-		if d == ChangeDelete {
-			del = append(del, i)
-		} else {
-			ins = append(ins, i)
+	// Runs of deletes and of inserts go through the plan in their order, so
+	// that a row inserted and deleted within the batch is deleted after it
+	// was inserted.
+	for start := 0; start < len(c.Diff); {
+		kind := c.Diff[start]
+		end := start
+		for end < len(c.Diff) && (c.Diff[end] == ChangeDelete) == (kind == ChangeDelete) {
+			end++
 		}
-	}
-	for _, part := range []struct {
-		idx  []int
-		kind int8
-	}{{del, ChangeDelete}, {ins, ChangeInsert}} {
-		if len(part.idx) == 0 {
-			continue
+		idx := make([]int, end-start)
+		for k := range idx {
+			idx[k] = start + k
 		}
-		res, err := s.run(sc, takeRowsOf(c.Rows, part.idx))
+		res, err := s.run(sc, takeRowsOf(c.Rows, idx))
 		if err != nil {
 			return err
 		}
@@ -85,7 +79,7 @@ func (s *StatelessStage) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 				continue
 			}
 			cb := ChangeBatch{Rows: b}
-			if part.kind == ChangeDelete {
+			if kind == ChangeDelete {
 				cb.Diff = make([]int8, b.NumRows())
 				for i := range cb.Diff {
 					cb.Diff[i] = ChangeDelete
@@ -93,6 +87,7 @@ func (s *StatelessStage) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 			}
 			s.out = append(s.out, cb)
 		}
+		start = end
 	}
 	return nil
 }
