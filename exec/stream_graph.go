@@ -26,6 +26,10 @@ type StreamGraph struct {
 type graphNode struct {
 	op StreamOperator
 	in []GraphInput
+	// wm is the watermark last advanced on each input, saved with the
+	// state: an operator whose own state does not hold its watermark
+	// (an aggregation's) is advanced to it again after a restore.
+	wm []int64
 }
 
 // GraphInput is where an operator input's rows come from: source number
@@ -44,7 +48,11 @@ func NewStreamGraph(sources int) *StreamGraph { return &StreamGraph{sources: sou
 // Add appends an operator whose inputs are sources or nodes added before,
 // and returns its node number. The last node added is the root.
 func (g *StreamGraph) Add(op StreamOperator, in ...GraphInput) int {
-	g.nodes = append(g.nodes, graphNode{op: op, in: in})
+	wm := make([]int64, len(in))
+	for i := range wm {
+		wm[i] = math.MinInt64
+	}
+	g.nodes = append(g.nodes, graphNode{op: op, in: in, wm: wm})
 	return len(g.nodes) - 1
 }
 
@@ -92,6 +100,7 @@ func (g *StreamGraph) Step(sc *StreamCtx, rows [][]arrow.RecordBatch, watermarks
 			if err := node.op.Advance(sc, k, wm); err != nil {
 				return nil, err
 			}
+			node.wm[k] = max(node.wm[k], wm)
 		}
 		cs, err := node.op.Emit(sc)
 		if err != nil {
@@ -158,7 +167,13 @@ const graphNodeKey = "weir.node"
 // SaveState returns every operator's state, each batch tagged with its
 // node number.
 func (g *StreamGraph) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
-	var out []arrow.RecordBatch
+	meta := map[string]int64{}
+	for n, node := range g.nodes {
+		for k, wm := range node.wm {
+			meta[inputWMKey(n, k)] = wm
+		}
+	}
+	out := []arrow.RecordBatch{emptyState(kindGraphWatermarks, meta)}
 	for n, node := range g.nodes {
 		st, err := node.op.SaveState(sc)
 		if err != nil {
@@ -174,7 +189,12 @@ func (g *StreamGraph) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 // LoadState gives each operator the batches tagged with its node.
 func (g *StreamGraph) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error {
 	per := make([][]arrow.RecordBatch, len(g.nodes))
+	var wms arrow.RecordBatch
 	for _, b := range state {
+		if kind, _ := b.Schema().Metadata().GetValue(stateKind); kind == kindGraphWatermarks {
+			wms = b
+			continue
+		}
 		v, ok := b.Schema().Metadata().GetValue(graphNodeKey)
 		n, err := strconv.Atoi(v)
 		if !ok || err != nil || n < 0 || n >= len(g.nodes) {
@@ -186,9 +206,35 @@ func (g *StreamGraph) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error 
 		if err := node.op.LoadState(sc, per[n]); err != nil {
 			return err
 		}
+		for k := range node.wm {
+			node.wm[k] = math.MinInt64
+			if wms == nil {
+				continue
+			}
+			wm, err := metaInt(wms.Schema(), inputWMKey(n, k))
+			if err != nil {
+				return err
+			}
+			if wm == math.MinInt64 {
+				continue
+			}
+			// Advancing to where the input stood emits nothing: what that
+			// watermark released was emitted before the snapshot.
+			if err := node.op.Advance(sc, k, wm); err != nil {
+				return err
+			}
+			node.wm[k] = wm
+		}
+		if _, err := node.op.Emit(sc); err != nil {
+			return err
+		}
 	}
 	return nil
 }
+
+const kindGraphWatermarks = "graph_watermarks"
+
+func inputWMKey(n, k int) string { return "n" + strconv.Itoa(n) + "." + strconv.Itoa(k) }
 
 func tagNode(b arrow.RecordBatch, n int) arrow.RecordBatch {
 	md := b.Schema().Metadata()

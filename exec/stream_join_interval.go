@@ -538,16 +538,19 @@ func (j *IntervalJoin) StateSize() (rows, bytes int64) {
 	return rows, bytes
 }
 
-// Snapshot layout: one batch per side holding its alive rows (the side's
+// Snapshot layout: a batch whose metadata holds the watermarks and the
+// late count, and one batch per side with rows alive (the side's
 // columns) followed by three columns: the row's event time, whether it
-// matched, and the epoch it arrived in; the watermarks and late count in
-// the schema metadata.
-const kindIntervalJoin = "interval_join"
+// matched, and the epoch it arrived in.
+const (
+	kindIntervalJoin     = "interval_join"
+	kindIntervalJoinMeta = "interval_join_meta"
+)
 
 // SaveState returns both sides' alive rows.
 func (j *IntervalJoin) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 	j.init(sc)
-	var out []arrow.RecordBatch
+	out := []arrow.RecordBatch{emptyState(kindIntervalJoinMeta, map[string]int64{"wm0": j.wm[0], "wm1": j.wm[1], "late": j.late})}
 	for s, side := range j.sides {
 		cols := j.LeftCols
 		if s == 1 {
@@ -558,7 +561,7 @@ func (j *IntervalJoin) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 			arrow.Field{Name: "weir_time", Type: arrow.PrimitiveTypes.Int64},
 			arrow.Field{Name: "weir_matched", Type: arrow.FixedWidthTypes.Boolean},
 			arrow.Field{Name: "weir_epoch", Type: arrow.PrimitiveTypes.Int64})
-		schema := stateSchema(kindIntervalJoin, map[string]int64{"side": int64(s), "wm": j.wm[s], "late": j.late}, fields)
+		schema := stateSchema(kindIntervalJoin, map[string]int64{"side": int64(s)}, fields)
 		var parts []arrow.RecordBatch
 		var times, epochs []int64
 		var matched []bool
@@ -581,6 +584,9 @@ func (j *IntervalJoin) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(times) == 0 {
+			continue // the store keeps no empty batch
+		}
 		mb := array.NewBooleanBuilder(sc.Expr.Allocator())
 		mb.AppendValues(matched, nil)
 		all := append(append([]arrow.Array{}, rows.Columns()...), int64Array(times), mb.NewArray(), int64Array(epochs))
@@ -594,22 +600,30 @@ func (j *IntervalJoin) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error
 	j.sides = [2]*joinSide{}
 	j.init(sc)
 	j.out, j.kept, j.late = nil, nil, 0
+	var wm [2]int64
+	wm[0], wm[1] = math.MinInt64, math.MinInt64
 	for _, b := range state {
-		if b.Schema().Metadata().FindKey(stateKind) < 0 {
-			continue
+		if v, _ := b.Schema().Metadata().GetValue(stateKind); v == kindIntervalJoinMeta {
+			var err error
+			if wm[0], err = metaInt(b.Schema(), "wm0"); err != nil {
+				return err
+			}
+			if wm[1], err = metaInt(b.Schema(), "wm1"); err != nil {
+				return err
+			}
+			if j.late, err = metaInt(b.Schema(), "late"); err != nil {
+				return err
+			}
 		}
+	}
+	late := j.late
+	for _, b := range state {
 		if v, _ := b.Schema().Metadata().GetValue(stateKind); v != kindIntervalJoin {
 			continue
 		}
 		s, err := metaInt(b.Schema(), "side")
 		if err != nil || s < 0 || s > 1 {
 			return corruptSnapshot("interval join side")
-		}
-		if j.wm[s], err = metaInt(b.Schema(), "wm"); err != nil {
-			return err
-		}
-		if j.late, err = metaInt(b.Schema(), "late"); err != nil {
-			return err
 		}
 		cols := j.LeftCols
 		if s == 1 {
@@ -644,12 +658,11 @@ func (j *IntervalJoin) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error
 			}
 			part := expr.TakeRows(rows, idx)
 			ctx := &StreamCtx{Expr: sc.Expr, Epoch: epochs[start]}
-			saved := j.wm[s]
-			j.wm[s] = math.MinInt64 // restored rows are not late
+			// Restored rows are not late, and the other side's watermark is
+			// not applied yet (they were alive at the snapshot).
 			if err := j.Push(ctx, int(s), Inserts(part)); err != nil {
 				return err
 			}
-			j.wm[s] = saved
 			kb := j.sides[s].batch(j.sides[s].base + int32(len(j.sides[s].kept)) - 1)
 			if kb != nil {
 				for k := range idx {
@@ -662,6 +675,7 @@ func (j *IntervalJoin) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error
 	// Pushing restored rows into each other matched nothing new that was
 	// not matched before, but it did emit those pairs again: drop them.
 	j.out = nil
+	j.wm, j.late = wm, late
 	return nil
 }
 

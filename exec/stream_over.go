@@ -308,17 +308,24 @@ func (o *RollingOver) StateSize() (rows, bytes int64) {
 }
 
 // Snapshot layout: the waiting rows and the context rows (input columns
-// and weir_seq), told apart by the schema metadata's "context"; the
-// watermark, arrival counter and late count in the metadata.
-const kindRolling = "rolling_over"
+// and weir_seq), told apart by the schema metadata's "context", and a
+// batch whose metadata holds the watermark, arrival counter and late
+// count.
+const (
+	kindRolling     = "rolling_over"
+	kindRollingMeta = "rolling_over_meta"
+)
 
 // SaveState returns the waiting and context rows.
 func (o *RollingOver) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 	o.init()
 	fields := planner.Schema(o.inCols[:len(o.inCols)-1]).Fields()
-	var out []arrow.RecordBatch
+	out := []arrow.RecordBatch{emptyState(kindRollingMeta, map[string]int64{"wm": o.wm, "seq": o.seq, "late": o.late})}
 	add := func(b arrow.RecordBatch, isContext int64) {
-		schema := stateSchema(kindRolling, map[string]int64{"wm": o.wm, "seq": o.seq, "late": o.late, "context": isContext}, fields)
+		if b.NumRows() == 0 {
+			return // the store keeps no empty batch
+		}
+		schema := stateSchema(kindRolling, map[string]int64{"context": isContext}, fields)
 		out = append(out, array.NewRecordBatch(schema, b.Columns(), b.NumRows()))
 	}
 	for _, b := range o.pending {
@@ -326,13 +333,6 @@ func (o *RollingOver) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 	}
 	if o.context != nil {
 		add(o.context, 1)
-	}
-	if len(out) == 0 {
-		empty := make([]arrow.Array, len(fields))
-		for i, f := range fields {
-			empty[i] = array.MakeArrayOfNull(sc.Expr.Allocator(), f.Type, 0)
-		}
-		add(array.NewRecordBatch(arrow.NewSchema(fields, nil), empty, 0), 0)
 	}
 	return out, nil
 }
@@ -344,31 +344,33 @@ func (o *RollingOver) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error 
 	o.pending, o.context, o.out, o.kept = nil, nil, nil, nil
 	want := len(o.inCols) - 1
 	for _, b := range state {
-		if v, _ := b.Schema().Metadata().GetValue(stateKind); v != kindRolling {
-			continue
-		}
-		if int(b.NumCols()) != want {
-			return corruptSnapshot("rolling window columns")
-		}
+		kind, _ := b.Schema().Metadata().GetValue(stateKind)
 		var err error
-		if o.wm, err = metaInt(b.Schema(), "wm"); err != nil {
-			return err
-		}
-		if o.seq, err = metaInt(b.Schema(), "seq"); err != nil {
-			return err
-		}
-		if o.late, err = metaInt(b.Schema(), "late"); err != nil {
-			return err
-		}
-		isContext, err := metaInt(b.Schema(), "context")
-		if err != nil {
-			return err
-		}
-		rows := array.NewRecordBatch(planner.Schema(o.inCols[:want]), b.Columns(), b.NumRows())
-		if isContext == 1 {
-			o.context = rows
-		} else if rows.NumRows() > 0 {
-			o.pending = append(o.pending, rows)
+		switch kind {
+		case kindRollingMeta:
+			if o.wm, err = metaInt(b.Schema(), "wm"); err != nil {
+				return err
+			}
+			if o.seq, err = metaInt(b.Schema(), "seq"); err != nil {
+				return err
+			}
+			if o.late, err = metaInt(b.Schema(), "late"); err != nil {
+				return err
+			}
+		case kindRolling:
+			if int(b.NumCols()) != want {
+				return corruptSnapshot("rolling window columns")
+			}
+			isContext, err := metaInt(b.Schema(), "context")
+			if err != nil {
+				return err
+			}
+			rows := array.NewRecordBatch(planner.Schema(o.inCols[:want]), b.Columns(), b.NumRows())
+			if isContext == 1 {
+				o.context = rows
+			} else {
+				o.pending = append(o.pending, rows)
+			}
 		}
 	}
 	return nil

@@ -110,7 +110,7 @@ func TestRollingOverRandom(t *testing.T) {
 					t.Fatal(err)
 				}
 				op = newOp()
-				if err := op.LoadState(sc, snap); err != nil {
+				if err := op.LoadState(sc, storedState(snap)); err != nil {
 					t.Fatal(err)
 				}
 			}

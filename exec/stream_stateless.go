@@ -151,7 +151,9 @@ func (s *StatelessStage) LoadState(_ *StreamCtx, state []arrow.RecordBatch) erro
 
 const kindStateless = "stateless"
 
-// emptyState is a state batch of no rows that carries only metadata.
+// emptyState is a state batch that carries only its metadata. It holds
+// one row of one column: the store keeps no batch without rows.
 func emptyState(kind string, meta map[string]int64) arrow.RecordBatch {
-	return array.NewRecordBatch(stateSchema(kind, meta, nil), nil, 0)
+	schema := stateSchema(kind, meta, []arrow.Field{{Name: "weir_marker", Type: arrow.PrimitiveTypes.Int64}})
+	return array.NewRecordBatch(schema, []arrow.Array{int64Array([]int64{0})}, 1)
 }

@@ -405,16 +405,19 @@ func (t *TopN) StateSize() (rows, bytes int64) {
 }
 
 // Snapshot layout: the rows of every top N in rank order, as the input's
-// columns followed by the epoch each arrived in; the watermark and late
-// count in the schema metadata. Loading pushes them again in that order,
+// columns followed by the epoch each arrived in, and a batch whose
+// metadata holds the watermark and the late count. Loading pushes them again in that order,
 // which rebuilds the same partitions with the same ties.
-const kindTopN = "topn"
+const (
+	kindTopN     = "topn"
+	kindTopNMeta = "topn_meta"
+)
 
 // SaveState returns the rows held.
 func (t *TopN) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 	t.init(sc)
 	fields := append(planner.Schema(t.Cols).Fields(), arrow.Field{Name: "weir_epoch", Type: arrow.PrimitiveTypes.Int64})
-	schema := stateSchema(kindTopN, map[string]int64{"wm": t.wm, "late": t.late}, fields)
+	schema := stateSchema(kindTopN, nil, fields)
 	builders := make([]array.Builder, len(fields))
 	for c, f := range fields {
 		builders[c] = array.NewBuilder(sc.Expr.Allocator(), f.Type)
@@ -441,7 +444,11 @@ func (t *TopN) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 		cols[c] = b.NewArray()
 		b.Release()
 	}
-	return []arrow.RecordBatch{array.NewRecordBatch(schema, cols, int64(n))}, nil
+	out := []arrow.RecordBatch{emptyState(kindTopNMeta, map[string]int64{"wm": t.wm, "late": t.late})}
+	if n > 0 { // the store keeps no empty batch
+		out = append(out, array.NewRecordBatch(schema, cols, int64(n)))
+	}
+	return out, nil
 }
 
 // LoadState replaces the state with a snapshot SaveState returned.
@@ -449,16 +456,21 @@ func (t *TopN) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error {
 	t.windows = nil
 	t.init(sc)
 	t.out, t.kept, t.late = nil, nil, 0
+	wm, late := int64(math.MinInt64), int64(0)
+	for _, b := range state {
+		if v, _ := b.Schema().Metadata().GetValue(stateKind); v == kindTopNMeta {
+			var err error
+			if wm, err = metaInt(b.Schema(), "wm"); err != nil {
+				return err
+			}
+			if late, err = metaInt(b.Schema(), "late"); err != nil {
+				return err
+			}
+		}
+	}
 	for _, b := range state {
 		if v, _ := b.Schema().Metadata().GetValue(stateKind); v != kindTopN {
 			continue
-		}
-		var err error
-		if t.wm, err = metaInt(b.Schema(), "wm"); err != nil {
-			return err
-		}
-		if t.late, err = metaInt(b.Schema(), "late"); err != nil {
-			return err
 		}
 		nc := len(t.Cols)
 		if int(b.NumCols()) != nc+1 {
@@ -469,7 +481,6 @@ func (t *TopN) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error {
 			return err
 		}
 		rows := array.NewRecordBatch(planner.Schema(t.Cols), b.Columns()[:nc], b.NumRows())
-		wm := t.wm
 		t.wm = math.MinInt64 // restored rows are not late
 		for start := 0; start < len(epochs); {
 			end := start
@@ -485,8 +496,8 @@ func (t *TopN) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error {
 			}
 			start = end
 		}
-		t.wm = wm
 	}
+	t.wm, t.late = wm, late
 	t.out = nil // the restored rows were emitted before the snapshot
 	return nil
 }

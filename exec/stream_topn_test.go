@@ -103,7 +103,7 @@ func TestTopNRandom(t *testing.T) {
 				}
 				nop := newOp()
 				nop.CloseCol = op.CloseCol
-				if err := nop.LoadState(sc, snap); err != nil {
+				if err := nop.LoadState(sc, storedState(snap)); err != nil {
 					t.Fatal(err)
 				}
 				op = nop
