@@ -23,13 +23,17 @@ import (
 // toRecord is the checkpoint record of what the job reports of an epoch
 // (one source: its input table's log).
 func toRecord(r exec.EpochRecord) checkpoint.Epoch {
-	return checkpoint.Epoch{Offsets: []int64{r.End}, Watermark: r.Watermark, MinEpoch: r.MinEpoch,
+	return checkpoint.Epoch{Offsets: append([]int64{r.End}, r.MoreEnds...), Watermark: r.Watermark, MinEpoch: r.MinEpoch,
 		InputRows: r.InputRows, LateRows: r.LateRows, OutputRows: r.OutputRows}
 }
 
 // fromRecord is the job's view of a checkpoint record.
 func fromRecord(e checkpoint.Epoch) exec.EpochRecord {
-	return exec.EpochRecord{End: e.Offset(0), Watermark: e.Watermark, MinEpoch: e.MinEpoch,
+	var more []int64
+	if len(e.Offsets) > 1 {
+		more = e.Offsets[1:]
+	}
+	return exec.EpochRecord{End: e.Offset(0), MoreEnds: more, Watermark: e.Watermark, MinEpoch: e.MinEpoch,
 		InputRows: e.InputRows, LateRows: e.LateRows, OutputRows: e.OutputRows}
 }
 
@@ -131,10 +135,16 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 	// The re-run epochs, each with exactly its logged input.
 	rerun := d.Rerun(recs)
 	ends := make([]int64, len(rerun))
+	var more [][]int64
 	for i, r := range rerun {
 		ends[i] = r.Offset(0)
+		if len(r.Offsets) > 1 {
+			more = append(more, r.Offsets[1:])
+		} else {
+			more = append(more, nil)
+		}
 	}
-	job.Replay = ends
+	job.Replay, job.ReplayMore = ends, more
 	return d.OutputStored, restoreState, nil
 }
 

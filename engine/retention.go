@@ -5,6 +5,7 @@ import (
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector/tablelog"
+	"github.com/weir-sql/weir/planner"
 )
 
 // Input retention is the table-log source's (connector/tablelog): a
@@ -71,11 +72,17 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 		if r == nil {
 			return // starting or being replaced: try again next time
 		}
-		if r.plan != nil && r.plan.Input.OID == rel {
+		if r.plan == nil {
+			continue
+		}
+		for i, input := range streamInputs(r.plan) {
+			if input != rel {
+				continue
+			}
 			if r.job == nil || r.guard == nil {
 				return
 			}
-			old = min(old, r.guard.ResumeOffset(0))
+			old = min(old, r.guard.ResumeOffset(i))
 		}
 	}
 	e.logs.TrimTo(rel, old, trimmed)
@@ -93,4 +100,16 @@ func (e *Engine) retentionLoop() {
 			e.applyRetention()
 		}
 	}
+}
+
+// streamInputs is the OIDs of a plan's sources, in order.
+func streamInputs(sp *planner.StreamPlan) []uint32 {
+	if sp.Tree == nil {
+		return []uint32{sp.Input.OID}
+	}
+	out := make([]uint32, len(sp.Tree.Sources))
+	for i, s := range sp.Tree.Sources {
+		out[i] = s.Input.OID
+	}
+	return out
 }

@@ -446,10 +446,16 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	// start.
 	source := e.logs.Source(input.OID, inputSchema)
 	job := exec.NewStreamJob(sp, env, source)
+	if sp.Tree != nil {
+		// A stream tree's further sources, each its relation's log.
+		for _, leaf := range sp.Tree.Sources[1:] {
+			job.More = append(job.More, e.logs.Source(leaf.Input.OID, planner.Schema(relColumns(leaf.Input))))
+		}
+	}
 	oid := rel.OID
 	var lateOID uint32
 	var lateSchema *arrow.Schema
-	if name := rel.Options["late_rows"]; name != "" {
+	if name := rel.Options["late_rows"]; name != "" && sp.Tree == nil {
 		if lr, err := e.cat.LookupRelation(sys.searchPath(), "", name); err == nil {
 			lateOID = lr.OID
 			cols := make([]planner.Column, len(lr.Columns))

@@ -244,6 +244,15 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	add("Streaming Table %s (output mode: %s)", name, sp.Mode)
 	ind := "  "
+	if sp.Tree != nil {
+		for _, l := range planner.ExplainStreamTree(sp.Tree) {
+			add("%s%s", ind, l)
+		}
+		for _, w := range sp.Warnings {
+			add("%sWarning: %s", ind, w)
+		}
+		return out
+	}
 	if sp.Agg != nil {
 		kind := "Aggregate"
 		if sp.WindowKey >= 0 {
@@ -386,8 +395,18 @@ func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.Re
 	if r == nil || r.job == nil {
 		return nil, nil
 	}
+	if err := e.waitStreamingTable(ctx, r); err != nil {
+		return nil, err
+	}
+	return e.publishedRows(r)
+}
+
+// waitStreamingTable waits until a streaming table's rows can be read:
+// its job re-ran the epochs logged before a restart (unless its stored
+// rows were complete already), failed to, or stopped.
+func (e *Engine) waitStreamingTable(ctx context.Context, r *runner) error {
 	if r.outputStored {
-		return e.store.ScanTable(oid, planner.Schema(r.plan.Cols))
+		return nil
 	}
 	select {
 	case <-r.job.Recovered():
@@ -395,16 +414,22 @@ func (e *Engine) streamingTableRows(ctx context.Context, oid uint32) ([]arrow.Re
 		select {
 		case <-r.job.Recovered(): // a REFRESH recovered it after all
 		default:
-			return nil, r.recoveryErr
+			return r.recoveryErr
 		}
 	case <-r.done:
 	case <-ctx.Done():
-		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 	case <-time.After(60 * time.Second):
-		return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is still recovering", r.name)
+		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" is still recovering", r.name)
 	}
+	return nil
+}
+
+// publishedRows reads a streaming table's rows: its stored rows in append
+// mode, its job's published snapshot otherwise.
+func (e *Engine) publishedRows(r *runner) ([]arrow.RecordBatch, error) {
 	if r.plan.Mode == planner.AppendMode {
-		return e.store.ScanTable(oid, planner.Schema(r.plan.Cols))
+		return e.store.ScanTable(r.oid, planner.Schema(r.plan.Cols))
 	}
 	return r.job.Snapshot(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/connector"
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -56,26 +57,40 @@ type subscription struct {
 	sink    *subscribeSink
 	seq     uint64 // the job's publication count the client has seen
 	started bool
+	// job is the job whose publications the client follows (nil until the
+	// first read): the changes of its later epochs apply to what the
+	// client holds; another job's (REFRESH replaced the table) do not.
+	job *exec.StreamJob
 }
 
-// subscribeSink is SUBSCRIBE's connector.Sink. The changes it is given
-// for an epoch are the table's whole contents after it (until the
-// operators emit a changelog); Committed diffs them against what the
-// client holds, and the next change to send is that diff. The subscriber's
-// goroutine feeds it at each publication it sees, so the epochs of a
-// client too slow to see each are folded into one change, and tx is not
-// used: what it sends is the table's committed contents, already durable.
+// subscribeSink is SUBSCRIBE's connector.Sink. It is fed in two ways.
+// Mostly by the table's changelog: WriteChanges gets the root's changes of
+// the epochs published since the client's last one (exec.StreamJob's
+// ChangesSince), folds them (a row inserted and deleted again in between
+// is not sent) and makes them the next change to send. When the job no
+// longer holds those epochs' changes (the client fell too far behind, or
+// the job was reset or restored, or this is the first read), the table's
+// whole contents are given to Write instead, and Committed diffs them
+// against what the client holds. The subscriber's goroutine feeds it at
+// each publication it sees, and tx is not used: what it sends is the
+// table's committed contents, already durable.
 type subscribeSink struct {
 	cols []wire.Column
-	// held is what the client holds: for each batch of the last snapshot,
-	// its distinct rows by text. An update-mode table republishes the
-	// batches of unchanged segments as they were, so only batches that
-	// are new or gone need to be read and compared.
+	// held is what the client holds, as of the last diff: for each batch
+	// of that snapshot, its distinct rows by text. An update-mode table
+	// republishes the batches of unchanged segments as they were, so only
+	// batches that are new or gone need to be read and compared. extra is
+	// what changes applied since then added (count > 0) or removed
+	// (count < 0), by text.
 	held   map[arrow.RecordBatch]map[string]*heldRow
+	extra  map[string]*heldRow
 	staged []arrow.RecordBatch
 	epoch  int64             // the epoch of the last change computed
 	change arrow.RecordBatch // the change ready for the client (nil: none)
-	fs     types.FormatSettings
+	// diffs counts the changes computed by diffing whole contents (the
+	// others came from the changelog).
+	diffs int
+	fs    types.FormatSettings
 }
 
 var _ connector.Sink = (*subscribeSink)(nil)
@@ -90,6 +105,7 @@ func (s *subscribeSink) Write(_ *state.Txn, epoch int64, contents []arrow.Record
 // contents.
 func (s *subscribeSink) Committed(epoch int64) error {
 	s.epoch = epoch
+	s.diffs++
 	s.change = s.diff(s.staged)
 	s.staged = nil
 	return nil
@@ -119,18 +135,20 @@ func (s *subscription) Close()                 {}
 func (s *subscription) Streaming() bool        { return true }
 
 // Next returns the next change: it waits for the table's next publication
-// and diffs the new contents against what the client holds.
+// and sends the changes of the epochs published since the client's last
+// one, or, when the job no longer holds them, the diff of the table's
+// contents against what the client holds.
 func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
-		seq, epoch, next := s.r.job.Publication() // taken before reading, so no publication is missed
-		if !s.started || seq != s.seq {
+		r := s.r.eng.runnerFor(s.r.oid) // REFRESH may have replaced the runner
+		if r == nil || r.job == nil {
+			r = s.r
+		}
+		seq, epoch, next := r.job.Publication() // taken before reading, so no publication is missed
+		if !s.started || seq != s.seq || r.job != s.job {
 			s.started, s.seq = true, seq
-			if rows, err := s.r.eng.streamingTableRows(context.Background(), s.r.oid); err == nil {
-				s.sink.Write(nil, epoch, rows)
-				s.sink.Committed(epoch)
-				if b := s.sink.take(); b != nil {
-					return b, nil
-				}
+			if b := s.catchUp(ctx, r, epoch); b != nil {
+				return b, nil
 			}
 		}
 		select {
@@ -141,6 +159,33 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			// A job replaced by REFRESH publishes on its new channel.
 		}
 	}
+}
+
+// catchUp brings the client to the table as published at epoch (or
+// later) and returns the change to send (nil: none).
+func (s *subscription) catchUp(ctx context.Context, r *runner, epoch int64) arrow.RecordBatch {
+	if s.job == r.job {
+		if changes, ok := r.job.ChangesSince(s.sink.epoch, epoch); ok {
+			s.sink.WriteChanges(epoch, changes)
+			return s.sink.take()
+		}
+	}
+	if err := r.eng.waitStreamingTable(ctx, r); err != nil {
+		return nil
+	}
+	err := r.job.ReadPublished(func(at int64) error {
+		rows, err := r.eng.publishedRows(r)
+		if err != nil {
+			return err
+		}
+		s.sink.Write(nil, at, rows)
+		return s.sink.Committed(at)
+	})
+	if err != nil {
+		return nil
+	}
+	s.job = r.job
+	return s.sink.take()
 }
 
 // diff compares the table's contents with what the client holds and
@@ -162,22 +207,19 @@ func (s *subscribeSink) diff(rows []arrow.RecordBatch) arrow.RecordBatch {
 			mergeHeld(removed, m)
 		}
 	}
-	bs := make([]array.Builder, len(s.cols))
-	for i, c := range s.cols {
-		bs[i] = expr.NewBuilder(nil, c.Type)
-		defer bs[i].Release()
-	}
-	n := 0
-	emit := func(h *heldRow, diff int64, times int) {
-		for t := 0; t < times; t++ {
-			expr.AppendDatum(bs[0], s.epoch)
-			expr.AppendDatum(bs[1], diff)
-			for c, v := range h.vals {
-				expr.AppendDatum(bs[c+2], v)
-			}
-			n++
+	// The client also holds what changes added since the last diff, and
+	// lacks what they removed.
+	for k, h := range s.extra {
+		switch {
+		case h.count > 0:
+			mergeHeld(removed, map[string]*heldRow{k: h})
+		case h.count < 0:
+			mergeHeld(added, map[string]*heldRow{k: {vals: h.vals, count: -h.count}})
 		}
 	}
+	s.extra = nil
+	out := newChangeOut(s.cols, s.epoch)
+	emit := out.add
 	for k, had := range removed {
 		have := 0
 		if h := added[k]; h != nil {
@@ -197,16 +239,134 @@ func (s *subscribeSink) diff(rows []arrow.RecordBatch) arrow.RecordBatch {
 		}
 	}
 	s.held = cur
-	if n == 0 {
+	return out.finish()
+}
+
+// WriteChanges folds the changes of the epochs up to epoch (the table's
+// changelog since the client's last epoch) into the next change to send:
+// per distinct row, its deletions and insertions net out, and the rest is
+// sent as deletions, then insertions, each with the epoch.
+func (s *subscribeSink) WriteChanges(epoch int64, changes []exec.ChangeBatch) {
+	net := map[string]*heldRow{}
+	var order []string // first-seen order, so the output does not depend on map order
+	var buf []byte
+	for _, c := range changes {
+		b := c.Rows
+		for i := 0; i < int(b.NumRows()); i++ {
+			buf = s.appendRowText(buf[:0], b, i)
+			h := net[string(buf)]
+			if h == nil {
+				h = &heldRow{vals: rowValues(b, i)}
+				net[string(buf)] = h
+				order = append(order, string(buf))
+			}
+			if c.Diff != nil && c.Diff[i] == exec.ChangeDelete {
+				h.count--
+			} else {
+				h.count++
+			}
+		}
+	}
+	s.epoch = epoch
+	out := newChangeOut(s.cols, epoch)
+	for _, k := range order {
+		if h := net[k]; h.count < 0 {
+			out.add(h, -1, -h.count)
+		}
+	}
+	for _, k := range order {
+		if h := net[k]; h.count > 0 {
+			out.add(h, 1, h.count)
+		}
+	}
+	if s.extra == nil {
+		s.extra = map[string]*heldRow{}
+	}
+	for _, k := range order {
+		h := net[k]
+		if h.count == 0 {
+			continue
+		}
+		if e := s.extra[k]; e != nil {
+			e.count += h.count
+			if e.count == 0 {
+				delete(s.extra, k)
+			}
+		} else {
+			s.extra[k] = h
+		}
+	}
+	s.change = out.finish()
+}
+
+// changeOut builds a change batch for the client: weir_epoch, weir_diff,
+// then the table's columns.
+type changeOut struct {
+	cols  []wire.Column
+	epoch int64
+	bs    []array.Builder
+	n     int
+}
+
+func newChangeOut(cols []wire.Column, epoch int64) *changeOut {
+	o := &changeOut{cols: cols, epoch: epoch, bs: make([]array.Builder, len(cols))}
+	for i, c := range cols {
+		o.bs[i] = expr.NewBuilder(nil, c.Type)
+	}
+	return o
+}
+
+// add appends times copies of row h with diff.
+func (o *changeOut) add(h *heldRow, diff int64, times int) {
+	for t := 0; t < times; t++ {
+		expr.AppendDatum(o.bs[0], o.epoch)
+		expr.AppendDatum(o.bs[1], diff)
+		for c, v := range h.vals {
+			expr.AppendDatum(o.bs[c+2], v)
+		}
+		o.n++
+	}
+}
+
+// finish returns the batch (nil when empty) and releases the builders.
+func (o *changeOut) finish() arrow.RecordBatch {
+	defer func() {
+		for _, b := range o.bs {
+			b.Release()
+		}
+	}()
+	if o.n == 0 {
 		return nil
 	}
-	arrs := make([]arrow.Array, len(bs))
-	fields := make([]arrow.Field, len(bs))
-	for i, b := range bs {
+	arrs := make([]arrow.Array, len(o.bs))
+	fields := make([]arrow.Field, len(o.bs))
+	for i, b := range o.bs {
 		arrs[i] = b.NewArray()
-		fields[i] = arrow.Field{Name: s.cols[i].Name, Type: s.cols[i].Type.Arrow(), Nullable: true}
+		fields[i] = arrow.Field{Name: o.cols[i].Name, Type: o.cols[i].Type.Arrow(), Nullable: true}
 	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(o.n))
+}
+
+// appendRowText appends row i of b as text, the identity of a row the
+// client holds.
+func (s *subscribeSink) appendRowText(buf []byte, b arrow.RecordBatch, i int) []byte {
+	for c := 0; c < int(b.NumCols()); c++ {
+		if b.Column(c).IsNull(i) {
+			buf = append(buf, 0xff)
+		} else {
+			buf = types.AppendText(buf, s.cols[c+2].Type, b.Column(c), i, &s.fs)
+		}
+		buf = append(buf, 0)
+	}
+	return buf
+}
+
+func rowValues(b arrow.RecordBatch, i int) []expr.Datum {
+	vals := make([]expr.Datum, b.NumCols())
+	for c := range vals {
+		vals[c] = expr.DatumAt(b.Column(c), i)
+	}
+	return vals
 }
 
 // rowsOf returns the distinct rows of a batch by their text, with counts.
@@ -214,22 +374,10 @@ func (s *subscribeSink) rowsOf(b arrow.RecordBatch) map[string]*heldRow {
 	m := map[string]*heldRow{}
 	var buf []byte
 	for i := 0; i < int(b.NumRows()); i++ {
-		buf = buf[:0]
-		for c := 0; c < int(b.NumCols()); c++ {
-			if b.Column(c).IsNull(i) {
-				buf = append(buf, 0xff)
-			} else {
-				buf = types.AppendText(buf, s.cols[c+2].Type, b.Column(c), i, &s.fs)
-			}
-			buf = append(buf, 0)
-		}
+		buf = s.appendRowText(buf[:0], b, i)
 		h := m[string(buf)]
 		if h == nil {
-			vals := make([]expr.Datum, b.NumCols())
-			for c := range vals {
-				vals[c] = expr.DatumAt(b.Column(c), i)
-			}
-			h = &heldRow{vals: vals}
+			h = &heldRow{vals: rowValues(b, i)}
 			m[string(buf)] = h
 		}
 		h.count++

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"math"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,20 +14,25 @@ import (
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
-	"github.com/weir-sql/weir/sql/types"
 )
 
 // StreamJob runs one streaming table in micro-batch epochs: it reads what
 // its input offers past its offset, pushes it through the stateless part of
-// the plan, folds it into the aggregation state, advances the watermark,
-// emits what the output mode says is ready, and publishes the table's new
-// contents. One goroutine calls Step; Snapshot and Progress may be called
-// from any goroutine.
+// the plan into the stateful operator (StreamOperator: aggregation,
+// sessions, deduplication; none for a stateless query), advances the
+// watermark, collects the operator's changes, commits the epoch and
+// publishes the table's new contents. The job is the epoch driver only:
+// the state and its snapshot are the operator's. One goroutine calls Step;
+// Snapshot and Progress may be called from any goroutine.
 type StreamJob struct {
 	plan *planner.StreamPlan
 	// Source is the plan's input (see connector.Source for what an offset
-	// is and what re-reading one returns).
-	Source connector.Source
+	// is and what re-reading one returns); More are the further sources of
+	// a stream tree (source i+1 is More[i]), each read from its own offset
+	// (stream_job_inputs.go).
+	Source      connector.Source
+	More        []connector.Source
+	moreOffsets []int64
 	// Env gives the expression context (session-independent settings) and
 	// the tables other than the input.
 	Env *Env
@@ -53,34 +57,39 @@ type StreamJob struct {
 	rowsSince   int64
 	epochsSince int64
 	snapshots   bool // SnapshotsState
-	// sessionIncremental: session aggregates fold only new rows.
-	sessionIncremental bool
-	keyBuf             []byte // rowKey's scratch
 	// StoreOutput writes the append-mode rows of a re-run epoch whose
 	// output is not stored yet (epoch > StoredOutputEpochs): after CREATE OR
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.
 	StoreOutput        func(epoch int64, output []arrow.RecordBatch) error
 	StoredOutputEpochs int64
 	Replay             []int64 // end offsets of the epochs to re-run
+	// ReplayMore holds, for each epoch of Replay, the end offsets of the
+	// More sources.
+	ReplayMore [][]int64
 	// KeepLate collects late rows (the rows below the aggregation, with
 	// their window) for CommitEpoch, to be written to a late_rows table.
 	KeepLate bool
 	late     []arrow.RecordBatch
 
 	offset    int64
-	watermark int64 // microseconds; math.MinInt64 before any event
-	windows   map[int64]*windowState
-	closed    int64 // every window with close time <= closed is gone
+	watermark int64 // the input's, microseconds; math.MinInt64 before any event
+	// op is the stateful stage (nil for a stateless query, whose rows
+	// proj turns into the table's columns).
+	op   StreamOperator
+	proj *streamProjection
+	// opErr is why the plan's operator could not be built (every epoch
+	// fails with it).
+	opErr error
 
 	// Output: append mode keeps a log of batches; update and complete
-	// modes keep the current row of every group.
+	// modes keep the current row of every group (the operator's).
 	outSchema *arrow.Schema
-	epochOut  []arrow.RecordBatch // append mode: this epoch's new rows
-	outRows   int64               // append mode: rows emitted so far
-	rows      *currentRows
-
-	sessions *sessionState
-	dedup    *dedupState
+	outRows   int64 // append mode: rows emitted so far
+	// history is the root's changes of the latest published epochs
+	// (ChangesSince); commitMu makes an epoch's commit and publication one
+	// step for ReadPublished.
+	history  *changeHistory
+	commitMu sync.RWMutex
 
 	// recovered is closed once the replayed epochs are done; until then the
 	// snapshot is not published, so readers never see an older state than
@@ -114,10 +123,11 @@ type StreamJob struct {
 // matters to the state (a restart re-runs from there), and the progress
 // figures.
 type EpochRecord struct {
-	End        int64 // input offset (batches) at the end of the epoch
-	Watermark  int64 // after the epoch
-	MinEpoch   int64 // re-running from this epoch rebuilds the state
-	InputRows  int64 // cumulative
+	End        int64   // input offset (batches) at the end of the epoch
+	MoreEnds   []int64 // the further sources' (a stream tree's)
+	Watermark  int64   // after the epoch
+	MinEpoch   int64   // re-running from this epoch rebuilds the state
+	InputRows  int64   // cumulative
 	LateRows   int64
 	OutputRows int64
 }
@@ -126,7 +136,16 @@ type EpochRecord struct {
 // empty, as it was before the oldest epoch a restart re-runs.
 func (j *StreamJob) Resume(n int64, rec EpochRecord) {
 	j.offset = rec.End
+	j.moreOffsets = append([]int64(nil), rec.MoreEnds...)
 	j.watermark = rec.Watermark
+	if j.op != nil && j.plan.Tree == nil && rec.Watermark != math.MinInt64 {
+		// The operator learns where the input's watermark stood (rows below
+		// it are late). Its state is empty, so this emits nothing.
+		sc := &StreamCtx{Expr: j.Env.exprCtx(), Epoch: n}
+		if err := j.op.Advance(sc, 0, rec.Watermark); err == nil {
+			j.op.Emit(sc)
+		}
+	}
 	j.outRows = rec.OutputRows
 	j.mu.Lock()
 	j.progress.Epoch = n
@@ -145,46 +164,37 @@ func (j *StreamJob) Resume(n int64, rec EpochRecord) {
 	j.mu.Unlock()
 }
 
-// minEpoch is the oldest epoch whose input the current state depends on:
-// in append mode, the first epoch of the oldest open window, session or
-// remembered key (the next epoch when there is no state); in update and
-// complete mode the first, since their emitted rows live in memory.
+// minEpochOf is the oldest epoch whose input the current state depends on
+// (the operator's MinEpoch; next when there is no state).
 func (j *StreamJob) minEpochOf(next int64) int64 {
-	if j.plan.Mode != planner.AppendMode {
-		return 1
+	if j.op == nil {
+		return next
 	}
-	m := next
-	for _, w := range j.windows {
-		m = min(m, w.firstEpoch)
-	}
-	if j.sessions != nil {
-		for _, ss := range j.sessions.parts {
-			for _, s := range ss {
-				m = min(m, s.firstEpoch)
-			}
-		}
-	}
-	if j.dedup != nil {
-		for _, e := range j.dedup.epochOf {
-			m = min(m, e)
-		}
-	}
-	return m
+	return j.op.MinEpoch(next)
 }
 
-// windowState is the aggregation state of one window (or of the whole
-// stream when the aggregation has no window): the groups seen and one
-// accumulator per aggregate.
-type windowState struct {
-	// firstEpoch is the epoch that opened the window.
-	firstEpoch int64
-	start      int64
-	closeAt    int64
-	table      *groupTable
-	inputs     []*aggInput
-	keys       [][]expr.Datum // group id → key values
-	dirty      []bool
-	ngroups    int
+// newStreamOperator builds the plan's stateful operator (nil: none).
+func newStreamOperator(plan *planner.StreamPlan) (StreamOperator, error) {
+	switch {
+	case plan.Tree != nil:
+		return newGraphOp(plan)
+	case plan.Agg != nil && plan.Window != nil && plan.Window.Kind == planner.SessionWindow:
+		return newSessionOp(plan), nil
+	case plan.Agg != nil:
+		return newWindowAggOp(plan), nil
+	case plan.Dedup != nil:
+		return newDedupOp(plan), nil
+	}
+	return nil, nil
+}
+
+// setOperator builds a fresh operator for the plan.
+func (j *StreamJob) setOperator() {
+	op, err := newStreamOperator(j.plan)
+	j.op, j.opErr = op, err
+	if op == nil {
+		j.op = nil // not a typed nil: a stateless plan has no operator
+	}
 }
 
 // Progress is what weir_catalog.streaming_progress shows of a job.
@@ -203,20 +213,18 @@ type Progress struct {
 	OutputRows             int64
 }
 
-const noWindow = math.MinInt64
-
 // NewStreamJob prepares a job for a plan.
 func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *StreamJob {
 	j := &StreamJob{plan: plan, Env: env, Source: source, MaxBatchesPerEpoch: 64,
-		watermark: math.MinInt64, closed: math.MinInt64, windows: map[int64]*windowState{},
-		outSchema: planner.Schema(plan.Cols), rows: newCurrentRows()}
+		watermark: math.MinInt64, proj: newStreamProjection(nil, plan.Output, plan.Cols),
+		outSchema: planner.Schema(plan.Cols), history: newChangeHistory()}
+	j.setOperator()
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
 	j.lastTrigger = time.Now()
 	j.snapshots = PlanSnapshotsState(plan)
-	j.sessionIncremental = plan.SessionAggsIncremental()
 	return j
 }
 
@@ -241,46 +249,23 @@ func (j *StreamJob) Progress() Progress {
 func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	started := time.Now()
 	replaying := len(j.Replay) > 0
-	limit := j.MaxBatchesPerEpoch
-	if replaying {
-		// A re-run epoch reads exactly its logged input.
-		limit = int(j.Replay[0] - j.offset)
-		if limit <= 0 {
-			// A logged epoch that read nothing (never written so): skip it.
-			j.Replay = j.Replay[1:]
-			if len(j.Replay) == 0 {
-				j.markRecovered()
-			}
-			return false, nil
-		}
+	if j.opErr != nil {
+		return false, j.opErr
 	}
-	rd, err := j.Source.Read(ctx, j.offset, limit)
-	if err != nil {
+	reads, ok, err := j.readInputs(ctx, replaying)
+	if err != nil || !ok {
 		return false, err
 	}
-	if j.progress.Epoch == 0 && !replaying && j.offset < rd.From {
-		j.offset = rd.From // a fresh start reads what retention kept
-	}
-	if j.offset < rd.From {
-		return false, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "input rows this streaming table still needs were removed by retention")
-	}
-	if j.offset > rd.From {
-		j.offset = rd.From // the input was truncated; start over from what is there
-	}
+	rd := reads[0]
 	end := rd.Next
-	if replaying {
-		if end < j.Replay[0] {
-			// The input (an upstream streaming table still recovering) does
-			// not hold this epoch's batches yet: wait, so that the epoch is
-			// re-run with exactly its original input.
-			return false, nil
-		}
-		j.Replay = j.Replay[1:]
-	}
 	batches := rd.Batches
-	backlog := rd.Backlog
-	var waiting int64
-	for _, b := range batches {
+	var backlog, waiting int64
+	var all []arrow.RecordBatch // every source's batches
+	for _, r := range reads {
+		backlog += r.Backlog
+		all = append(all, r.Batches...)
+	}
+	for _, b := range all {
 		waiting += b.NumRows()
 	}
 	// Until the epoch commits its rows still wait: a failing epoch leaves
@@ -288,7 +273,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	j.mu.Lock()
 	j.progress.BacklogRows = backlog + waiting
 	j.mu.Unlock()
-	if len(batches) == 0 {
+	if len(all) == 0 {
 		j.mu.Lock()
 		j.progress.BacklogRows = backlog
 		j.mu.Unlock()
@@ -297,124 +282,33 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		}
 		return false, nil
 	}
-	var inRows int64
-	for _, b := range batches {
-		inRows += b.NumRows()
-	}
+	inRows := waiting
 	j.rowsSince += inRows
 	j.epochsSince++
 	ectx := j.Env.exprCtx()
-	// The watermark candidate: the largest event time delivered, minus the
-	// delay. It takes effect at the end of the epoch.
-	candidate := j.watermark
-	if j.plan.EventTime != nil && rd.HasWatermark && rd.Watermark-j.plan.Delay > candidate {
-		// The source promises no earlier event time after these rows.
-		candidate = rd.Watermark - j.plan.Delay
+	var late int64
+	var changes []ChangeBatch
+	if j.plan.Tree != nil {
+		changes, late, err = j.runTree(ectx, reads)
+	} else {
+		changes, late, err = j.runSingle(ctx, ectx, rd, batches)
 	}
-	if j.plan.EventTime != nil {
-		for _, b := range batches {
-			arr, err := j.plan.EventTime.Eval(ectx, b)
-			if err != nil {
-				return false, err
-			}
-			ts := arr.(*array.Timestamp)
-			for i := 0; i < ts.Len(); i++ {
-				if !ts.IsNull(i) {
-					if v := int64(ts.Value(i)) - j.plan.Delay; v > candidate {
-						candidate = v
-					}
-				}
-			}
-		}
-	}
-	pre, err := j.runPre(ctx, batches)
 	if err != nil {
 		return false, err
-	}
-	var late int64
-	if j.plan.Agg == nil {
-		if j.plan.Dedup != nil {
-			if pre, late, err = j.dedupe(ectx, pre); err != nil {
-				return false, err
-			}
-		}
-		if err := j.appendStateless(ectx, pre); err != nil {
-			return false, err
-		}
-	} else {
-		for _, b := range pre {
-			fold := j.fold
-			if j.isSession() {
-				fold = j.foldSessions
-			}
-			n, err := fold(ectx, b)
-			if err != nil {
-				return false, err
-			}
-			late += n
-		}
-	}
-	if candidate > j.watermark {
-		j.watermark = candidate
-	}
-	j.expireDedup()
-	if j.plan.Agg != nil {
-		emit := j.emit
-		if j.isSession() {
-			emit = j.emitSessions
-		}
-		if err := emit(ectx); err != nil {
-			return false, err
-		}
 	}
 	stateRows, stateBytes := j.stateSize()
 	if j.StateLimit > 0 && stateBytes > j.StateLimit {
 		return false, j.stateLimitError(stateRows, stateBytes)
 	}
 	j.offset = end
-	epoch := j.progress.Epoch + 1
-	if j.plan.Mode == planner.AppendMode && j.epochOut == nil {
-		j.epochOut = []arrow.RecordBatch{} // an epoch with no new rows still counts as stored
+	for i := 1; i < j.sourceCount(); i++ {
+		j.setOffset(i, reads[i].Next)
 	}
-	var epochRows int64
-	for _, b := range j.epochOut {
-		epochRows += b.NumRows()
-	}
-	switch {
-	case j.CommitEpoch != nil && !replaying:
-		rec := EpochRecord{End: end, Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
-			InputRows: j.progress.InputRows + inRows, LateRows: j.progress.LateRows + late, OutputRows: j.outRows + epochRows}
-		var snap []arrow.RecordBatch
-		if j.snapshotDue() {
-			if snap, err = j.SaveState(ectx); err != nil {
-				return false, err
-			}
-			if snap == nil {
-				snap = []arrow.RecordBatch{} // an empty state is a snapshot too
-			}
-			rec.MinEpoch = epoch + 1
-		} else if j.snapEpoch > 0 {
-			// A restart starts from the snapshot, or later when the state
-			// it holds is all gone (append mode).
-			rec.MinEpoch = max(rec.MinEpoch, j.snapEpoch+1)
-		}
-		if err := j.CommitEpoch(epoch, rec, j.late, j.epochOut, snap); err != nil {
-			return false, err
-		}
-		if snap != nil {
-			j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = epoch, 0, 0, batchRows(snap)
-		}
-	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
-		if err := j.StoreOutput(epoch, j.epochOut); err != nil {
-			return false, err
-		}
-	}
-	j.outRows += epochRows
-	j.epochOut = nil
+	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: append([]int64{end}, j.moreEnds(reads)...), Watermark: j.watermark,
+		Changes: changes, Late: j.late, LateRows: late, InputRows: inRows}
 	j.late = nil
-	if len(j.Replay) == 0 {
-		j.publish()
-		j.markRecovered()
+	if err := j.commit(ectx, &step, replaying); err != nil {
+		return false, err
 	}
 	d := time.Since(started)
 	j.mu.Lock()
@@ -442,6 +336,41 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// runSingle runs an epoch of a single-stage plan: the watermark candidate
+// (the largest event time delivered, minus the delay; it takes effect at
+// the end of the epoch), the stateless part, the operator.
+func (j *StreamJob) runSingle(ctx context.Context, ectx *expr.Ctx, rd connector.Read, batches []arrow.RecordBatch) ([]ChangeBatch, int64, error) {
+	candidate := j.watermark
+	if j.plan.EventTime != nil && rd.HasWatermark && rd.Watermark-j.plan.Delay > candidate {
+		// The source promises no earlier event time after these rows.
+		candidate = rd.Watermark - j.plan.Delay
+	}
+	if j.plan.EventTime != nil {
+		for _, b := range batches {
+			arr, err := j.plan.EventTime.Eval(ectx, b)
+			if err != nil {
+				return nil, 0, err
+			}
+			ts := arr.(*array.Timestamp)
+			for i := 0; i < ts.Len(); i++ {
+				if !ts.IsNull(i) {
+					if v := int64(ts.Value(i)) - j.plan.Delay; v > candidate {
+						candidate = v
+					}
+				}
+			}
+		}
+	}
+	pre, err := j.runPre(ctx, batches)
+	if err != nil {
+		return nil, 0, err
+	}
+	if candidate > j.watermark {
+		j.watermark = candidate
+	}
+	return j.runOperator(ectx, pre)
+}
+
 // streamSource substitutes the epoch's batches for the input's rows.
 type streamSource struct {
 	input   uint32
@@ -464,309 +393,135 @@ func (j *StreamJob) runPre(ctx context.Context, batches []arrow.RecordBatch) ([]
 	return Run(ctx, env, j.plan.Pre)
 }
 
-// appendStateless computes the output rows of a query without aggregation.
-func (j *StreamJob) appendStateless(ectx *expr.Ctx, pre []arrow.RecordBatch) error {
-	for _, b := range pre {
-		if b.NumRows() == 0 {
-			continue
+// runOperator pushes the epoch's rows (the stateless part's output) into
+// the operator, advances its watermark to the job's, and takes the
+// changes the epoch produced; it returns how many rows were dropped as
+// late. A stateless query's rows are projected to the table's columns.
+func (j *StreamJob) runOperator(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]ChangeBatch, int64, error) {
+	var changes []ChangeBatch
+	var late int64
+	if j.op == nil {
+		for _, b := range pre {
+			if b.NumRows() == 0 {
+				continue
+			}
+			out, err := j.proj.project(ectx, b, nil)
+			if err != nil {
+				return nil, 0, err
+			}
+			if out.NumRows() > 0 {
+				changes = append(changes, Inserts(out))
+			}
 		}
-		out, err := j.project(ectx, b, nil)
-		if err != nil {
+	} else {
+		sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: len(j.Replay) > 0, KeepLate: j.KeepLate}
+		lateBefore := j.op.Late()
+		for _, b := range pre {
+			if err := j.op.Push(sc, 0, Inserts(b)); err != nil {
+				return nil, 0, err
+			}
+		}
+		if err := j.op.Advance(sc, 0, j.watermark); err != nil {
+			return nil, 0, err
+		}
+		var err error
+		if changes, err = j.op.Emit(sc); err != nil {
+			return nil, 0, err
+		}
+		late = j.op.Late() - lateBefore
+		j.late = append(j.late, j.op.LateRows()...)
+	}
+	return changes, late, nil
+}
+
+// commit makes the epoch durable (CommitEpoch, with a state snapshot when
+// one is due; StoreOutput for a re-run epoch whose output was not stored),
+// then publishes it, unless logged epochs remain to be re-run. Readers
+// that ReadPublished see the table of one published epoch, never one
+// whose commit and publication are half done.
+func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) error {
+	j.commitMu.Lock()
+	defer j.commitMu.Unlock()
+	epoch := step.Epoch
+	output := j.epochOutput(step)
+	var epochRows int64
+	for _, b := range output {
+		epochRows += b.NumRows()
+	}
+	switch {
+	case j.CommitEpoch != nil && !replaying:
+		rec := EpochRecord{End: step.Ends[0], MoreEnds: step.Ends[1:], Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
+			InputRows: j.progress.InputRows + step.InputRows, LateRows: j.progress.LateRows + step.LateRows, OutputRows: j.outRows + epochRows}
+		var snap []arrow.RecordBatch
+		if j.snapshotDue() {
+			var err error
+			if snap, err = j.SaveState(ectx); err != nil {
+				return err
+			}
+			if snap == nil {
+				snap = []arrow.RecordBatch{} // an empty state is a snapshot too
+			}
+			rec.MinEpoch = epoch + 1
+		} else if j.snapEpoch > 0 {
+			// A restart starts from the snapshot, or later when the state
+			// it holds is all gone (append mode).
+			rec.MinEpoch = max(rec.MinEpoch, j.snapEpoch+1)
+		}
+		if err := j.CommitEpoch(epoch, rec, step.Late, output, snap); err != nil {
 			return err
 		}
-		if out != nil && out.NumRows() > 0 {
-			j.appendOutput(out)
+		if snap != nil {
+			j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = epoch, 0, 0, batchRows(snap)
+		}
+	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
+		if err := j.StoreOutput(epoch, output); err != nil {
+			return err
 		}
 	}
-	return nil
-}
-
-// appendOutput adds append-mode rows of the epoch being computed. They are
-// not kept in memory: the epoch's commit writes them to the streaming
-// table's stored chunks, which is what readers scan.
-func (j *StreamJob) appendOutput(b arrow.RecordBatch) {
-	j.epochOut = append(j.epochOut, b)
-}
-
-// project evaluates HAVING and the output expressions over rows; keep, if
-// not nil, receives for each output row the index of its input row.
-func (j *StreamJob) project(ectx *expr.Ctx, b arrow.RecordBatch, keep *[]int) (arrow.RecordBatch, error) {
-	if j.plan.Having != nil {
-		arr, err := j.plan.Having.Eval(ectx, b)
-		if err != nil {
-			return nil, err
-		}
-		pred := arr.(*array.Boolean)
-		var idx []int
-		for i := 0; i < pred.Len(); i++ {
-			if !pred.IsNull(i) && pred.Value(i) {
-				idx = append(idx, i)
-			}
-		}
-		if keep != nil {
-			*keep = idx
-		}
-		if len(idx) != int(b.NumRows()) {
-			b = expr.TakeRows(b, idx)
-		}
-	} else if keep != nil {
-		*keep = nil
-		for i := 0; i < int(b.NumRows()); i++ {
-			*keep = append(*keep, i)
-		}
-	}
-	cols, err := evalAll(ectx, j.plan.Output, b)
-	if err != nil {
-		return nil, err
-	}
-	return array.NewRecordBatch(j.outSchema, cols, b.NumRows()), nil
-}
-
-// fold adds one pre-output batch to the aggregation state and returns the
-// number of late rows it dropped.
-func (j *StreamJob) fold(ectx *expr.Ctx, b arrow.RecordBatch) (int64, error) {
-	n := int(b.NumRows())
-	if n == 0 {
-		return 0, nil
-	}
-	keys, err := evalAll(ectx, j.plan.Agg.GroupBy, b)
-	if err != nil {
-		return 0, err
-	}
-	// Rows per window; a row whose window already closed is late.
-	rowsOf := map[int64][]int{}
-	var order []int64
-	var late int64
-	var lateIdx []int
-	defer func() {
-		if j.KeepLate && len(lateIdx) > 0 {
-			j.late = append(j.late, expr.TakeRows(b, lateIdx))
-		}
-	}()
-	if j.plan.WindowKey < 0 {
-		all := make([]int, n)
-		for i := range all {
-			all[i] = i
-		}
-		rowsOf[noWindow], order = all, []int64{noWindow}
+	j.outRows += epochRows
+	if replaying {
+		// Readers hold the table as published before the re-run (or
+		// nothing): these changes start from another state.
+		j.history.restart(epoch)
 	} else {
-		starts := keys[j.plan.WindowKey].(*array.Timestamp)
-		// A hopping window puts a row in several windows; the row is late
-		// only when all of them closed, i.e. when its latest one did (the
-		// one whose start is within a slide of the event time).
-		var times *array.Timestamp
-		if j.plan.Window != nil && j.plan.Window.Kind == planner.HoppingWindow {
-			arr, err := j.plan.Window.Time.Eval(ectx, b)
-			if err != nil {
-				return 0, err
-			}
-			times = arr.(*array.Timestamp)
-		}
-		for i := 0; i < n; i++ {
-			if starts.IsNull(i) {
-				continue
-			}
-			s := int64(starts.Value(i))
-			if j.closeTime(s) <= j.watermark {
-				if times == nil || times.IsNull(i) || s+j.plan.Window.Slide > int64(times.Value(i)) {
-					late++
-					lateIdx = append(lateIdx, i)
-				}
-				continue
-			}
-			if _, ok := rowsOf[s]; !ok {
-				order = append(order, s)
-			}
-			rowsOf[s] = append(rowsOf[s], i)
-		}
+		j.history.record(epoch, step.Changes)
 	}
-	for _, s := range order {
-		rows := rowsOf[s]
-		w, err := j.window(ectx, s)
-		if err != nil {
-			return 0, err
-		}
-		sub, subKeys := b, keys
-		if len(rows) != n {
-			sub = expr.TakeRows(b, rows)
-			subKeys = make([]arrow.Array, len(keys))
-			for k := range keys {
-				subKeys[k] = expr.TakeArray(keys[k], rows)
-			}
-		}
-		groups := make([]uint32, len(rows))
-		if len(subKeys) > 0 {
-			w.table.prepare(subKeys)
-		}
-		for i := range rows {
-			g := 0
-			if len(subKeys) > 0 {
-				var isNew bool
-				g, isNew = w.table.insert(i)
-				if isNew {
-					key := make([]expr.Datum, len(subKeys))
-					for k, arr := range subKeys {
-						key[k] = expr.DatumAt(arr, i)
-					}
-					w.keys = append(w.keys, key)
-					w.dirty = append(w.dirty, false)
-					w.ngroups++
-				}
-			} else if w.ngroups == 0 {
-				w.keys = append(w.keys, nil)
-				w.dirty = append(w.dirty, false)
-				w.ngroups = 1
-			}
-			groups[i] = uint32(g)
-			w.dirty[g] = true
-		}
-		for _, in := range w.inputs {
-			if err := in.add(ectx, sub, groups); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return late, nil
-}
-
-// closeTime is when the window starting at s closes: its end.
-func (j *StreamJob) closeTime(s int64) int64 {
-	if s == noWindow || j.plan.Window == nil {
-		return math.MaxInt64
-	}
-	size := j.plan.Window.Size
-	if j.plan.Window.Kind == planner.SessionWindow {
-		size = j.plan.Window.Gap
-	}
-	return s + size
-}
-
-func (j *StreamJob) window(ectx *expr.Ctx, s int64) (*windowState, error) {
-	if w, ok := j.windows[s]; ok {
-		return w, nil
-	}
-	w := &windowState{start: s, closeAt: j.closeTime(s), firstEpoch: j.progress.Epoch + 1}
-	if len(j.plan.Agg.GroupBy) > 0 {
-		ts := make([]types.T, len(j.plan.Agg.GroupBy))
-		for i, e := range j.plan.Agg.GroupBy {
-			ts[i] = e.Type()
-		}
-		w.table = newGroupTable(ectx.Allocator(), ts, false)
-	}
-	for i := range j.plan.Agg.Aggs {
-		in, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
-		if err != nil {
-			return nil, err
-		}
-		w.inputs = append(w.inputs, in)
-	}
-	j.windows[s] = w
-	return w, nil
-}
-
-// result computes the aggregation output rows of the given groups of w.
-func (j *StreamJob) result(ectx *expr.Ctx, w *windowState, groups []int) (arrow.RecordBatch, error) {
-	ncols := len(j.plan.Agg.GroupBy) + len(j.plan.Agg.Aggs)
-	cols := make([]arrow.Array, 0, ncols)
-	for k, e := range j.plan.Agg.GroupBy {
-		vals := make([]expr.Datum, len(groups))
-		for i, g := range groups {
-			vals[i] = w.keys[g][k]
-		}
-		cols = append(cols, expr.ArrayFromDatums(ectx.Allocator(), e.Type(), vals))
-	}
-	for _, in := range w.inputs {
-		arr, err := in.finish(ectx, w.ngroups)
-		if err != nil {
-			return nil, err
-		}
-		if len(groups) != w.ngroups {
-			arr = expr.TakeArray(arr, groups)
-		}
-		cols = append(cols, arr)
-	}
-	return array.NewRecordBatch(planner.Schema(j.plan.Agg.Cols), cols, int64(len(groups))), nil
-}
-
-// emit produces output after the watermark advanced.
-func (j *StreamJob) emit(ectx *expr.Ctx) error {
-	starts := make([]int64, 0, len(j.windows))
-	for s := range j.windows {
-		starts = append(starts, s)
-	}
-	sort.Slice(starts, func(a, b int) bool { return starts[a] < starts[b] })
-	for _, s := range starts {
-		w := j.windows[s]
-		closing := w.closeAt <= j.watermark
-		var groups []int
-		switch j.plan.Mode {
-		case planner.AppendMode:
-			if !closing {
-				continue
-			}
-			groups = allGroups(w.ngroups)
-		case planner.UpdateMode:
-			if len(j.Replay) > 0 && !closing {
-				// Re-running logged epochs: nothing is published until the
-				// last one, so an open window's rows are computed once, then.
-				continue
-			}
-			for g, d := range w.dirty {
-				if d {
-					groups = append(groups, g)
-				}
-			}
-		case planner.CompleteMode:
-			groups = allGroups(w.ngroups)
-		}
-		if len(groups) > 0 {
-			agg, err := j.result(ectx, w, groups)
-			if err != nil {
-				return err
-			}
-			var keep []int
-			out, err := j.project(ectx, agg, &keep)
-			if err != nil {
-				return err
-			}
-			if j.plan.Mode == planner.AppendMode {
-				if out.NumRows() > 0 {
-					j.appendOutput(out)
-				}
-			} else {
-				kept := make([]int, len(groups)) // group position → output row + 1
-				for r, i := range keep {
-					kept[i] = r + 1
-				}
-				for gi, g := range groups {
-					if r := kept[gi] - 1; r >= 0 {
-						row := make([]expr.Datum, out.NumCols())
-						for c := range row {
-							row[c] = expr.DatumAt(out.Column(c), r)
-						}
-						j.rows.set(s, g, row)
-					} else {
-						j.rows.remove(s, g)
-					}
-				}
-			}
-			for _, g := range groups {
-				w.dirty[g] = false
-			}
-		}
-		if closing && j.plan.Mode != planner.CompleteMode {
-			delete(j.windows, s) // the window is final: free its state
-		}
+	if len(j.Replay) == 0 {
+		j.publish()
+		j.markRecovered()
 	}
 	return nil
 }
 
-func allGroups(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
+// epochOutput is what the epoch appends to the stored table: the rows the
+// root inserted, unless the table's rows are the operator's (update and
+// complete mode, tableRows). An append-mode epoch with no new rows still
+// has an output (empty), which counts as stored.
+func (j *StreamJob) epochOutput(step *StreamStep) []arrow.RecordBatch {
+	if j.tableRows() != nil {
+		return nil
+	}
+	var out []arrow.RecordBatch
+	if j.plan.Mode == planner.AppendMode {
+		out = []arrow.RecordBatch{}
+	}
+	for _, c := range step.Changes {
+		if c.Rows.NumRows() > 0 {
+			out = append(out, c.Rows)
+		}
 	}
 	return out
+}
+
+// tableRows is the current rows of an update- or complete-mode table: what
+// its aggregation emitted (nil in append mode).
+func (j *StreamJob) tableRows() *currentRows {
+	if h, ok := j.op.(interface{ emittedTable() *emittedRows }); ok {
+		if e := h.emittedTable(); e != nil {
+			return e.rows
+		}
+	}
+	return nil
 }
 
 // publish makes the epoch's output visible to readers in one step.
@@ -778,8 +533,8 @@ func (j *StreamJob) publishEpoch(epoch int64) {
 	var n int64
 	if j.plan.Mode == planner.AppendMode {
 		n = j.outRows // the rows themselves are in the stored table
-	} else {
-		snap = j.rows.batches(j.outSchema, j.plan.Cols)
+	} else if rows := j.tableRows(); rows != nil {
+		snap = rows.batches(j.outSchema, j.plan.Cols)
 	}
 	for _, b := range snap {
 		n += b.NumRows()
@@ -809,58 +564,12 @@ func (j *StreamJob) Publication() (uint64, int64, <-chan struct{}) {
 	return j.pubSeq, j.pubEpoch, j.published
 }
 
-func (j *StreamJob) isSession() bool {
-	return j.plan.Window != nil && j.plan.Window.Kind == planner.SessionWindow
-}
-
-// Per-group memory of the aggregation state besides the key values, as
-// measured with the Go heap profiler (weirbench -profile): the hash table's
-// hash and slots, the stored key columns, the key's slice header, the dirty
-// flag, and about 40 bytes of accumulator state per aggregate.
-const (
-	groupOverheadBytes   = 56
-	perKeyColumnBytes    = 33
-	perAggregateBytes    = 40
-	perOutputRowBytes    = 64 // update mode: the table's row map entry and slice
-	perOutputColumnBytes = 16
-)
-
-// stateSize counts groups held and estimates their bytes.
+// stateSize is the operator's state (rows and estimated bytes).
 func (j *StreamJob) stateSize() (rows, bytes int64) {
-	if j.isSession() {
-		return j.sessionStateSize()
+	if j.op == nil {
+		return 0, 0
 	}
-	if j.dedup != nil {
-		for k := range j.dedup.seen {
-			rows++
-			bytes += int64(len(k)) + groupOverheadBytes
-		}
-		return rows, bytes
-	}
-	for _, w := range j.windows {
-		rows += int64(w.ngroups)
-		for _, k := range w.keys {
-			bytes += groupOverheadBytes + int64(len(k))*perKeyColumnBytes
-			for _, d := range k {
-				bytes += datumBytes(d)
-			}
-		}
-		bytes += int64(w.ngroups) * int64(len(w.inputs)) * perAggregateBytes
-	}
-	bytes += int64(j.rows.len()) * (perOutputRowBytes + int64(len(j.plan.Cols))*perOutputColumnBytes)
-	return rows, bytes
-}
-
-func datumBytes(d expr.Datum) int64 {
-	switch v := d.(type) {
-	case string:
-		return int64(len(v)) + 16
-	case []byte:
-		return int64(len(v)) + 24
-	case nil:
-		return 1
-	}
-	return 8
+	return j.op.StateSize()
 }
 
 // Watermark is the current watermark (microseconds) and whether there is one.
@@ -878,13 +587,12 @@ func (j *StreamJob) Replaying() bool { return len(j.Replay) > 0 }
 // table meanwhile.
 func (j *StreamJob) Reset(replay []int64) {
 	j.offset = 0
+	j.moreOffsets = nil
+	j.ReplayMore = nil
 	j.watermark = math.MinInt64
-	j.windows = map[int64]*windowState{}
-	j.sessions = nil
-	j.dedup = nil
-	j.epochOut = nil
+	j.setOperator()
 	j.outRows = 0
-	j.rows = newCurrentRows()
+	j.history.restart(math.MaxInt64)
 	j.late = nil
 	j.Replay = replay
 	j.snapEpoch, j.rowsSince, j.epochsSince, j.snapRows = 0, 0, 0, 0

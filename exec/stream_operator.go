@@ -58,6 +58,10 @@ type StreamCtx struct {
 	// KeepLate asks operators to keep the late rows they drop (with
 	// their window), for the table's late_rows table.
 	KeepLate bool
+	// Tables gives the rows of the relations read as static tables (a
+	// join of a stream with a table reads the table as it is when the
+	// epoch runs).
+	Tables TableSource
 }
 
 // StreamOperator is one stateful stage of a streaming plan.

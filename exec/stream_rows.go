@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"bytes"
+	"math"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -65,6 +67,19 @@ func (c *currentRows) set(window int64, group int, row []expr.Datum) {
 	}
 	s.rows[gi] = row
 	s.batch = nil
+}
+
+// get returns the row of (window, group) (nil: none).
+func (c *currentRows) get(window int64, group int) []expr.Datum {
+	w := c.windows[window]
+	if w == nil {
+		return nil
+	}
+	si, gi := group/segmentRows, group%segmentRows
+	if si >= len(w.segs) || w.segs[si] == nil || gi >= len(w.segs[si].rows) {
+		return nil
+	}
+	return w.segs[si].rows[gi]
 }
 
 // remove drops the row of (window, group), if any.
@@ -138,4 +153,176 @@ func (s *rowSegment) build(schema *arrow.Schema, cols []planner.Column) arrow.Re
 		b.Release()
 	}
 	return array.NewRecordBatch(schema, arrs, int64(s.present))
+}
+
+// emittedRows is what an update- or complete-mode operator emitted: the
+// current output row of each (window, group), which it must retract when
+// the group's value changes. Setting or removing a row records the change
+// (delete of the previous row, insert of the new one) for the operator's
+// next Emit.
+type emittedRows struct {
+	rows    *currentRows
+	cols    []planner.Column
+	schema  *arrow.Schema
+	changed [][]expr.Datum // since the last changes()
+	diff    []int8
+}
+
+func newEmittedRows(cols []planner.Column) *emittedRows {
+	return &emittedRows{rows: newCurrentRows(), cols: cols, schema: planner.Schema(cols)}
+}
+
+// set makes row the output row of (window, group).
+func (e *emittedRows) set(window int64, group int, row []expr.Datum) {
+	if prev := e.rows.get(window, group); prev != nil {
+		if datumsIdentical(prev, row) {
+			return // unchanged: no change to emit
+		}
+		e.changed, e.diff = append(e.changed, prev), append(e.diff, ChangeDelete)
+	}
+	e.changed, e.diff = append(e.changed, row), append(e.diff, ChangeInsert)
+	e.rows.set(window, group, row)
+}
+
+// remove drops the output row of (window, group), if any.
+func (e *emittedRows) remove(window int64, group int) {
+	if prev := e.rows.get(window, group); prev != nil {
+		e.changed, e.diff = append(e.changed, prev), append(e.diff, ChangeDelete)
+		e.rows.remove(window, group)
+	}
+}
+
+// removeWindow drops every output row of a window.
+func (e *emittedRows) removeWindow(window int64) {
+	w := e.rows.windows[window]
+	if w == nil {
+		return
+	}
+	for _, s := range w.segs {
+		if s == nil {
+			continue
+		}
+		for _, r := range s.rows {
+			if r != nil {
+				e.changed, e.diff = append(e.changed, r), append(e.diff, ChangeDelete)
+			}
+		}
+	}
+	e.rows.removeWindow(window)
+}
+
+// changes returns the changes recorded since the last call, as one batch
+// (none when nothing changed), and forgets them.
+func (e *emittedRows) changes() []ChangeBatch {
+	if len(e.changed) == 0 {
+		return nil
+	}
+	arrs := make([]arrow.Array, len(e.cols))
+	for c, col := range e.cols {
+		b := expr.NewBuilder(nil, col.T)
+		b.Reserve(len(e.changed))
+		for _, r := range e.changed {
+			expr.AppendDatum(b, r[c])
+		}
+		arrs[c] = b.NewArray()
+		b.Release()
+	}
+	out := ChangeBatch{Rows: array.NewRecordBatch(e.schema, arrs, int64(len(e.changed))), Diff: e.diff}
+	e.changed, e.diff = nil, nil
+	return []ChangeBatch{out}
+}
+
+// stateSize estimates the rows' memory.
+func (e *emittedRows) stateBytes() int64 {
+	return int64(e.rows.len()) * (perOutputRowBytes + int64(len(e.cols))*perOutputColumnBytes)
+}
+
+// save returns the rows, each with its window and group, built from the
+// segments' cached batches.
+func (e *emittedRows) save() []arrow.RecordBatch {
+	starts := make([]int64, 0, len(e.rows.windows))
+	for s := range e.rows.windows {
+		starts = append(starts, s)
+	}
+	slices.Sort(starts)
+	i64 := arrow.PrimitiveTypes.Int64
+	fields := append([]arrow.Field{{Name: "window", Type: i64}, {Name: "g", Type: i64}}, e.schema.Fields()...)
+	schema := stateSchema(kindRows, nil, fields)
+	var rows packer
+	for _, start := range starts {
+		for si, s := range e.rows.windows[start].segs {
+			if s == nil || s.present == 0 {
+				continue
+			}
+			if s.batch == nil {
+				s.batch = s.build(e.schema, e.cols)
+			}
+			groups := make([]int64, 0, s.present)
+			for gi, r := range s.rows {
+				if r != nil {
+					groups = append(groups, int64(si*segmentRows+gi))
+				}
+			}
+			cols := append([]arrow.Array{repeatInt64(start, s.present), int64Array(groups)}, s.batch.Columns()...)
+			rows.add(array.NewRecordBatch(schema, cols, int64(s.present)))
+		}
+	}
+	return rows.flush()
+}
+
+// load adds the rows of a batch that save returned. Loading records no
+// change: the rows were emitted before the snapshot.
+func (e *emittedRows) load(b arrow.RecordBatch) error {
+	if int(b.NumCols()) != 2+len(e.cols) {
+		return corruptSnapshot("table rows of another shape")
+	}
+	windows, err := int64Column(b, 0)
+	if err != nil {
+		return err
+	}
+	groups, err := int64Column(b, 1)
+	if err != nil {
+		return err
+	}
+	for i := range groups {
+		row := make([]expr.Datum, len(e.cols))
+		for c := range row {
+			row[c] = expr.DatumAt(b.Column(2+c), i)
+		}
+		e.rows.set(windows[i], int(groups[i]), row)
+	}
+	return nil
+}
+
+// datumsIdentical reports whether two rows hold the same values (the same
+// Go values: a group whose result did not change).
+func datumsIdentical(a, b []expr.Datum) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !datumIdentical(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func datumIdentical(a, b expr.Datum) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y) // -0 is not 0 in the output
+	case []byte:
+		y, ok := b.([]byte)
+		return ok && bytes.Equal(x, y)
+	case []expr.Datum:
+		y, ok := b.([]expr.Datum)
+		return ok && datumsIdentical(x, y)
+	case bool, int64, string, arrow.MonthDayNanoInterval:
+		return a == b
+	}
+	return false
 }

@@ -1,8 +1,11 @@
 package exec
 
 import (
+	"cmp"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -34,49 +37,96 @@ type session struct {
 	folded int
 }
 
-// sessionState is the open sessions of every partition, each partition's
-// sorted by start (consecutive sessions are at least a gap apart).
-type sessionState struct {
-	parts  map[string][]*session
-	nextID int64
+// sessionOp is the session-window aggregation: the open sessions of every
+// partition, each partition's sorted by start (consecutive sessions are at
+// least a gap apart). Its output is the table's columns, as windowAggOp's.
+type sessionOp struct {
+	plan *planner.StreamPlan
+	proj *streamProjection
+	// incremental: the aggregates fold only a session's new rows
+	// (planner.StreamPlan.SessionAggsIncremental).
+	incremental bool
+	watermark   int64
+	parts       map[string][]*session
+	nextID      int64
 	// gone lists sessions merged away since the last emission (update mode
 	// deletes their rows).
 	gone []int64
-	hit  []*session // foldSessions' scratch
+	hit  []*session // Push's scratch
+	// emitted is each session's output row (update and complete mode),
+	// keyed by session id.
+	emitted  *emittedRows
+	pending  []ChangeBatch
+	late     int64
+	lateRows []arrow.RecordBatch
+	keyBuf   []byte
 }
 
-// rowKey is the map key of row i of cols (appendRowKey), built in the
-// job's scratch buffer: a lookup with string(key) does not allocate.
-func (j *StreamJob) rowKey(cols []arrow.Array, i int) []byte {
-	j.keyBuf = appendRowKey(j.keyBuf[:0], cols, i)
-	return j.keyBuf
-}
+var _ StreamOperator = (*sessionOp)(nil)
 
-// foldSessions adds a batch of rows to the sessions; rows whose session
-// would already be closed are late.
-func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, error) {
-	w := j.plan.Window
-	if j.sessions == nil {
-		j.sessions = &sessionState{parts: map[string][]*session{}}
+func newSessionOp(plan *planner.StreamPlan) *sessionOp {
+	op := &sessionOp{plan: plan, proj: newStreamProjection(plan.Having, plan.Output, plan.Cols),
+		incremental: plan.SessionAggsIncremental(), watermark: math.MinInt64, parts: map[string][]*session{}}
+	if plan.Mode != planner.AppendMode {
+		op.emitted = newEmittedRows(plan.Cols)
 	}
+	return op
+}
+
+func (op *sessionOp) Inputs() int      { return 1 }
+func (op *sessionOp) Watermark() int64 { return op.watermark }
+func (op *sessionOp) Late() int64      { return op.late }
+
+func (op *sessionOp) LateRows() []arrow.RecordBatch {
+	out := op.lateRows
+	op.lateRows = nil
+	return out
+}
+
+func (op *sessionOp) Emit(*StreamCtx) ([]ChangeBatch, error) {
+	out := op.pending
+	op.pending = nil
+	return out, nil
+}
+
+// MinEpoch: in append mode the epoch of the oldest open session's oldest
+// event; in update and complete mode the first (the rows live in memory).
+func (op *sessionOp) MinEpoch(next int64) int64 {
+	if op.plan.Mode != planner.AppendMode {
+		return 1
+	}
+	m := next
+	for _, ss := range op.parts {
+		for _, s := range ss {
+			m = min(m, s.firstEpoch)
+		}
+	}
+	return m
+}
+
+// Push adds a batch of rows to the sessions; rows whose session would
+// already be closed are late.
+func (op *sessionOp) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
+	b := c.Rows
+	ectx := sc.Expr
+	w := op.plan.Window
 	tarr, err := w.Time.Eval(ectx, b)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	parts, err := evalAll(ectx, w.PartitionBy, b)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	ts := tarr.(*array.Timestamp)
-	var late int64
 	var lateIdx []int
 	for i := 0; i < int(b.NumRows()); i++ {
 		if ts.IsNull(i) {
 			continue
 		}
 		t := int64(ts.Value(i))
-		if t+w.Gap <= j.watermark {
-			late++
+		if t+w.Gap <= op.watermark {
+			op.late++
 			lateIdx = append(lateIdx, i)
 			continue
 		}
@@ -84,26 +134,27 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 		for c := range row {
 			row[c] = expr.DatumAt(b.Column(c), i)
 		}
-		key := j.rowKey(parts, i)
-		open := j.sessions.parts[string(key)]
+		op.keyBuf = appendRowKey(op.keyBuf[:0], parts, i)
+		key := op.keyBuf
+		open := op.parts[string(key)]
 		// A partition's sessions are sorted by start and at least a gap
 		// apart, so a row falls into at most two adjacent ones: the first
 		// that ends (last + gap) after it, and the next. A binary search
 		// finds them; a partition may hold thousands of sessions within
 		// one large epoch.
 		at := sort.Search(len(open), func(k int) bool { return open[k].last+w.Gap > t })
-		hit := j.sessions.hit[:0] // scratch space reused across rows
+		hit := op.hit[:0] // scratch space reused across rows
 		for k := at; k < len(open) && k < at+2; k++ {
 			if t > open[k].start-w.Gap {
 				hit = append(hit, open[k])
 			}
 		}
-		j.sessions.hit = hit
+		op.hit = hit
 		if len(hit) == 0 {
-			j.sessions.nextID++
-			open = slices.Insert(open, at, &session{id: j.sessions.nextID, start: t, last: t,
-				rows: [][]expr.Datum{row}, touched: true, firstEpoch: j.progress.Epoch + 1})
-			j.sessions.parts[string(key)] = open
+			op.nextID++
+			open = slices.Insert(open, at, &session{id: op.nextID, start: t, last: t,
+				rows: [][]expr.Datum{row}, touched: true, firstEpoch: sc.Epoch})
+			op.parts[string(key)] = open
 			continue
 		}
 		// The row extends a session in place (appending to its rows is
@@ -125,7 +176,7 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 			into.firstEpoch = min(into.firstEpoch, s.firstEpoch)
 			into.rows = append(into.rows, s.rows...)
 			into.accs = nil // its rows are no longer a prefix plus new ones
-			j.sessions.gone = append(j.sessions.gone, s.id)
+			op.gone = append(op.gone, s.id)
 		}
 		into.start = min(into.start, t)
 		into.last = max(into.last, t)
@@ -135,14 +186,14 @@ func (j *StreamJob) foldSessions(ectx *expr.Ctx, b arrow.RecordBatch) (int64, er
 			// A merge of the two adjacent sessions at `at` and `at+1`: the
 			// merged one takes the first's place.
 			open[at] = into
-			j.sessions.parts[string(key)] = slices.Delete(open, at+1, at+2)
+			op.parts[string(key)] = slices.Delete(open, at+1, at+2)
 		}
 	}
-	if j.KeepLate && len(lateIdx) > 0 {
+	if sc.KeepLate && len(lateIdx) > 0 {
 		late := expr.TakeRows(b, lateIdx)
-		j.late = append(j.late, withWindowColumns(late, w.Time.Type(), nil, nil))
+		op.lateRows = append(op.lateRows, withWindowColumns(late, w.Time.Type(), nil, nil))
 	}
-	return late, nil
+	return nil
 }
 
 // withWindowColumns appends window_start / window_end columns (NULL when
@@ -170,103 +221,109 @@ func withWindowColumns(b arrow.RecordBatch, tt types.T, starts, ends []int64) ar
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
 }
 
-// emitSessions produces output for closed (append) or touched (update)
-// sessions and frees closed ones.
-func (j *StreamJob) emitSessions(ectx *expr.Ctx) error {
-	if j.sessions == nil {
-		return nil
+// Advance raises the watermark and produces output for closed (append) or
+// touched (update) sessions, or all (complete), and frees closed ones.
+func (op *sessionOp) Advance(sc *StreamCtx, _ int, wm int64) error {
+	if wm > op.watermark {
+		op.watermark = wm
 	}
-	w := j.plan.Window
-	if j.plan.Mode != planner.AppendMode {
-		for _, id := range j.sessions.gone {
-			j.rows.removeWindow(id)
+	if err := op.emit(sc.Expr); err != nil {
+		return err
+	}
+	if op.emitted != nil {
+		op.pending = append(op.pending, op.emitted.changes()...)
+	}
+	return nil
+}
+
+func (op *sessionOp) emit(ectx *expr.Ctx) error {
+	w := op.plan.Window
+	if op.plan.Mode != planner.AppendMode {
+		for _, id := range op.gone {
+			op.emitted.removeWindow(id)
 		}
 	}
-	j.sessions.gone = nil
-	keys := make([]string, 0, len(j.sessions.parts))
-	for k := range j.sessions.parts {
+	op.gone = nil
+	keys := make([]string, 0, len(op.parts))
+	for k := range op.parts {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	preCols := j.plan.Window.Input.Columns()
+	preCols := op.plan.Window.Input.Columns()
 	aggInCols := append(append([]planner.Column{}, preCols...),
 		planner.Column{Name: "window_start", T: w.Time.Type()}, planner.Column{Name: "window_end", T: w.Time.Type()})
 	schema := planner.Schema(aggInCols)
 	// Sessions are aggregated together, as the groups of one batch, unless
 	// each keeps its own accumulators to fold only its new rows (update
 	// and complete mode, when the aggregates allow it).
-	batched := j.plan.Mode == planner.AppendMode || !j.sessionIncremental
+	batched := op.plan.Mode == planner.AppendMode || !op.incremental
 	var emitted []*session
 	for _, k := range keys {
 		var keep []*session
-		for _, s := range j.sessions.parts[k] {
-			closing := s.last+w.Gap <= j.watermark
-			emit := (j.plan.Mode == planner.AppendMode && closing) || (j.plan.Mode != planner.AppendMode && (s.touched || j.plan.Mode == planner.CompleteMode))
+		for _, s := range op.parts[k] {
+			closing := s.last+w.Gap <= op.watermark
+			emit := (op.plan.Mode == planner.AppendMode && closing) || (op.plan.Mode != planner.AppendMode && (s.touched || op.plan.Mode == planner.CompleteMode))
 			if emit {
 				if batched {
 					emitted = append(emitted, s)
 				} else {
-					out, err := j.sessionResult(ectx, s, schema, aggInCols)
+					out, err := op.sessionResult(ectx, s, schema, aggInCols)
 					if err != nil {
 						return err
 					}
-					j.setSessionRow(s, out, 0, out.NumRows() > 0)
+					op.setSessionRow(s, out, 0, out.NumRows() > 0)
 				}
 				s.touched = false
 			}
-			if !closing || j.plan.Mode == planner.CompleteMode {
+			if !closing || op.plan.Mode == planner.CompleteMode {
 				keep = append(keep, s)
 			}
 		}
 		if len(keep) == 0 {
-			delete(j.sessions.parts, k)
+			delete(op.parts, k)
 		} else {
-			j.sessions.parts[k] = keep
+			op.parts[k] = keep
 		}
 	}
 	if len(emitted) == 0 {
 		return nil
 	}
-	out, rowOf, err := j.sessionResults(ectx, emitted, schema, aggInCols)
+	out, rowOf, err := op.sessionResults(ectx, emitted, schema, aggInCols)
 	if err != nil {
 		return err
 	}
-	if j.plan.Mode == planner.AppendMode {
+	if op.plan.Mode == planner.AppendMode {
 		if out.NumRows() > 0 {
-			j.appendOutput(out)
+			op.pending = append(op.pending, Inserts(out))
 		}
 		return nil
 	}
 	for i, s := range emitted {
-		j.setSessionRow(s, out, rowOf[i]-1, rowOf[i] > 0)
+		op.setSessionRow(s, out, rowOf[i]-1, rowOf[i] > 0)
 	}
 	return nil
 }
 
 // setSessionRow makes row r of out the table row of session s in update
 // and complete mode (ok false: HAVING removed it).
-func (j *StreamJob) setSessionRow(s *session, out arrow.RecordBatch, r int, ok bool) {
+func (op *sessionOp) setSessionRow(s *session, out arrow.RecordBatch, r int, ok bool) {
 	if !ok {
-		j.rows.remove(s.id, 0)
+		op.emitted.remove(s.id, 0)
 		return
 	}
-	row := make([]expr.Datum, out.NumCols())
-	for c := range row {
-		row[c] = expr.DatumAt(out.Column(c), r)
-	}
-	j.rows.set(s.id, 0, row)
+	op.emitted.set(s.id, 0, rowDatums(out, r))
 }
 
 // sessionCell is column c of a session row as the aggregation reads it:
 // the row's own columns, then the session's window_start and window_end.
-func (j *StreamJob) sessionCell(s *session, row []expr.Datum, c int) expr.Datum {
+func (op *sessionOp) sessionCell(s *session, row []expr.Datum, c int) expr.Datum {
 	switch {
 	case c < len(row):
 		return row[c]
 	case c == len(row):
 		return s.start
 	}
-	return s.last + j.plan.Window.Gap
+	return s.last + op.plan.Window.Gap
 }
 
 // sessionResults computes the output rows of several sessions at once:
@@ -274,7 +331,7 @@ func (j *StreamJob) sessionCell(s *session, row []expr.Datum, c int) expr.Datum 
 // are the sessions, aggregated and projected together. rowOf[i] is session
 // i's output row + 1 (0: HAVING removed it). A session costs its rows, not
 // a batch, builders and accumulators of its own.
-func (j *StreamJob) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.Schema, cols []planner.Column) (arrow.RecordBatch, []int, error) {
+func (op *sessionOp) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.Schema, cols []planner.Column) (arrow.RecordBatch, []int, error) {
 	n := 0
 	for _, s := range ss {
 		n += len(s.rows)
@@ -290,7 +347,7 @@ func (j *StreamJob) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.
 				first[si] = r
 			}
 			for _, row := range s.rows {
-				vals[r] = j.sessionCell(s, row, c)
+				vals[r] = op.sessionCell(s, row, c)
 				if c == 0 {
 					groups = append(groups, uint32(si))
 				}
@@ -300,16 +357,16 @@ func (j *StreamJob) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.
 		arrs[c] = expr.ArrayFromDatums(ectx.Allocator(), cols[c].T, vals)
 	}
 	in := array.NewRecordBatch(schema, arrs, int64(n))
-	keys, err := evalAll(ectx, j.plan.Agg.GroupBy, in)
+	keys, err := evalAll(ectx, op.plan.Agg.GroupBy, in)
 	if err != nil {
 		return nil, nil, err
 	}
-	outCols := make([]arrow.Array, 0, len(keys)+len(j.plan.Agg.Aggs))
+	outCols := make([]arrow.Array, 0, len(keys)+len(op.plan.Agg.Aggs))
 	for _, k := range keys {
 		outCols = append(outCols, expr.TakeArray(k, first))
 	}
-	for i := range j.plan.Agg.Aggs {
-		ai, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
+	for i := range op.plan.Agg.Aggs {
+		ai, err := newAggInput(ectx, &op.plan.Agg.Aggs[i])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -322,9 +379,9 @@ func (j *StreamJob) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.
 		}
 		outCols = append(outCols, arr)
 	}
-	agg := array.NewRecordBatch(planner.Schema(j.plan.Agg.Cols), outCols, int64(len(ss)))
+	agg := array.NewRecordBatch(planner.Schema(op.plan.Agg.Cols), outCols, int64(len(ss)))
 	var keep []int
-	out, err := j.project(ectx, agg, &keep)
+	out, err := op.proj.project(ectx, agg, &keep)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -341,14 +398,14 @@ func (j *StreamJob) sessionResults(ectx *expr.Ctx, ss []*session, schema *arrow.
 // since the last emission are folded into the session's accumulators (a
 // long session in update mode would otherwise cost its whole length at
 // every epoch).
-func (j *StreamJob) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Schema, cols []planner.Column) (arrow.RecordBatch, error) {
-	if !j.sessionIncremental || s.folded > len(s.rows) {
+func (op *sessionOp) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Schema, cols []planner.Column) (arrow.RecordBatch, error) {
+	if !op.incremental || s.folded > len(s.rows) {
 		s.accs = nil
 	}
 	if s.accs == nil {
 		s.folded = 0
-		for i := range j.plan.Agg.Aggs {
-			ai, err := newAggInput(ectx, &j.plan.Agg.Aggs[i])
+		for i := range op.plan.Agg.Aggs {
+			ai, err := newAggInput(ectx, &op.plan.Agg.Aggs[i])
 			if err != nil {
 				return nil, err
 			}
@@ -365,16 +422,16 @@ func (j *StreamJob) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Sche
 	for c := range cols {
 		vals := make([]expr.Datum, n)
 		for i, r := range rows {
-			vals[i] = j.sessionCell(s, r, c)
+			vals[i] = op.sessionCell(s, r, c)
 		}
 		arrs[c] = expr.ArrayFromDatums(ectx.Allocator(), cols[c].T, vals)
 	}
 	in := array.NewRecordBatch(schema, arrs, int64(n))
-	keys, err := evalAll(ectx, j.plan.Agg.GroupBy, in)
+	keys, err := evalAll(ectx, op.plan.Agg.GroupBy, in)
 	if err != nil {
 		return nil, err
 	}
-	outCols := make([]arrow.Array, 0, len(keys)+len(j.plan.Agg.Aggs))
+	outCols := make([]arrow.Array, 0, len(keys)+len(op.plan.Agg.Aggs))
 	for _, k := range keys {
 		outCols = append(outCols, expr.TakeArray(k, []int{0}))
 	}
@@ -396,19 +453,16 @@ func (j *StreamJob) sessionResult(ectx *expr.Ctx, s *session, schema *arrow.Sche
 		outCols = append(outCols, arr)
 	}
 	s.folded = len(s.rows)
-	if !j.sessionIncremental {
+	if !op.incremental {
 		s.accs = nil
 	}
-	agg := array.NewRecordBatch(planner.Schema(j.plan.Agg.Cols), outCols, 1)
-	return j.project(ectx, agg, nil)
+	agg := array.NewRecordBatch(planner.Schema(op.plan.Agg.Cols), outCols, 1)
+	return op.proj.project(ectx, agg, nil)
 }
 
-// sessionStateSize counts buffered session rows.
-func (j *StreamJob) sessionStateSize() (rows, bytes int64) {
-	if j.sessions == nil {
-		return 0, 0
-	}
-	for _, ss := range j.sessions.parts {
+// StateSize counts buffered session rows.
+func (op *sessionOp) StateSize() (rows, bytes int64) {
+	for _, ss := range op.parts {
 		for _, s := range ss {
 			rows += int64(len(s.rows))
 			for _, r := range s.rows {
@@ -420,3 +474,144 @@ func (j *StreamJob) sessionStateSize() (rows, bytes int64) {
 	}
 	return rows, bytes
 }
+
+// SaveState returns the sessions (partition key, bounds, id), their rows
+// tagged with the session id, and the emitted rows (update and complete
+// mode).
+func (op *sessionOp) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
+	mem := sc.Expr.Allocator()
+	parts := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+	defer parts.Release()
+	touched := array.NewBooleanBuilder(mem)
+	defer touched.Release()
+	var ids, firsts, starts, lasts, rowSids []int64
+	preCols := op.plan.Window.Input.Columns()
+	rowVals := make([][]expr.Datum, len(preCols))
+	for key, ss := range op.parts {
+		for _, s := range ss {
+			parts.Append([]byte(key))
+			touched.Append(s.touched)
+			ids = append(ids, s.id)
+			firsts = append(firsts, s.firstEpoch)
+			starts = append(starts, s.start)
+			lasts = append(lasts, s.last)
+			for _, r := range s.rows {
+				rowSids = append(rowSids, s.id)
+				for c := range rowVals {
+					rowVals[c] = append(rowVals[c], r[c])
+				}
+			}
+		}
+	}
+	i64 := arrow.PrimitiveTypes.Int64
+	sessions := array.NewRecordBatch(stateSchema(kindSessions, map[string]int64{"next": op.nextID}, []arrow.Field{
+		{Name: "part", Type: arrow.BinaryTypes.Binary}, {Name: "touched", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "id", Type: i64}, {Name: "first", Type: i64}, {Name: "start", Type: i64}, {Name: "last", Type: i64},
+	}), []arrow.Array{parts.NewArray(), touched.NewArray(), int64Array(ids), int64Array(firsts), int64Array(starts), int64Array(lasts)}, int64(len(ids)))
+	fields := []arrow.Field{{Name: "sid", Type: i64}}
+	cols := []arrow.Array{int64Array(rowSids)}
+	for c, col := range preCols {
+		arr := expr.ArrayFromDatums(mem, col.T, rowVals[c])
+		fields = append(fields, arrow.Field{Name: "c" + strconv.Itoa(c), Type: arr.DataType(), Nullable: true})
+		cols = append(cols, arr)
+	}
+	rows := array.NewRecordBatch(stateSchema(kindSessionRows, nil, fields), cols, int64(len(rowSids)))
+	out := []arrow.RecordBatch{sessions, rows}
+	if op.emitted != nil {
+		out = append(out, op.emitted.save()...)
+	}
+	return out, nil
+}
+
+// LoadState restores what SaveState returned (the operator must be new).
+func (op *sessionOp) LoadState(_ *StreamCtx, state []arrow.RecordBatch) error {
+	var sessionRows []arrow.RecordBatch
+	for _, b := range state {
+		var err error
+		switch stateKindOf(b) {
+		case kindSessions:
+			err = op.loadSessions(b)
+		case kindSessionRows:
+			sessionRows = append(sessionRows, b)
+		case kindRows:
+			if op.emitted == nil {
+				return corruptSnapshot("table rows of an append-mode aggregation")
+			}
+			err = op.emitted.load(b)
+		default:
+			err = unknownStatePart(b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, b := range sessionRows { // after the sessions they belong to
+		if err := op.loadSessionRows(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (op *sessionOp) loadSessions(b arrow.RecordBatch) error {
+	next, err := metaInt(b.Schema(), "next")
+	if err != nil {
+		return err
+	}
+	if b.NumCols() != 6 {
+		return corruptSnapshot("sessions of another shape")
+	}
+	parts, ok1 := b.Column(0).(*array.Binary)
+	touched, ok2 := b.Column(1).(*array.Boolean)
+	if !ok1 || !ok2 {
+		return corruptSnapshot("sessions of another shape")
+	}
+	var cols [4][]int64
+	for c := range cols {
+		if cols[c], err = int64Column(b, 2+c); err != nil {
+			return err
+		}
+	}
+	ids, firsts, starts, lasts := cols[0], cols[1], cols[2], cols[3]
+	op.nextID = next
+	for i := range ids {
+		key := string(parts.Value(i))
+		op.parts[key] = append(op.parts[key], &session{id: ids[i], firstEpoch: firsts[i],
+			start: starts[i], last: lasts[i], touched: touched.Value(i)})
+	}
+	for _, ss := range op.parts { // Push relies on the order
+		slices.SortFunc(ss, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
+	}
+	return nil
+}
+
+func (op *sessionOp) loadSessionRows(b arrow.RecordBatch) error {
+	byID := map[int64]*session{}
+	for _, ss := range op.parts {
+		for _, s := range ss {
+			byID[s.id] = s
+		}
+	}
+	ncols := len(op.plan.Window.Input.Columns())
+	if int(b.NumCols()) != 1+ncols {
+		return corruptSnapshot("session rows of another shape")
+	}
+	sids, ok := b.Column(0).(*array.Int64)
+	if !ok {
+		return corruptSnapshot("session rows of another shape")
+	}
+	for i := 0; i < int(b.NumRows()); i++ {
+		s := byID[sids.Value(i)]
+		if s == nil {
+			return corruptSnapshot("a row of no session")
+		}
+		row := make([]expr.Datum, ncols)
+		for c := range row {
+			row[c] = expr.DatumAt(b.Column(1+c), i)
+		}
+		s.rows = append(s.rows, row)
+	}
+	return nil
+}
+
+func (op *sessionOp) emittedTable() *emittedRows { return op.emitted }

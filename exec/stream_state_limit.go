@@ -29,11 +29,7 @@ func (j *StreamJob) stateLimitError(rows, bytes int64) error {
 // limit, keeping its progress figures and its published rows. The job must
 // be Reset and recovered from its epoch log before it runs again.
 func (j *StreamJob) DropState() {
-	j.windows = map[int64]*windowState{}
-	j.sessions = nil
-	j.dedup = nil
-	j.rows = newCurrentRows()
-	j.epochOut = nil
+	j.setOperator()
 	j.late = nil
 	j.watermark = math.MinInt64
 }

@@ -57,6 +57,12 @@ type StreamPlan struct {
 	// emitted; keys are forgotten once the watermark passes their event
 	// time, and rows older than the watermark are late.
 	Dedup []expr.Expr
+	// Tree is set for the queries a single stage cannot hold (joins of two
+	// streams, Top-N, OVER, stateful stages over one another): the plan is
+	// then the tree, and of the fields above only Input (the first source),
+	// EventTime (the first source's, if any), Output, Cols, Mode and
+	// Warnings are set (stream_tree_plan.go).
+	Tree *StreamTree
 }
 
 // StreamOptions are the parts of CREATE STREAMING TABLE the planner needs.
@@ -81,6 +87,9 @@ func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*S
 	}
 	if len(q.ParamTypes) > 0 {
 		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
+	}
+	if streamed := streamedIn(st); NeedsStreamTree(q.Plan, streamed) {
+		return planTreeStreaming(cat, q.Plan, st, opts, streamed)
 	}
 	sp := &StreamPlan{WindowKey: -1, WindowEndKey: -1, Cols: q.Plan.Columns()}
 	if err := sp.split(q.Plan); err != nil {
@@ -228,21 +237,7 @@ func (sp *StreamPlan) findInput(cat Catalog, n Node, st *parse.StreamingStmt) er
 		}
 	}
 	walk(n)
-	streamed := func(s *Scan) bool {
-		if !st.AnyStream {
-			return true
-		}
-		for _, in := range st.Inputs {
-			name := in.Name
-			if i := strings.LastIndexByte(name, '.'); i >= 0 {
-				name = name[i+1:]
-			}
-			if in.Stream && name == s.Name {
-				return true
-			}
-		}
-		return false
-	}
+	streamed := streamedIn(st)
 	var input *Scan
 	for _, s := range scans {
 		if !streamed(s) {
@@ -536,6 +531,13 @@ func sessionBelow(a *Aggregate) *WindowAssign {
 // epochs); different fingerprints cannot.
 func (sp *StreamPlan) StateFingerprint() string {
 	var sb strings.Builder
+	if sp.Tree != nil {
+		// The tree as EXPLAIN prints it, with each stateless stage's plan:
+		// what every operator's state means.
+		sb.WriteString("tree mode=" + sp.Mode + " ")
+		sb.WriteString(strings.Join(ExplainStreamTree(sp.Tree), ";"))
+		return sb.String()
+	}
 	fmt.Fprintf(&sb, "input=%d mode=%s delay=%d", sp.Input.OID, sp.Mode, sp.Delay)
 	if sp.EventTime != nil {
 		sb.WriteString(" time=" + exprKey(sp.EventTime))

@@ -92,6 +92,24 @@ var crashTables = []struct{ name, ddl, oracle string }{
 	{"session_update", `CREATE STREAMING TABLE session_update AS SELECT region, window_start, window_end, count(*) AS n, sum(amount) AS total
 		FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES WINDOW SESSION (GAP INTERVAL 3 MINUTES) GROUP BY region, window_start, window_end EMIT ON UPDATE`,
 		sessionOracle},
+	// Stream trees: a join of two streams (ev with itself, two sources), a
+	// window Top-N, an aggregation over an aggregation.
+	{"join_pairs", `CREATE STREAMING TABLE join_pairs AS SELECT a.id AS aid, b.id AS bid, a.amount
+		FROM STREAM ev a WATERMARK ts DELAY OF INTERVAL 2 MINUTES JOIN STREAM ev b WATERMARK ts DELAY OF INTERVAL 2 MINUTES
+		ON a.region = b.region AND a.amount = b.amount AND b.ts BETWEEN a.ts - INTERVAL '10 minutes' AND a.ts + INTERVAL '10 minutes'`,
+		`SELECT a.id, b.id, a.amount FROM ev a JOIN ev b ON a.region = b.region AND a.amount = b.amount AND b.ts BETWEEN a.ts - INTERVAL '10 minutes' AND a.ts + INTERVAL '10 minutes'`},
+	{"window_top", `CREATE STREAMING TABLE window_top AS SELECT window_start, window_end, id, amount, rn FROM (SELECT window_start, window_end, id, amount,
+		row_number() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC, id) AS rn
+		FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES)) x WHERE rn <= 2`,
+		`SELECT ws, ws + interval '5 minutes', id, amount, rn FROM (SELECT ws, id, amount, row_number() OVER (PARTITION BY ws ORDER BY amount DESC, id) AS rn
+		 FROM (SELECT *, to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS ws FROM ev) e) x
+		 WHERE rn <= 2 AND ws + interval '5 minutes' <= (SELECT max(ts) - interval '2 minutes' FROM ev)`},
+	{"nested_max", `CREATE STREAMING TABLE nested_max AS SELECT window_start, window_end, max(n) AS top, sum(n) AS total FROM (
+		SELECT region, window_start, window_end, count(*) AS n FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES)
+		GROUP BY region, window_start, window_end) c
+		GROUP BY window_start, window_end`,
+		`SELECT ws, ws + interval '5 minutes', max(n), sum(n) FROM (SELECT region, ws, count(*) AS n FROM (SELECT *, to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS ws FROM ev) e
+		 GROUP BY region, ws) c GROUP BY ws HAVING ws + interval '5 minutes' <= (SELECT max(ts) - interval '2 minutes' FROM ev)`},
 }
 
 // sessionOracle sessionizes with window functions: a new session starts
@@ -320,11 +338,12 @@ func (c *crashRun) check(round int) {
 			t.Fatalf("round %d: acknowledged chunk %d is missing after kill -9", round, ch)
 		}
 	}
-	// Wait for the streaming tables to catch up with the input.
+	// Wait for the streaming tables to catch up with the input (join_pairs
+	// reads it twice, as both sides of its join).
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var behind int
-		err := conn.QueryRow(ctx, "SELECT count(*) FROM weir_catalog.streaming_progress WHERE input_rows <> $1 OR backlog_rows <> 0 OR status <> 'running'", total).Scan(&behind)
+		err := conn.QueryRow(ctx, "SELECT count(*) FROM weir_catalog.streaming_progress WHERE input_rows <> $1 * CASE name WHEN 'join_pairs' THEN 2 ELSE 1 END OR backlog_rows <> 0 OR status <> 'running'", total).Scan(&behind)
 		if err != nil {
 			t.Fatal(err)
 		}

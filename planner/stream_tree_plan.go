@@ -1,0 +1,155 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+// streamedIn tells which relations a streaming query reads as streams:
+// those marked STREAM when any is; every relation when none is.
+func streamedIn(st *parse.StreamingStmt) func(*Scan) bool {
+	return func(s *Scan) bool {
+		if !st.AnyStream {
+			return true
+		}
+		for _, in := range st.Inputs {
+			name := in.Name
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				name = name[i+1:]
+			}
+			if in.Stream && name == s.Name {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// planTreeStreaming plans a query as a stream tree and settles its output
+// mode: append when every row the root emits is final, update when the
+// root emits a changelog (a Top-N outside windows).
+func planTreeStreaming(cat Catalog, plan Node, st *parse.StreamingStmt, opts StreamOptions, streamed func(*Scan) bool) (*StreamPlan, error) {
+	tree, err := PlanStreamTree(cat, plan, st, streamed)
+	if err != nil {
+		return nil, err
+	}
+	sp := &StreamPlan{Tree: tree, Cols: plan.Columns(), WindowKey: -1, WindowEndKey: -1,
+		Input: tree.Sources[0].Input, Warnings: tree.Warnings}
+	for i, c := range sp.Cols {
+		sp.Output = append(sp.Output, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
+	}
+	for _, s := range tree.Sources {
+		if s.EventTime != nil && sp.EventTime == nil {
+			sp.EventTime, sp.Delay, sp.WatermarkColumn = s.EventTime, s.Delay, s.WatermarkColumn
+		}
+	}
+	mode := strings.ToLower(opts.OutputMode)
+	switch opts.Emit {
+	case "window_close":
+		if mode != "" && mode != AppendMode {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "EMIT ON WINDOW CLOSE is append mode, but output_mode = %s was given", mode)
+		}
+		mode = AppendMode
+	case "update":
+		if mode != "" && mode != UpdateMode {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "EMIT ON UPDATE is update mode, but output_mode = %s was given", mode)
+		}
+		mode = UpdateMode
+	}
+	natural := AppendMode
+	if !tree.AppendOnly {
+		natural = UpdateMode
+	}
+	switch {
+	case mode == "":
+		mode = natural
+	case mode == CompleteMode:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "complete mode is not supported for a join of two streams, Top-N or OVER")
+	case mode != AppendMode && mode != UpdateMode:
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid output_mode \"%s\"", mode).WithHint("Use append, update or complete.")
+	case mode != natural:
+		if natural == UpdateMode {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "append mode is not possible here: a Top-N outside event-time windows changes rows it emitted").
+				WithHint("Partition the Top-N by window_start or window_end of a TUMBLE/HOP window, or use EMIT ON UPDATE.")
+		}
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "update mode is not supported here: every row of this query is final when emitted (append mode)")
+	}
+	sp.Mode = mode
+	return sp, nil
+}
+
+// ExplainStreamTree prints a stream tree, root first, one node a line
+// with its children indented under it.
+func ExplainStreamTree(t *StreamTree) []string {
+	var out []string
+	var walk func(n *StreamNode, depth int)
+	walk = func(n *StreamNode, depth int) {
+		pad := strings.Repeat("  ", depth)
+		switch n.Kind {
+		case LeafNode:
+			line := pad + "Source " + strconv.Itoa(n.Leaf.Index) + ": " + n.Leaf.Input.Name
+			if n.Leaf.EventTime != nil {
+				line += " (watermark " + n.Leaf.WatermarkColumn + " - " + Micros(n.Leaf.Delay) + ")"
+			} else {
+				line += " (no watermark)"
+			}
+			out = append(out, line)
+		case StatelessNode:
+			out = append(out, pad+"Stateless")
+			for _, l := range Explain(n.Plan) {
+				if strings.Contains(l, "weir_stage") {
+					continue
+				}
+				out = append(out, pad+"  | "+l)
+			}
+		case JoinNode:
+			sj := n.Join
+			kind := map[JoinKind]string{InnerJoin: "Inner", LeftJoin: "Left", RightJoin: "Right", FullJoin: "Full", CrossJoin: "Inner"}[sj.Join.Kind]
+			out = append(out, pad+kind+" Interval Join")
+			for s, side := range sj.Sides {
+				bounded := "unbounded (kept forever)"
+				other := &sj.Sides[1-s]
+				if s == 0 && sj.Bounds.HasHi && other.HasWatermark() {
+					bounded = "until " + other.Label() + "'s watermark passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(sj.Bounds.Hi)
+				}
+				if s == 1 && sj.Bounds.HasLo && other.HasWatermark() {
+					bounded = "until " + other.Label() + "'s watermark passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(-sj.Bounds.Lo)
+				}
+				out = append(out, pad+"  State of "+side.Label()+": "+bounded)
+			}
+		case TopNNode:
+			t := n.TopN
+			line := pad + "Top-N: first " + strconv.Itoa(int(t.N)) + " rows per partition"
+			if t.CloseCol >= 0 {
+				line += ", final when the watermark closes the window"
+			} else {
+				line += ", retracted as they leave the top"
+			}
+			out = append(out, line)
+		case OverNode:
+			out = append(out, pad+"Rolling Window: rows final at the watermark, "+strconv.Itoa(n.Over.Context)+" earlier rows per partition kept")
+		case AggNode:
+			out = append(out, pad+"Window Aggregate: rows final when the watermark closes the window")
+		}
+		for _, c := range n.Children {
+			walk(c, depth+1)
+		}
+	}
+	walk(t.Root, 0)
+	return out
+}
+
+// signedMicros is " + '1 hour'", " - '5 minutes'" or "" for 0.
+func signedMicros(us int64) string {
+	switch {
+	case us > 0:
+		return " + " + Micros(us)
+	case us < 0:
+		return " - " + Micros(-us)
+	}
+	return ""
+}
