@@ -118,7 +118,8 @@ type Relation struct {
 	Name    string
 	Kind    RelKind
 	Columns []Column
-	// ViewSQL is the defining query of views and streaming tables.
+	// ViewSQL is the defining query of views and streaming tables, and
+	// for sources a batch query reading the same rows.
 	ViewSQL    string
 	Options    map[string]string
 	Owner      uint32
@@ -138,11 +139,10 @@ type Source struct {
 	// (the column, and the delay in microseconds); "" when none.
 	WatermarkColumn  string `json:",omitempty"`
 	WatermarkDelayUS int64  `json:",omitempty"`
-	// Definition is the CREATE SOURCE statement as written (SHOW
-	// SOURCES); Query a batch query reading the same rows, which
-	// pg_get_viewdef shows.
+	// Definition is the CREATE SOURCE statement as written. (The
+	// relation's ViewSQL is a batch query reading the same rows, which
+	// pg_get_viewdef and \d+ show.)
 	Definition string
-	Query      string `json:",omitempty"`
 }
 
 // NexmarkSource is the nexmark connector's options (connector/nexmark

@@ -444,7 +444,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	// A table's chunks, or an append-mode streaming table's stored rows:
 	// both are append-only logs, minus what retention removed from their
 	// start.
-	source := e.logs.Source(input.OID, inputSchema)
+	source := e.inputSource(input, inputSchema) // source_input.go
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID
 	var lateOID uint32

@@ -26,12 +26,17 @@ func streamingColumns(st *parse.StreamingStmt) []wire.Column {
 			{Name: "input", Type: types.Text}, {Name: "epoch", Type: types.Int8}, {Name: "rows", Type: types.Int8}}
 	case parse.ExplainStreamingTable, parse.ExplainCreateStreamingTable:
 		return []wire.Column{{Name: "QUERY PLAN", Type: types.Text}}
+	case parse.ShowSources:
+		return showSourcesColumns
 	}
 	return nil
 }
 
 func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecIO) (wire.Result, error) {
 	ss := st.stream
+	if isSourceStatement(ss) {
+		return s.runSourceStatement(st, io)
+	}
 	if s.tx.open && ss.Kind != parse.ShowStreamingTables && ss.Kind != parse.ExplainStreamingTable && ss.Kind != parse.ExplainCreateStreamingTable {
 		return nil, sqlerr.New(sqlerr.ActiveTransaction, "streaming table statements cannot run inside a transaction block")
 	}

@@ -48,9 +48,6 @@ func (s *Snapshot) userRelations() []relation {
 			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
 			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL,
 		}
-		if r.Kind == catalog.KindSource && r.Source != nil {
-			rel.ViewSQL = r.Source.Query
-		}
 		if r.Kind == catalog.KindStreamingTable {
 			rel.Options = []any{"query=" + strings.Join(strings.Fields(r.ViewSQL), " "),
 				"output_mode=" + r.Options["output_mode"], "trigger=" + r.Options["trigger"]}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/connector"
+	"github.com/weir-sql/weir/connector/nexmark"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+// Sources as inputs: a streaming table whose input is a source relation
+// reads it through its connector's connector.Source, and a batch SELECT
+// reads what the source holds now. Everything a source needs is in its
+// typed catalog object (catalog.Source), so it reopens identically after
+// a restart.
+
+// sourceRelation is the source relation with that OID, or nil.
+func (e *Engine) sourceRelation(oid uint32) *catalog.Relation {
+	rel, ok := e.cat.RelationByOID(oid)
+	if !ok || rel.Kind != catalog.KindSource || rel.Source == nil {
+		return nil
+	}
+	return rel
+}
+
+// inputSource is the connector.Source a streaming table reads its input
+// from: the source's connector for a source relation, else the table log
+// (a table's chunks, or an append-mode streaming table's stored rows).
+func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema) connector.Source {
+	if rel := e.sourceRelation(input.OID); rel != nil {
+		src, err := openSource(rel)
+		if err != nil {
+			return failingSource{err}
+		}
+		return relabel{src, schema}
+	}
+	return e.logs.Source(input.OID, schema)
+}
+
+// openSource opens a source relation's connector. Its pacing counts from
+// the source's creation, so every reader and every restart sees one feed.
+func openSource(rel *catalog.Relation) (*nexmark.Source, error) {
+	if rel.Source.Connector != "nexmark" || rel.Source.Nexmark == nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "source \"%s\" has connector \"%s\", which this server cannot read", rel.Name, rel.Source.Connector)
+	}
+	return nexmark.NewSourceAt(nexmarkOptions(rel.Source.Nexmark), rel.Created)
+}
+
+// nexmarkOptions is the connector's form of a stored nexmark source.
+func nexmarkOptions(n *catalog.NexmarkSource) nexmark.Options {
+	t, _ := nexmark.TableByName(n.Table)
+	return nexmark.Options{Table: t, BatchRows: n.BatchRows, Paced: n.Paced, Config: nexmark.Config{
+		Seed: n.Seed, EventsPerSecond: n.EventsPerSecond, MaxEvents: n.MaxEvents,
+		Disorder: time.Duration(n.DisorderUS) * time.Microsecond, LateFraction: n.LateFraction,
+		LateBy: time.Duration(n.LateByUS) * time.Microsecond,
+	}}
+}
+
+// catalogNexmark is the catalog's form of parsed nexmark options.
+func catalogNexmark(o nexmark.Options) *catalog.NexmarkSource {
+	return &catalog.NexmarkSource{Table: o.Table.String(), EventsPerSecond: o.Config.EventsPerSecond, MaxEvents: o.Config.MaxEvents,
+		Seed: o.Config.Seed, BatchRows: o.BatchRows, DisorderUS: o.Config.Disorder.Microseconds(), LateFraction: o.Config.LateFraction,
+		LateByUS: o.Config.LateBy.Microseconds(), Paced: o.Paced}
+}
+
+// scanSource is a batch SELECT's read of a source: all it holds now. A
+// bounded nexmark source holds all its events (the pace limits only what
+// streaming tables are offered); an unbounded one has no end to read to,
+// and is refused.
+func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *arrow.Schema) ([]arrow.RecordBatch, error) {
+	n := rel.Source.Nexmark
+	if n == nil {
+		_, err := openSource(rel)
+		return nil, err
+	}
+	if n.MaxEvents == 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot read all of source \"%s\": it is unbounded (no max_events)", rel.Name).
+			WithHint("Read it incrementally with CREATE STREAMING TABLE ... AS SELECT ... FROM STREAM " + rel.Name +
+				", give the source max_events, or query a bounded sample: SELECT * FROM nexmark('" + n.Table + "', max_events => 100000).")
+	}
+	o := nexmarkOptions(n)
+	o.Paced = false
+	src, err := nexmark.NewSource(o)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := src.Read(ctx, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]arrow.RecordBatch, len(rd.Batches))
+	for i, b := range rd.Batches {
+		out[i] = array.NewRecordBatch(schema, b.Columns(), b.NumRows())
+	}
+	return out, nil
+}
+
+// sourceRows estimates a source's rows for the join planner.
+func sourceRows(rel *catalog.Relation) float64 {
+	if n := rel.Source.Nexmark; n != nil && n.MaxEvents > 0 {
+		t, _ := nexmark.TableByName(n.Table)
+		return float64(max(1, nexmark.RowsIn(t, n.MaxEvents)))
+	}
+	return 1000
+}
+
+// relabel gives a source's batches the schema the plan expects (the
+// relation's column names and types; the arrays are shared).
+type relabel struct {
+	connector.Source
+	schema *arrow.Schema
+}
+
+func (r relabel) Read(ctx context.Context, from int64, limit int) (connector.Read, error) {
+	rd, err := r.Source.Read(ctx, from, limit)
+	if err != nil {
+		return rd, err
+	}
+	for i, b := range rd.Batches {
+		rd.Batches[i] = array.NewRecordBatch(r.schema, b.Columns(), b.NumRows())
+	}
+	return rd, nil
+}
+
+// failingSource is a source that cannot be opened: every Read fails with
+// why, so the streaming table fails with it (and REFRESH retries).
+type failingSource struct{ err error }
+
+func (f failingSource) Read(context.Context, int64, int) (connector.Read, error) {
+	return connector.Read{}, f.err
+}
+func (f failingSource) Start() (int64, error) { return 0, nil }
