@@ -89,7 +89,21 @@ func ParseSourceOptions(settings []connector.Setting) (Options, error) {
 	if !pacedGiven {
 		out = append(out, connector.Setting{Name: "paced", Value: "true"})
 	}
-	return ParseOptions(out)
+	o, err := ParseOptions(out)
+	if err != nil {
+		// Name the option as the statement spelled it.
+		if e, ok := err.(*sqlerr.Error); ok {
+			for canon, as := range given {
+				if as != canon && strings.Contains(e.Message, `"`+canon+`"`) {
+					cp := *e
+					cp.Message = strings.Replace(e.Message, `"`+canon+`"`, `"`+as+`"`, 1)
+					return Options{}, &cp
+				}
+			}
+		}
+		return Options{}, err
+	}
+	return o, nil
 }
 
 func specHas(name string) bool {

@@ -38,9 +38,9 @@ func TestSourceOptions(t *testing.T) {
 	}{
 		{settings("table", "bid", "events_per_second", "-5"), "events_per_second"},
 		{settings("table", "bids"), "table"},
-		{settings("nexmark.table.type", "Bids"), "table"},
+		{settings("nexmark.table.type", "Bids"), "nexmark.table.type"},
 		{settings("table", "bid", "batch_size", "100000000"), "batch_size"},
-		{settings("table", "bid", "nexmark.max.chunk.size", "100000000"), "batch_size"},
+		{settings("table", "bid", "nexmark.max.chunk.size", "100000000"), "nexmark.max.chunk.size"},
 		{settings("table", "bid", "max_events", "lots"), "max_events"},
 		{settings("table", "bid", "seed", "1.5"), "seed"},
 		{settings("table", "bid", "paced", "maybe"), "paced"},
