@@ -136,3 +136,14 @@ func (f failingSource) Read(context.Context, int64, int) (connector.Read, error)
 	return connector.Read{}, f.err
 }
 func (f failingSource) Start() (int64, error) { return 0, nil }
+
+// refreshTarget is the input rows REFRESH waits for a streaming table to
+// have read: an input table's rows now; for a source 0, so that REFRESH
+// waits until the table has read what the source offers (backlog 0).
+func (e *Engine) refreshTarget(input uint32) (int64, error) {
+	if e.sourceRelation(input) != nil {
+		return 0, nil
+	}
+	rows, _, err := e.store.TableStats(input)
+	return rows, err
+}

@@ -312,3 +312,25 @@ func TestNexmarkSourceRestart(t *testing.T) {
 		t.Errorf("sq_pass holds %s rows after the restart", got[0])
 	}
 }
+
+// TestSourceRefreshAndExplain: REFRESH of an available_now streaming
+// table over a source waits until it has read what the source offers;
+// EXPLAIN names the source as the input.
+func TestSourceRefreshAndExplain(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	w := srv.connect(t)
+	srcExec(t, w, "CREATE SOURCE people WITH (connector = 'nexmark', table = 'person', max_events = 20000, paced = false)")
+	srcExec(t, w, "CREATE STREAMING TABLE by_state WITH (trigger = 'available_now') AS SELECT state, count(*) AS n FROM STREAM people GROUP BY state")
+	srcExec(t, w, "REFRESH STREAMING TABLE by_state")
+	if got := textRows(t, w, "SELECT sum(n) FROM by_state"); got[0] != "400" {
+		t.Errorf("after REFRESH: %v people", got)
+	}
+	srcExec(t, w, "REFRESH STREAMING TABLE by_state FULL")
+	if got := textRows(t, w, "SELECT sum(n) FROM by_state"); got[0] != "400" {
+		t.Errorf("after REFRESH FULL: %v people", got)
+	}
+	plan := strings.Join(textRows(t, w, "EXPLAIN STREAMING TABLE by_state"), "\n")
+	if !strings.Contains(plan, "people") {
+		t.Errorf("EXPLAIN does not name the source:\n%s", plan)
+	}
+}

@@ -179,7 +179,7 @@ func (e *Engine) waitRefreshed(ctx context.Context, r *runner, full bool, io wir
 	if r.plan == nil || r.trigger.kind == "processing_time" {
 		return nil
 	}
-	target, _, err := e.store.TableStats(r.plan.Input.OID)
+	target, err := e.refreshTarget(r.plan.Input.OID)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,8 @@ import (
 // are the nexmark() table function's (Spec) plus RisingWave's dotted
 // spellings of the same ideas, and paced defaults to true: a source
 // offers events at events_per_second of wall-clock time from its start,
-// as a real feed would; paced = false offers them all at once.
+// as a real feed would; paced = false offers them all at once. A paced
+// source's batch_size defaults to a tenth of a second of its rows.
 
 // dottedNames maps RisingWave's nexmark options onto weir's.
 // nexmark.min.event.gap.in.ns is the gap between events' times, so it
@@ -90,6 +91,13 @@ func ParseSourceOptions(settings []connector.Setting) (Options, error) {
 		out = append(out, connector.Setting{Name: "paced", Value: "true"})
 	}
 	o, err := ParseOptions(out)
+	if err == nil && o.Paced && given["batch_size"] == "" {
+		// A paced feed offers whole batches only: by default a batch is
+		// a tenth of a second of the table's rows, so that a slow feed
+		// still moves every tenth of a second (at most the default size).
+		perSecond := RowsIn(o.Table, o.Config.EventsPerSecond)
+		o.BatchRows = int(max(1, min(DefaultBatchEvents, perSecond/10)))
+	}
 	if err != nil {
 		// Name the option as the statement spelled it.
 		if e, ok := err.(*sqlerr.Error); ok {

@@ -23,8 +23,23 @@ func settings(kv ...string) []connector.Setting {
 
 func TestSourceOptions(t *testing.T) {
 	o, err := ParseSourceOptions(settings("connector", "nexmark", "table", "bid", "max_events", "1000"))
-	if err != nil || !o.Paced || o.Table != Bid || o.Config.MaxEvents != 1000 {
+	if err != nil || !o.Paced || o.Table != Bid || o.Config.MaxEvents != 1000 || o.BatchRows != 920 {
 		t.Fatalf("%+v, %v", o, err)
+	}
+	// A slow feed has small batches (a tenth of a second of rows), a
+	// fast or unpaced one the default size.
+	for _, tc := range []struct {
+		s    []connector.Setting
+		rows int
+	}{
+		{settings("table", "person", "events_per_second", "10"), 1},
+		{settings("table", "bid", "events_per_second", "10000000"), DefaultBatchEvents},
+		{settings("table", "bid", "paced", "false"), DefaultBatchEvents},
+		{settings("table", "bid", "batch_size", "7"), 7},
+	} {
+		if o, err := ParseSourceOptions(tc.s); err != nil || o.BatchRows != tc.rows {
+			t.Errorf("%v: batch of %d rows (%v), want %d", tc.s, o.BatchRows, err, tc.rows)
+		}
 	}
 	// RisingWave's spellings.
 	o, err = ParseSourceOptions(settings("connector", "nexmark", "nexmark.table.type", "Auction", "nexmark.event.num", "5000",
