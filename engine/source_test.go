@@ -17,7 +17,7 @@ import (
 
 // srcErr runs sql and returns its error as a *pgconn.PgError (nil if it
 // succeeded).
-func srcErr(t *testing.T, c *pgx.Conn, sql string) *pgconn.PgError {
+func srcErr(t testing.TB, c *pgx.Conn, sql string) *pgconn.PgError {
 	t.Helper()
 	_, err := c.PgConn().Exec(context.Background(), sql).ReadAll()
 	if err == nil {
@@ -30,7 +30,7 @@ func srcErr(t *testing.T, c *pgx.Conn, sql string) *pgconn.PgError {
 	return pe
 }
 
-func srcExec(t *testing.T, c *pgx.Conn, sql string) {
+func srcExec(t testing.TB, c *pgx.Conn, sql string) {
 	t.Helper()
 	if pe := srcErr(t, c, sql); pe != nil {
 		t.Fatalf("%s: %s %s", sql, pe.Code, pe.Message)
@@ -204,7 +204,7 @@ func TestSourceStatements(t *testing.T) {
 
 // copyNexmarkToPG creates table name in PostgreSQL with table's columns and
 // COPYs the rows of the weir query sql into it.
-func copyNexmarkToPG(t *testing.T, w, pg *pgx.Conn, name, table, sql string) {
+func copyNexmarkToPG(t testing.TB, w, pg *pgx.Conn, name, table, sql string) {
 	t.Helper()
 	cols := map[string]string{
 		"person":  "id bigint, name text, email_address text, credit_card text, city text, state text, date_time timestamp, extra text",
@@ -263,13 +263,19 @@ func TestStreamingTablesOverNexmarkSource(t *testing.T) {
 	srcExec(t, w, `CREATE SOURCE src (WATERMARK FOR date_time AS date_time - INTERVAL '3 seconds')
 		WITH (connector = 'nexmark', table = 'bid', max_events = 40000, seed = 7, events_per_second = 1000, disorder = '2 seconds', batch_size = 1000, paced = false)`)
 	copyNexmarkToPG(t, w, pg, "nx", "bid", "SELECT * FROM "+fn)
+	// People as a second source, the static side of a stream-static join.
+	srcExec(t, w, "CREATE SOURCE people WITH (connector = 'nexmark', table = 'person', max_events = 40000, seed = 7, events_per_second = 1000, paced = false)")
+	copyNexmarkToPG(t, w, pg, "nx_person", "person", "SELECT * FROM nexmark('person', max_events => 40000, seed => 7, events_per_second => 1000)")
+	queries := append(streamingOverSource, struct{ name, create, check, oracle string }{"sq_join",
+		"CREATE STREAMING TABLE sq_join AS SELECT b.auction, b.price, p.name, p.state FROM STREAM src b JOIN people p ON p.id = b.bidder WHERE b.price > 500000",
+		"SELECT * FROM sq_join", "SELECT b.auction, b.price, p.name, p.state FROM nx b JOIN nx_person p ON p.id = b.bidder WHERE b.price > 500000"})
 	var names []string
-	for _, q := range streamingOverSource {
+	for _, q := range queries {
 		srcExec(t, w, q.create)
 		names = append(names, q.name)
 	}
 	waitConsumed(t, w, names, 36800, 30*time.Second)
-	for _, q := range streamingOverSource {
+	for _, q := range queries {
 		sameRows(t, q.name, w, pg, q.check, q.oracle)
 	}
 	if p := readProgress(t, w); p["sq_window"].late != 0 {
@@ -332,5 +338,61 @@ func TestSourceRefreshAndExplain(t *testing.T) {
 	plan := strings.Join(textRows(t, w, "EXPLAIN STREAMING TABLE by_state"), "\n")
 	if !strings.Contains(plan, "people") {
 		t.Errorf("EXPLAIN does not name the source:\n%s", plan)
+	}
+}
+
+// BenchmarkNexmarkSourceStream: a streaming aggregate over an unpaced
+// nexmark source (1M events: 920000 bids), from CREATE STREAMING TABLE to
+// every bid read, next to the same query in batch SQL in the same run:
+// weir over nexmark() (the same rows) and PostgreSQL over them COPYed in
+// beforehand (COPY not timed).
+func BenchmarkNexmarkSourceStream(b *testing.B) {
+	srv := startServer(b, b.TempDir())
+	w := srv.connect(b)
+	pg := pgtest.Shared(b).Connect(b)
+	const events, bids = 1_000_000, 920_000
+	const fn = "nexmark('bid', max_events => 1000000, seed => 5)"
+	copyNexmarkToPG(b, w, pg, "nx_bench", "bid", "SELECT * FROM "+fn)
+	const agg = "SELECT channel, count(*) AS n, sum(price) AS total, max(price) AS hi FROM %s GROUP BY channel"
+	var st, wt, pt float64
+	for i := 0; i < b.N; i++ {
+		name := "bench_" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)
+		srcExec(b, w, "CREATE SOURCE src_"+name+" WITH (connector = 'nexmark', table = 'bid', max_events = 1000000, seed = 5, paced = false)")
+		start := time.Now()
+		srcExec(b, w, "CREATE STREAMING TABLE "+name+" AS "+strings.Replace(agg, "%s", "STREAM src_"+name, 1))
+		waitConsumedTB(b, w, name, bids, 120*time.Second)
+		st += time.Since(start).Seconds()
+		start = time.Now()
+		textRows(b, w, strings.Replace(agg, "%s", fn, 1))
+		wt += time.Since(start).Seconds()
+		start = time.Now()
+		textRows(b, pg, strings.Replace(agg, "%s", "nx_bench", 1))
+		pt += time.Since(start).Seconds()
+		srcExec(b, w, "DROP SOURCE src_"+name+" CASCADE")
+	}
+	b.ReportMetric(float64(b.N)*events/st, "stream-events/s")
+	b.ReportMetric(float64(b.N)*events/wt, "weir-batch-events/s")
+	b.ReportMetric(float64(b.N)*events/pt, "pg-batch-events/s")
+}
+
+// waitConsumedTB waits until streaming table name has read want input
+// rows (a condition polled with a deadline).
+func waitConsumedTB(tb testing.TB, c *pgx.Conn, name string, want int64, deadline time.Duration) {
+	tb.Helper()
+	end := time.Now().Add(deadline)
+	for {
+		var n int64
+		var status string
+		err := c.QueryRow(context.Background(), "SELECT input_rows, status FROM weir_catalog.streaming_progress WHERE name = $1", name).Scan(&n, &status)
+		if err == nil && (n >= want || status == "failed") {
+			if status == "failed" {
+				tb.Fatalf("%s failed", name)
+			}
+			return
+		}
+		if time.Now().After(end) {
+			tb.Fatalf("%s: %d of %d rows read after %v (%v)", name, n, want, deadline, err)
+		}
+		time.Sleep(time.Millisecond) // polling interval, with a deadline
 	}
 }
