@@ -86,6 +86,19 @@ func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *
 	}
 	o := nexmarkOptions(n)
 	o.Paced = false
+	// The rows are generated whole, as a stored table's are held: more
+	// than the server's query memory could hold is refused up front
+	// rather than exhausting it (the nexmark() table function streams).
+	rows := nexmark.RowsIn(o.Table, n.MaxEvents)
+	limit := e.queryBudget.Limit()
+	if limit <= 0 {
+		limit = unboundedQuerySourceBytes
+	}
+	if rows > limit/sourceRowBytes {
+		return nil, sqlerr.New(sqlerr.OutOfMemory, "source \"%s\" holds %d rows, more than a batch query can hold in the server's query memory", rel.Name, rows).
+			WithHint("Read it incrementally with a streaming table (FROM STREAM " + rel.Name + "), or stream a prefix of its rows with the nexmark() table function: " +
+				rel.ViewSQL + " LIMIT 1000.")
+	}
 	src, err := nexmark.NewSource(o)
 	if err != nil {
 		return nil, err
@@ -100,6 +113,15 @@ func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *
 	}
 	return out, nil
 }
+
+// sourceRowBytes is a generous size of one generated row in memory (a
+// person, the widest, is about 150 bytes of Arrow data).
+const sourceRowBytes = 256
+
+// unboundedQuerySourceBytes stands for the query memory when the server
+// has no bound (--query-memory 0): a batch read of a source still stops at
+// 4 GiB of rows.
+const unboundedQuerySourceBytes = 4 << 30
 
 // sourceRows estimates a source's rows for the join planner.
 func sourceRows(rel *catalog.Relation) float64 {

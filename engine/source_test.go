@@ -93,6 +93,8 @@ func TestSourceStatements(t *testing.T) {
 	// Hostile statements, each with its SQLSTATE and what it names.
 	for _, tc := range []struct{ sql, code, mention string }{
 		{"CREATE SOURCE s WITH (connector = 'nexmark', table = 'bid', events_per_second = -5)", "22023", "events_per_second"},
+		{"CREATE SOURCE s WITH (connector = 'nexmark', table = 'bid', events_per_second = 9223372036854775807)", "22023", "events_per_second"},
+		{"CREATE SOURCE s WITH (connector = 'nexmark', table = 'bid', events_per_second = 99999999999999999999)", "22023", "events_per_second"},
 		{"CREATE SOURCE s WITH (connector = 'nexmark', table = 'bids')", "22023", "table"},
 		{"CREATE SOURCE s WITH (connector = 'nexmark', nexmark.table.type = 'Bids')", "22023", "nexmark.table.type"},
 		{"CREATE SOURCE s WITH (connector = 'nexmark')", "22023", "table"},
@@ -139,6 +141,15 @@ func TestSourceStatements(t *testing.T) {
 	if pe := srcErr(t, w, "SELECT count(*) FROM endless"); pe == nil || pe.Code != "0A000" || !strings.Contains(pe.Hint, "STREAM endless") {
 		t.Errorf("SELECT from an unbounded source: %v", pe)
 	}
+	// A bounded source too big for the query memory is refused up front.
+	srcExec(t, w, "CREATE SOURCE huge WITH (connector = 'nexmark', table = 'bid', max_events = 1000000000000, events_per_second = 1000000)")
+	if pe := srcErr(t, w, "SELECT count(*) FROM huge"); pe == nil || pe.Code != "53200" || !strings.Contains(pe.Hint, "LIMIT") {
+		t.Errorf("SELECT from a trillion-event source: %v", pe)
+	}
+	if got := textRows(t, w, "SELECT count(*) FROM (SELECT * FROM nexmark('bid', max_events => 1000000000000, seed => 1, events_per_second => 1000000) LIMIT 1000) s"); got[0] != "1000" {
+		t.Errorf("the hint's query: %v", got)
+	}
+	srcExec(t, w, "DROP SOURCE huge")
 	srcExec(t, w, "BEGIN")
 	if pe := srcErr(t, w, "CREATE SOURCE s WITH (connector = 'nexmark', table = 'bid')"); pe == nil || pe.Code != "25001" {
 		t.Errorf("CREATE SOURCE in a transaction block: %v", pe)

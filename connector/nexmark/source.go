@@ -63,7 +63,7 @@ func (s *Source) readable() (rows int64, all bool) {
 	if !s.opts.Paced && total >= 0 {
 		return total, true
 	}
-	elapsed := s.now().Sub(s.opened)
+	elapsed := max(s.now().Sub(s.opened), 0)
 	cfg := s.gen.Config()
 	events := int64(elapsed/time.Second)*cfg.EventsPerSecond + int64(elapsed%time.Second)*cfg.EventsPerSecond/int64(time.Second)
 	if cfg.MaxEvents > 0 && events >= cfg.MaxEvents {
