@@ -73,6 +73,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 			}
 		}
 	}
+	if r := v.s.eng.inlineRelation(schema, name); r != nil {
+		return plannerRelation(r), nil
+	}
 	rel, err := v.s.eng.cat.LookupRelation(v.s.searchPath(), schema, name)
 	if err != nil {
 		if sqlerr.Code(err) == sqlerr.UndefinedTable && schema == "" {

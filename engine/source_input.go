@@ -22,6 +22,11 @@ import (
 
 // sourceRelation is the source relation with that OID, or nil.
 func (e *Engine) sourceRelation(oid uint32) *catalog.Relation {
+	if oid >= inlineOIDBase {
+		if r, ok := e.inline.Load(oid); ok {
+			return r.(*catalog.Relation)
+		}
+	}
 	rel, ok := e.cat.RelationByOID(oid)
 	if !ok || rel.Kind != catalog.KindSource || rel.Source == nil {
 		return nil
@@ -32,8 +37,15 @@ func (e *Engine) sourceRelation(oid uint32) *catalog.Relation {
 // inputSource is the connector.Source a streaming table reads its input
 // from: the source's connector for a source relation, else the table log
 // (a table's chunks, or an append-mode streaming table's stored rows).
-func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema) connector.Source {
+// created is the streaming table's creation, from which an inline
+// source's pace counts (a named source's counts from its own).
+func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, created time.Time) connector.Source {
 	if rel := e.sourceRelation(input.OID); rel != nil {
+		if rel.Created.IsZero() {
+			cp := *rel
+			cp.Created = created
+			rel = &cp
+		}
 		src, err := openSource(rel)
 		if err != nil {
 			return failingSource{err}

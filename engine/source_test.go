@@ -407,3 +407,47 @@ func waitConsumedTB(tb testing.TB, c *pgx.Conn, name string, want int64, deadlin
 		time.Sleep(time.Millisecond) // polling interval, with a deadline
 	}
 }
+
+// TestInlineNexmarkSource: FROM STREAM nexmark(...) in a streaming table
+// reads the generator as a source (dialect.md's inline form), with the
+// batch function's rows, across a restart too.
+func TestInlineNexmarkSource(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	w := srv.connect(t)
+	const fn = "nexmark('bid', max_events => 20000, seed => 3)"
+	srcExec(t, w, "CREATE STREAMING TABLE inl_channel AS SELECT channel, count(*) AS n, sum(price) AS total FROM STREAM "+fn+" GROUP BY channel")
+	srcExec(t, w, "CREATE STREAMING TABLE inl_window AS SELECT window_start, count(*) AS n FROM STREAM "+fn+
+		" b WATERMARK date_time DELAY OF INTERVAL 2 SECONDS WINDOW TUMBLING (SIZE INTERVAL 1 SECOND) GROUP BY window_start")
+	srcExec(t, w, "CREATE STREAMING TABLE inl_pass AS SELECT nexmark.auction, nexmark.price FROM "+fn+" WHERE nexmark.price < 1000")
+	check := func(when string) {
+		t.Helper()
+		waitConsumed(t, w, []string{"inl_channel", "inl_window", "inl_pass"}, 18400, 30*time.Second)
+		for q, want := range map[string]string{
+			"SELECT channel, n, total FROM inl_channel": "SELECT channel, count(*), sum(price) FROM " + fn + " GROUP BY channel",
+			"SELECT window_start, n FROM inl_window":     "SELECT date_bin('1 second', date_time, timestamp '2015-07-15'), count(*) FROM " + fn + " GROUP BY 1",
+			"SELECT auction, price FROM inl_pass":        "SELECT auction, price FROM " + fn + " WHERE price < 1000",
+		} {
+			got, exp := textRows(t, w, q), textRows(t, w, want)
+			sort.Strings(got)
+			sort.Strings(exp)
+			if d, n := diffSorted(exp, got, 5); n > 0 || len(exp) == 0 {
+				t.Errorf("%s %s: %d rows differ from the batch query's (%d rows):%s", when, q, n, len(exp), d)
+			}
+		}
+	}
+	check("before the restart")
+	srv.stop()
+	srv = startServer(t, dir)
+	w = srv.connect(t)
+	check("after the restart")
+	for _, tc := range []struct{ sql, code string }{
+		{"CREATE STREAMING TABLE x AS SELECT * FROM STREAM nexmark('bid', max_events => 10 + 1)", "0A000"},
+		{"CREATE STREAMING TABLE x AS SELECT * FROM STREAM nexmark('bid', max_evnts => 10)", "22023"},
+		{"CREATE STREAMING TABLE x AS SELECT * FROM STREAM nexmark('bids', max_events => 10)", "22023"},
+	} {
+		if pe := srcErr(t, w, tc.sql); pe == nil || pe.Code != tc.code {
+			t.Errorf("%s: %v, want %s", tc.sql, pe, tc.code)
+		}
+	}
+}

@@ -349,6 +349,10 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 		}
 	}
 	trig.stateLimit = stateLimit
+	st, err := s.eng.inlineNexmark(st) // source_inline.go: nexmark() in FROM is a source
+	if err != nil {
+		return nil, trig, err
+	}
 	sp, err := planner.PlanStreaming(s.catalogView(), st, opts)
 	if err != nil {
 		return nil, trig, err
@@ -444,7 +448,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	// A table's chunks, or an append-mode streaming table's stored rows:
 	// both are append-only logs, minus what retention removed from their
 	// start.
-	source := e.inputSource(input, inputSchema) // source_input.go
+	source := e.inputSource(input, inputSchema, rel.Created) // source_input.go
 	job := exec.NewStreamJob(sp, env, source)
 	oid := rel.OID
 	var lateOID uint32
