@@ -347,7 +347,7 @@ func TestSourceRefreshAndExplain(t *testing.T) {
 		t.Errorf("after REFRESH FULL: %v people", got)
 	}
 	plan := strings.Join(textRows(t, w, "EXPLAIN STREAMING TABLE by_state"), "\n")
-	if !strings.Contains(plan, "people") {
+	if !strings.Contains(plan, "Input: source people") {
 		t.Errorf("EXPLAIN does not name the source:\n%s", plan)
 	}
 }

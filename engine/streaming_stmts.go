@@ -296,7 +296,11 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 		}
 		add("%s%s", ind, l)
 	}
-	add("Input: %s (read from its committed offset; append-only)", sp.Input.Name)
+	if sp.Input.Source {
+		add("Input: source %s (read from its committed offset; append-only; the source's watermark hint can advance the watermark)", sp.Input.Name)
+	} else {
+		add("Input: %s (read from its committed offset; append-only)", sp.Input.Name)
+	}
 	if sp.EventTime != nil {
 		add("Watermark: max(%s) - %s, advanced at the end of each micro-batch, never backwards", sp.WatermarkColumn, planner.Micros(sp.Delay))
 	} else {

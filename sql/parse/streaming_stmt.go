@@ -55,7 +55,7 @@ func looksStreaming(sql string) bool {
 		if i > 4 {
 			break
 		}
-		if w == "streaming" || w == "subscribe" || strings.HasPrefix(w, "(subscribe") || i == 1 && (w == "source" || w == "sources") {
+		if w == "streaming" || w == "subscribe" || strings.HasPrefix(w, "(subscribe") || i == 1 && (w == "source" || w == "sources") && (f[0] == "create" || f[0] == "drop" || f[0] == "show") {
 			return true
 		}
 	}
