@@ -133,7 +133,7 @@ type Relation struct {
 // connector's options, typed (checked at CREATE SOURCE, so a stored
 // source always opens).
 type Source struct {
-	Connector string // "nexmark"
+	Connector string         // "nexmark"
 	Nexmark   *NexmarkSource `json:",omitempty"`
 	// WatermarkColumn and WatermarkDelayUS are the WATERMARK FOR clause
 	// (the column, and the delay in microseconds); "" when none.

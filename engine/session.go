@@ -342,4 +342,3 @@ func shiftError(err error, off int) error {
 	}
 	return err
 }
-

@@ -73,11 +73,11 @@ func TestSourceStatements(t *testing.T) {
 	// The catalog: like a view (psql's \d lists and describes it), with
 	// the batch query reading the same rows as its definition.
 	for q, want := range map[string]string{
-		"SELECT relkind FROM pg_class WHERE relname = 'bid'":                                    "v",
-		"SELECT table_type FROM information_schema.tables WHERE table_name = 'bid'":            "VIEW",
-		"SELECT count(*) FROM information_schema.columns WHERE table_name = 'nexmark_person'":  "8",
+		"SELECT relkind FROM pg_class WHERE relname = 'bid'":                                                      "v",
+		"SELECT table_type FROM information_schema.tables WHERE table_name = 'bid'":                               "VIEW",
+		"SELECT count(*) FROM information_schema.columns WHERE table_name = 'nexmark_person'":                     "8",
 		"SELECT data_type FROM information_schema.columns WHERE table_name = 'bid' AND column_name = 'date_time'": "timestamp without time zone",
-		"SELECT pg_get_viewdef('bid'::regclass) LIKE '%nexmark(''bid'', max_events => 5000, seed => 3%'": "t",
+		"SELECT pg_get_viewdef('bid'::regclass) LIKE '%nexmark(''bid'', max_events => 5000, seed => 3%'":          "t",
 	} {
 		if got := textRows(t, w, q); len(got) != 1 || got[0] != want {
 			t.Errorf("%s: %v, want %s", q, got, want)
@@ -425,8 +425,8 @@ func TestInlineNexmarkSource(t *testing.T) {
 		waitConsumed(t, w, []string{"inl_channel", "inl_window", "inl_pass"}, 18400, 30*time.Second)
 		for q, want := range map[string]string{
 			"SELECT channel, n, total FROM inl_channel": "SELECT channel, count(*), sum(price) FROM " + fn + " GROUP BY channel",
-			"SELECT window_start, n FROM inl_window":     "SELECT date_bin('1 second', date_time, timestamp '2015-07-15'), count(*) FROM " + fn + " GROUP BY 1",
-			"SELECT auction, price FROM inl_pass":        "SELECT auction, price FROM " + fn + " WHERE price < 1000",
+			"SELECT window_start, n FROM inl_window":    "SELECT date_bin('1 second', date_time, timestamp '2015-07-15'), count(*) FROM " + fn + " GROUP BY 1",
+			"SELECT auction, price FROM inl_pass":       "SELECT auction, price FROM " + fn + " WHERE price < 1000",
 		} {
 			got, exp := textRows(t, w, q), textRows(t, w, want)
 			sort.Strings(got)
