@@ -181,3 +181,29 @@ func (e *Engine) refreshTarget(input uint32) (int64, error) {
 	rows, _, err := e.store.TableStats(input)
 	return rows, err
 }
+
+// pollInterval is how long a continuous streaming table waits for a
+// signal before looking at its input again: a second for inputs that
+// signal their commits (tables) or are polled as a safety net; for a
+// paced source, the time its next batch takes to become readable (10 ms
+// to 1 s), since a clock, not a commit, makes its rows appear.
+func (e *Engine) pollInterval(sp *planner.StreamPlan) time.Duration {
+	if sp == nil || sp.Input == nil {
+		return time.Second
+	}
+	rel := e.sourceRelation(sp.Input.OID)
+	if rel == nil || rel.Source.Nexmark == nil {
+		return time.Second
+	}
+	n := rel.Source.Nexmark
+	if !n.Paced && n.MaxEvents > 0 {
+		return time.Second
+	}
+	t, _ := nexmark.TableByName(n.Table)
+	perSecond := nexmark.RowsIn(t, n.EventsPerSecond)
+	if perSecond <= 0 {
+		return time.Second
+	}
+	d := time.Duration(float64(n.BatchRows) / float64(perSecond) * float64(time.Second))
+	return min(max(d, 10*time.Millisecond), time.Second)
+}

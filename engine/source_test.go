@@ -486,3 +486,31 @@ func TestNexmarkSourceSurvivesKill9(t *testing.T) {
 		sameRows(t, q.name+" after kill -9", w, pg, q.check, q.oracle)
 	}
 }
+
+// TestPacedSourceLatency: a streaming table over a paced source reads each
+// batch soon after the clock makes it readable (every tenth of a second
+// here), not once a second when the runner's safety-net poll comes round.
+func TestPacedSourceLatency(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	w := srv.connect(t)
+	// 10000 events a second: 9200 bids, batches of 920 (0.1 s each).
+	srcExec(t, w, "CREATE SOURCE feed WITH (connector = 'nexmark', table = 'bid', events_per_second = 10000)")
+	srcExec(t, w, "CREATE STREAMING TABLE feed_n AS SELECT count(*) AS n FROM STREAM feed")
+	var last int64 = -1
+	changes := 0
+	end := time.Now().Add(1500 * time.Millisecond)
+	for time.Now().Before(end) {
+		var n int64
+		if err := w.QueryRow(context.Background(), "SELECT input_rows FROM weir_catalog.streaming_progress WHERE name = 'feed_n'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != last {
+			changes++
+			last = n
+		}
+		time.Sleep(5 * time.Millisecond) // sampling interval of a measurement
+	}
+	if changes < 4 {
+		t.Errorf("input_rows changed %d times in 1.5 s over a feed of a batch every 0.1 s (ends at %d rows)", changes, last)
+	}
+}

@@ -263,7 +263,7 @@ func (r *runner) run(ctx context.Context) {
 				}
 				r.setStatus(statusRunning, "")
 			}
-		case <-time.After(time.Second):
+		case <-time.After(r.eng.pollInterval(r.plan)): // source_input.go
 			// A safety net: inputs that do not signal (a streaming table's
 			// output) are polled.
 		}
