@@ -190,8 +190,12 @@ func inlineSource(fc *pg_query.FuncCall, text string) (*catalog.Relation, error)
 		return nil, err
 	}
 	n := catalogNexmark(o)
+	// The OID is part of the streaming table's state identity, so the
+	// key spells out every option (adding an option must not change the
+	// key of calls that do not use it).
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%+v", *n)
+	fmt.Fprintf(h, "%s|%d|%d|%d|%d|%d|%g|%d|%t", n.Table, n.EventsPerSecond, n.MaxEvents, n.Seed, n.BatchRows,
+		n.DisorderUS, n.LateFraction, n.LateByUS, n.Paced)
 	oid := inlineOIDBase | h.Sum32()&0x0FFFFFFF
 	rel := &catalog.Relation{OID: oid, Schema: inlineSchema, Name: fmt.Sprintf("nexmark$%08x", oid), Kind: catalog.KindSource,
 		ViewSQL: "SELECT * FROM " + text, Source: &catalog.Source{Connector: "nexmark", Nexmark: n, Definition: text}}
