@@ -26,15 +26,31 @@ const (
 	// shows as an ordinary table ('r') in pg_class, because to clients it
 	// is one they can query.
 	KindStreamingTable RelKind = 'S'
+	// KindSource is a CREATE SOURCE: rows that arrive from outside,
+	// read through a connector (Relation.Source). It shows as a view
+	// ('v') in pg_class: like a view it holds no rows of its own and
+	// reads them on every query, and psql's \d lists and describes it
+	// fully that way (\d+ shows the batch query reading the same rows).
+	// PostgreSQL's nearest kind, a foreign table ('f'), would be truer,
+	// but psql's \d of one needs pg_foreign_server and pg_foreign_table
+	// rows and prints nothing without them.
+	KindSource RelKind = 's'
 )
 
 // PGRelKind is the pg_class.relkind clients see for k.
 func (k RelKind) PGRelKind() byte {
-	if k == KindStreamingTable {
+	switch k {
+	case KindStreamingTable:
 		return 'r'
+	case KindSource:
+		return 'v'
 	}
 	return byte(k)
 }
+
+// HasData reports whether relations of kind k keep rows in the store
+// (tables and streaming tables; not views or sources).
+func (k RelKind) HasData() bool { return k != KindView && k != KindSource }
 
 // Noun is how messages name a relation of kind k ("table", "view").
 func (k RelKind) Noun() string { return k.noun() }
@@ -46,6 +62,8 @@ func (k RelKind) noun() string {
 		return "view"
 	case KindStreamingTable:
 		return "streaming table"
+	case KindSource:
+		return "source"
 	}
 	return "table"
 }
@@ -57,6 +75,8 @@ func (k RelKind) dropCommand() string {
 		return "DROP VIEW"
 	case KindStreamingTable:
 		return "DROP STREAMING TABLE"
+	case KindSource:
+		return "DROP SOURCE"
 	}
 	return "DROP TABLE"
 }
@@ -98,12 +118,47 @@ type Relation struct {
 	Name    string
 	Kind    RelKind
 	Columns []Column
-	// ViewSQL is the defining query of views and streaming tables.
+	// ViewSQL is the defining query of views and streaming tables, and
+	// for sources a batch query reading the same rows.
 	ViewSQL    string
 	Options    map[string]string
 	Owner      uint32
 	Created    time.Time
 	PrimaryKey []string
+	// Source is set for sources (KindSource) and only for them.
+	Source *Source `json:",omitempty"`
+}
+
+// Source is a source relation's definition: its connector and the
+// connector's options, typed (checked at CREATE SOURCE, so a stored
+// source always opens).
+type Source struct {
+	Connector string         // "nexmark"
+	Nexmark   *NexmarkSource `json:",omitempty"`
+	// WatermarkColumn and WatermarkDelayUS are the WATERMARK FOR clause
+	// (the column, and the delay in microseconds); "" when none.
+	WatermarkColumn  string `json:",omitempty"`
+	WatermarkDelayUS int64  `json:",omitempty"`
+	// Definition is the CREATE SOURCE statement as written. (The
+	// relation's ViewSQL is a batch query reading the same rows, which
+	// pg_get_viewdef and \d+ show.)
+	Definition string
+}
+
+// NexmarkSource is the nexmark connector's options (connector/nexmark
+// documents each).
+type NexmarkSource struct {
+	Table           string // person, auction or bid
+	EventsPerSecond int64
+	MaxEvents       int64 // 0: unbounded
+	Seed            int64
+	BatchRows       int
+	DisorderUS      int64   `json:",omitempty"`
+	LateFraction    float64 `json:",omitempty"`
+	LateByUS        int64   `json:",omitempty"`
+	// Paced makes rows readable at EventsPerSecond of wall-clock time
+	// from the source's Created time.
+	Paced bool
 }
 
 // Column returns the index of the column called name, or -1.
@@ -140,6 +195,14 @@ func (r *Relation) clone() *Relation {
 	c := *r
 	c.Columns = append([]Column(nil), r.Columns...)
 	c.PrimaryKey = append([]string(nil), r.PrimaryKey...)
+	if r.Source != nil {
+		src := *r.Source
+		if r.Source.Nexmark != nil {
+			nx := *r.Source.Nexmark
+			src.Nexmark = &nx
+		}
+		c.Source = &src
+	}
 	if r.Options != nil {
 		c.Options = make(map[string]string, len(r.Options))
 		for k, v := range r.Options {

@@ -102,7 +102,7 @@ func (c *Catalog) DropRelation(searchPath []string, schema, name string, kind Re
 		if err := tx.Delete(relKey(r.OID)); err != nil {
 			return err
 		}
-		if r.Kind != KindView {
+		if r.Kind.HasData() {
 			return state.DropTable(tx, r.OID)
 		}
 		return nil

@@ -66,7 +66,7 @@ func (c *Catalog) DropSchema(name string, ifExists, cascade bool) error {
 			if err := tx.Delete(relKey(r.OID)); err != nil {
 				return err
 			}
-			if r.Kind != KindView {
+			if r.Kind.HasData() {
 				if err := state.DropTable(tx, r.OID); err != nil {
 					return err
 				}

@@ -73,6 +73,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 			}
 		}
 	}
+	if r := v.s.eng.inlineRelation(schema, name); r != nil {
+		return plannerRelation(r), nil
+	}
 	rel, err := v.s.eng.cat.LookupRelation(v.s.searchPath(), schema, name)
 	if err != nil {
 		if sqlerr.Code(err) == sqlerr.UndefinedTable && schema == "" {
@@ -99,6 +102,9 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 	case catalog.KindStreamingTable:
 		r.Streaming = true
 		r.AppendOnly = rel.Options["output_mode"] == planner.AppendMode
+	case catalog.KindSource:
+		r.Source = true
+		r.WatermarkColumn, r.WatermarkDelay = rel.Source.WatermarkColumn, rel.Source.WatermarkDelayUS
 	}
 	if c := rel.Options["watermark_column"]; c != "" {
 		r.WatermarkColumn = c
@@ -148,6 +154,9 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 		return []arrow.RecordBatch{b}, nil
 	}
 	schema := planner.Schema(scan.Cols)
+	if src := v.s.eng.sourceRelation(scan.OID); src != nil {
+		return v.s.eng.scanSource(ctx, src, schema)
+	}
 	batches, err := v.s.eng.store.ScanTable(scan.OID, schema)
 	if err != nil {
 		return nil, err
@@ -178,6 +187,9 @@ func (v *catalogView) EstimateRows(scan *planner.Scan) float64 {
 			return pgcatalog.EstimateRows(t, v.s.eng.cat)
 		}
 		return 10
+	}
+	if src := v.s.eng.sourceRelation(scan.OID); src != nil {
+		return sourceRows(src)
 	}
 	rows, _, err := v.s.eng.store.TableStats(scan.OID)
 	if err != nil {

@@ -81,7 +81,7 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 	if err != nil {
 		return nil, err
 	}
-	if rel.Kind != planner.StoredTable || rel.ViewSQL != "" || rel.Streaming {
+	if rel.Kind != planner.StoredTable || rel.ViewSQL != "" || rel.Streaming || rel.Source {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot copy to relation \"%s\"", rel.Name)
 	}
 	// Which table columns the data holds.

@@ -51,6 +51,7 @@ type Engine struct {
 	mu       sync.Mutex
 	sessions map[uint32]*Session
 	runners  map[uint32]*runner // streaming tables by OID
+	inline   sync.Map           // inline sources (source_inline.go) by OID: *catalog.Relation
 
 	// sig is closed (and replaced) at every commit, waking streaming
 	// tables that wait for input.

@@ -18,7 +18,7 @@ import (
 // textRows runs sql over the simple protocol and returns its rows as
 // text, tab-separated (the COPY text form: the generated values hold no
 // tabs, newlines or backslashes).
-func textRows(t *testing.T, c *pgx.Conn, sql string) []string {
+func textRows(t testing.TB, c *pgx.Conn, sql string) []string {
 	t.Helper()
 	res, err := c.PgConn().Exec(context.Background(), sql).ReadAll()
 	if err != nil {

@@ -259,11 +259,6 @@ type weirClauses struct {
 func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) {
 	if !mayBeStreaming(query) {
 		stmts, err := parse.Parse(query)
-		if err != nil {
-			if e := notYetStatement(query); e != nil {
-				return nil, nil, e
-			}
-		}
 		return stmts, make([]weirClauses, len(stmts)), err
 	}
 	var stmts []parse.Statement
@@ -288,9 +283,6 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 		}
 		ps, err := parse.Parse(text)
 		if err != nil {
-			if e := notYetStatement(text); e != nil {
-				return nil, nil, shiftError(e, piece.offset)
-			}
 			return nil, nil, shiftError(err, piece.offset)
 		}
 		for _, p := range ps {
@@ -306,7 +298,7 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 // take the slower path.
 func mayBeStreaming(q string) bool {
 	u := strings.ToUpper(q)
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT"} {
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE"} {
 		if strings.Contains(u, k) {
 			return true
 		}
@@ -349,15 +341,4 @@ func shiftError(err error, off int) error {
 		return &cp
 	}
 	return err
-}
-
-// notYetStatement recognises dialect.md statements weir does not run yet,
-// so that they get a clear 0A000 rather than a syntax error.
-func notYetStatement(text string) error {
-	f := strings.Fields(strings.ToUpper(text))
-	if len(f) >= 2 && (f[0] == "CREATE" || f[0] == "DROP") && f[1] == "SOURCE" {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "sources (CREATE SOURCE: files, Kafka, PostgreSQL CDC, Nexmark) are not supported yet").
-			WithHint("Feed an input table with INSERT or COPY instead; for Nexmark rows, query the nexmark() table function: SELECT * FROM nexmark('bid', max_events => 1000000).")
-	}
-	return nil
 }

@@ -263,7 +263,7 @@ func (r *runner) run(ctx context.Context) {
 				}
 				r.setStatus(statusRunning, "")
 			}
-		case <-time.After(time.Second):
+		case <-time.After(r.eng.pollInterval(r.plan)): // source_input.go
 			// A safety net: inputs that do not signal (a streaming table's
 			// output) are polled.
 		}
@@ -349,6 +349,10 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 		}
 	}
 	trig.stateLimit = stateLimit
+	st, err := s.eng.inlineNexmark(st) // source_inline.go: nexmark() in FROM is a source
+	if err != nil {
+		return nil, trig, err
+	}
 	sp, err := planner.PlanStreaming(s.catalogView(), st, opts)
 	if err != nil {
 		return nil, trig, err
@@ -444,7 +448,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	// A table's chunks, or an append-mode streaming table's stored rows:
 	// both are append-only logs, minus what retention removed from their
 	// start.
-	source := e.logs.Source(input.OID, inputSchema)
+	source := e.inputSource(input, inputSchema, rel.Created) // source_input.go
 	job := exec.NewStreamJob(sp, env, source)
 	if sp.Tree != nil {
 		// A stream tree's further sources, each its relation's log.

@@ -26,12 +26,17 @@ func streamingColumns(st *parse.StreamingStmt) []wire.Column {
 			{Name: "input", Type: types.Text}, {Name: "epoch", Type: types.Int8}, {Name: "rows", Type: types.Int8}}
 	case parse.ExplainStreamingTable, parse.ExplainCreateStreamingTable:
 		return []wire.Column{{Name: "QUERY PLAN", Type: types.Text}}
+	case parse.ShowSources:
+		return showSourcesColumns
 	}
 	return nil
 }
 
 func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecIO) (wire.Result, error) {
 	ss := st.stream
+	if isSourceStatement(ss) {
+		return s.runSourceStatement(st, io)
+	}
 	if s.tx.open && ss.Kind != parse.ShowStreamingTables && ss.Kind != parse.ExplainStreamingTable && ss.Kind != parse.ExplainCreateStreamingTable {
 		return nil, sqlerr.New(sqlerr.ActiveTransaction, "streaming table statements cannot run inside a transaction block")
 	}
@@ -174,7 +179,7 @@ func (e *Engine) waitRefreshed(ctx context.Context, r *runner, full bool, io wir
 	if r.plan == nil || r.trigger.kind == "processing_time" {
 		return nil
 	}
-	target, _, err := e.store.TableStats(r.plan.Input.OID)
+	target, err := e.refreshTarget(r.plan.Input.OID)
 	if err != nil {
 		return err
 	}
@@ -300,7 +305,11 @@ func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []strin
 		}
 		add("%s%s", ind, l)
 	}
-	add("Input: %s (read from its committed offset; append-only)", sp.Input.Name)
+	if sp.Input.Source {
+		add("Input: source %s (read from its committed offset; append-only; the source's watermark hint can advance the watermark)", sp.Input.Name)
+	} else {
+		add("Input: %s (read from its committed offset; append-only)", sp.Input.Name)
+	}
 	if sp.EventTime != nil {
 		add("Watermark: max(%s) - %s, advanced at the end of each micro-batch, never backwards", sp.WatermarkColumn, planner.Micros(sp.Delay))
 	} else {

@@ -35,6 +35,10 @@ func BindInsert(cat Catalog, stmt *pg_query.InsertStmt, paramTypes []types.T) (*
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into streaming table \"%s\"", rel.Name).
 			WithDetail("A streaming table's rows come from its defining query.")
 	}
+	if rel.Source {
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into source \"%s\"", rel.Name).
+			WithDetail("A source's rows come from its connector.")
+	}
 	if rel.Kind != StoredTable || rel.ViewSQL != "" {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into relation \"%s\"", rel.Name).
 			WithDetail("Only input tables accept INSERT.")

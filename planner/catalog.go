@@ -25,6 +25,9 @@ type Relation struct {
 	// never change once written (append mode), so they can feed another
 	// streaming table.
 	Streaming, AppendOnly bool
+	// Source is set for sources (CREATE SOURCE): read like a table, but
+	// their rows come from a connector, never from INSERT or COPY.
+	Source bool
 	// WatermarkColumn and WatermarkDelay (microseconds) come from the
 	// table's WATERMARK FOR clause.
 	WatermarkColumn string

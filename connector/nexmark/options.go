@@ -11,6 +11,11 @@ import (
 // DefaultBatchEvents is a source batch's rows when batch_size is not given.
 const DefaultBatchEvents = 8192
 
+// MaxEventsPerSecond bounds events_per_second: one event a nanosecond
+// (RisingWave's smallest nexmark.min.event.gap.in.ns), which keeps a
+// paced source's arithmetic within int64 for centuries.
+const MaxEventsPerSecond = 1_000_000_000
+
 // Spec is the options of the nexmark connector and of the nexmark() table
 // function (whose first argument is the table).
 var Spec = connector.OptionSpec{Options: []connector.Option{
@@ -61,8 +66,8 @@ func ParseOptions(settings []connector.Setting) (Options, error) {
 	}
 	out.Table = t
 	if o.Has("events_per_second") {
-		if v := o.Int("events_per_second"); v <= 0 {
-			return Options{}, bad("events_per_second", strconv.FormatInt(v, 10), "Use a positive integer: the events per second of event time.")
+		if v := o.Int("events_per_second"); v <= 0 || v > MaxEventsPerSecond {
+			return Options{}, bad("events_per_second", strconv.FormatInt(v, 10), "Use a positive integer up to 1000000000: the events per second of event time.")
 		} else {
 			out.Config.EventsPerSecond = v
 		}

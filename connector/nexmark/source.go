@@ -30,13 +30,28 @@ var _ connector.Source = (*Source)(nil)
 // NewSource opens a source of o. A paced (or unbounded) source makes rows
 // readable as the wall clock passes their event time's distance from
 // event 0, counted from now.
-func NewSource(o Options) (*Source, error) {
+func NewSource(o Options) (*Source, error) { return NewSourceAt(o, time.Now()) }
+
+// NewSourceAt opens a source of o whose pacing counts from start: a named
+// source's is its CREATE SOURCE time, so that every streaming table that
+// reads it, and every restart, sees the same feed, which only grows with
+// the clock. (What an offset holds never depends on the clock: only how
+// far Read offers offsets does.)
+func NewSourceAt(o Options, start time.Time) (*Source, error) {
 	g, err := NewGenerator(o.Config)
 	if err != nil {
 		return nil, err
 	}
-	return &Source{gen: g, opts: o, schema: Schema(o.Table), mem: memory.DefaultAllocator, opened: time.Now(), now: time.Now}, nil
+	return &Source{gen: g, opts: o, schema: Schema(o.Table), mem: memory.DefaultAllocator, opened: start, now: time.Now}, nil
 }
+
+// EndOfInput is the watermark a bounded source gives once everything is
+// read (9999-12-31 23:59:59 in microseconds since 1970): no row follows,
+// so every window may close, as a bounded stream ends in Flink.
+const EndOfInput int64 = 253402300799_000000
+
+// Options is what the source was opened with.
+func (s *Source) Options() Options { return s.opts }
 
 // Schema is the schema of the source's batches.
 func (s *Source) Schema() *arrow.Schema { return s.schema }
@@ -48,7 +63,7 @@ func (s *Source) readable() (rows int64, all bool) {
 	if !s.opts.Paced && total >= 0 {
 		return total, true
 	}
-	elapsed := s.now().Sub(s.opened)
+	elapsed := max(s.now().Sub(s.opened), 0)
 	cfg := s.gen.Config()
 	events := int64(elapsed/time.Second)*cfg.EventsPerSecond + int64(elapsed%time.Second)*cfg.EventsPerSecond/int64(time.Second)
 	if cfg.MaxEvents > 0 && events >= cfg.MaxEvents {
@@ -63,7 +78,17 @@ func (s *Source) Read(ctx context.Context, from int64, limit int) (connector.Rea
 	rows, _ := s.readable()
 	b := int64(s.opts.BatchRows)
 	end := (rows + b - 1) / b // offsets readable now
-	from = min(max(from, 0), end)
+	from = max(from, 0)
+	if total := s.gen.Rows(s.opts.Table); total >= 0 {
+		from = min(from, (total+b-1)/b) // past the end of a bounded source
+	}
+	if from > end {
+		// An offset a checkpoint recorded is never taken back because
+		// the clock reads earlier now (a restart, a clock step): the
+		// feed only ever grows.
+		end = from
+		rows = from * b
+	}
 	next := end
 	if limit > 0 && from+int64(limit) < end {
 		next = from + int64(limit)
@@ -83,7 +108,11 @@ func (s *Source) Read(ctx context.Context, from int64, limit int) (connector.Rea
 	// No row after Next is earlier than its event time less the disorder
 	// bound. With late rows there is no such bound (their lateness is the
 	// point), so no hint.
-	if nextRow := next * b; s.opts.Config.LateFraction == 0 && (s.gen.Rows(s.opts.Table) < 0 || nextRow < s.gen.Rows(s.opts.Table)) {
+	total := s.gen.Rows(s.opts.Table)
+	switch nextRow := next * b; {
+	case total >= 0 && nextRow >= total:
+		rd.Watermark, rd.HasWatermark = EndOfInput, true
+	case s.opts.Config.LateFraction == 0:
 		rd.Watermark = s.gen.EventTime(EventOf(s.opts.Table, nextRow)) - int64(s.opts.Config.Disorder/time.Microsecond)
 		rd.HasWatermark = true
 	}

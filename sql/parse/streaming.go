@@ -28,6 +28,9 @@ const (
 	// uses weir clauses (STREAM, WATERMARK ... DELAY OF, WINDOW TUMBLING,
 	// window(...), INTERVAL 5 MINUTES); Query holds its canonical text.
 	StreamingQuery
+	CreateSource // CREATE SOURCE name [(columns)] WITH (...)
+	DropSource   // DROP SOURCE [IF EXISTS] name [, ...] [CASCADE | RESTRICT]
+	ShowSources  // SHOW SOURCES
 )
 
 // StreamingStmt is a weir streaming statement.
@@ -58,7 +61,19 @@ type StreamingStmt struct {
 	Window *WindowSpec
 	// Pos is the 1-based position of the statement's first token.
 	Pos int
+
+	// CREATE SOURCE: the column list's text without its WATERMARK FOR
+	// element ("" when none was given), where it starts, and the
+	// WATERMARK FOR element. DROP SOURCE: every name (Names), and CASCADE.
+	SourceColumns    string
+	SourceColumnsPos int
+	Watermark        *WatermarkSpec
+	Names            []QualifiedName
+	Cascade          bool
 }
+
+// QualifiedName is a [schema.]name as written (unquoted).
+type QualifiedName struct{ Schema, Name string }
 
 // StreamInput is a relation read as a stream.
 type StreamInput struct {

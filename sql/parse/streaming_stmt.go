@@ -55,7 +55,7 @@ func looksStreaming(sql string) bool {
 		if i > 4 {
 			break
 		}
-		if w == "streaming" || w == "subscribe" || strings.HasPrefix(w, "(subscribe") {
+		if w == "streaming" || w == "subscribe" || strings.HasPrefix(w, "(subscribe") || i == 1 && (w == "source" || w == "sources") && (f[0] == "create" || f[0] == "drop" || f[0] == "show") {
 			return true
 		}
 	}
@@ -78,6 +78,12 @@ func (p *stmtParser) end() int {
 
 func (p *stmtParser) statement() (*StreamingStmt, error) {
 	st := &StreamingStmt{Pos: p.pos(0)}
+	if ok, err := p.sourceStatement(st); ok {
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
 	switch p.word(0) {
 	case "create":
 		if !p.createStreaming(0) {

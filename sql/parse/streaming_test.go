@@ -328,7 +328,7 @@ func TestParseStreamingNotOurs(t *testing.T) {
 		"SELECT * FROM TUMBLE(orders, event_time, INTERVAL '5 minutes')",
 		"SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname OPERATOR(pg_catalog.~) '^(x)$' COLLATE pg_catalog.default",
 		"CREATE TABLE orders (order_id bigint, event_time timestamptz)",
-		"CREATE OR REPLACE VIEW v AS SELECT 1", "DROP TABLE orders", "DROP SOURCE clicks", "SHOW search_path",
+		"CREATE OR REPLACE VIEW v AS SELECT 1", "DROP TABLE orders", "SHOW search_path",
 		"SET application_name = 'x'", "REFRESH MATERIALIZED VIEW m", "EXPLAIN SELECT 1",
 		"COPY orders FROM STDIN", "COPY (SELECT 1) TO STDOUT", "INSERT INTO t VALUES (1)",
 		"SELECT INTERVAL '5' MINUTE",
