@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"math"
+
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
 )
@@ -26,6 +28,9 @@ func BuildStreamGraph(tree *planner.StreamTree) (*StreamGraph, error) {
 		op, err := newTreeOperator(n)
 		if err != nil {
 			return GraphInput{}, err
+		}
+		if n.WatermarkShift != 0 {
+			op = &shiftedWatermark{StreamOperator: op, shift: n.WatermarkShift}
 		}
 		return FromNode(g.Add(op, ins...)), nil
 	}
@@ -74,4 +79,20 @@ func newTreeAggregation(sp *planner.StreamPlan) (StreamOperator, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "an aggregation inside a streaming plan tree must be windowed, in append mode")
 	}
 	return newWindowAggOp(sp), nil
+}
+
+// shiftedWatermark passes an operator's watermark on shifted: an
+// aggregation keyed by window_start promises its later rows' starts only
+// above the watermark less the window's size.
+type shiftedWatermark struct {
+	StreamOperator
+	shift int64
+}
+
+func (s *shiftedWatermark) Watermark() int64 {
+	wm := s.StreamOperator.Watermark()
+	if wm == math.MinInt64 {
+		return wm
+	}
+	return sat(wm, s.shift)
 }

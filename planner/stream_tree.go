@@ -58,6 +58,10 @@ type StreamNode struct {
 	// (-1: none). WatermarkColumn is its name as the query wrote it.
 	TimeCol         int
 	WatermarkColumn string
+	// WatermarkShift is added to the operator's watermark to give the
+	// output's (an aggregation keyed by window_start and not window_end:
+	// a later row's window_start is above the watermark less the size).
+	WatermarkShift int64
 }
 
 // StreamLeaf is one source of a stream tree: a relation read as a stream,
@@ -485,17 +489,22 @@ func (b *treeBuilder) agg(a *Aggregate) (*StreamNode, error) {
 	// The output's event time: the window's end (or the key itself), which
 	// every later row's exceeds the watermark.
 	timeCol := -1
+	var shift int64
 	switch {
 	case sp.WindowEndKey >= 0:
 		timeCol = sp.WindowEndKey
 	case sp.Window.Size == 0:
 		timeCol = sp.WindowKey
+	default:
+		// Keyed by window_start only: a later row's start is above the
+		// watermark less the window's size.
+		timeCol, shift = sp.WindowKey, -sp.Window.Size
 	}
 	wm := ""
 	if timeCol >= 0 {
 		wm = cols[timeCol].Name
 	}
-	return &StreamNode{Kind: AggNode, Agg: sp, Children: []*StreamNode{child}, Cols: cols, TimeCol: timeCol, WatermarkColumn: wm}, nil
+	return &StreamNode{Kind: AggNode, Agg: sp, Children: []*StreamNode{child}, Cols: cols, TimeCol: timeCol, WatermarkColumn: wm, WatermarkShift: shift}, nil
 }
 
 // windowAssignIn is the window assignment in a stateless plan, if any.

@@ -4,7 +4,7 @@
 -- The batch form puts each bid in its five windows: the one starting at
 -- date_bin('2 seconds', date_time) and the four before it; only windows
 -- the final watermark (max(date_time) - 2 s) has closed count.
--- streams: bid
+-- streams: bid, bid
 -- streaming:
 SELECT c.auction, c.num, c.window_start
 FROM (SELECT auction, count(*) AS num, window_start

@@ -2,7 +2,7 @@
 -- tumbling window: a stream joined with its own windowed aggregate.
 -- Windows are half-open [start, end), so a bid at exactly the end belongs
 -- to the next window (Flink's text uses BETWEEN on both bounds).
--- streams: bid
+-- streams: bid, bid
 -- streaming:
 SELECT b.auction, b.price, b.bidder, b.date_time, b.extra
 FROM bid b
