@@ -453,7 +453,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	if sp.Tree != nil {
 		// A stream tree's further sources, each its relation's log.
 		for _, leaf := range sp.Tree.Sources[1:] {
-			job.More = append(job.More, e.logs.Source(leaf.Input.OID, planner.Schema(relColumns(leaf.Input))))
+			job.More = append(job.More, e.inputSource(leaf.Input, planner.Schema(relColumns(leaf.Input)), rel.Created))
 		}
 	}
 	oid := rel.OID
