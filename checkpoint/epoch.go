@@ -16,6 +16,10 @@ type Epoch struct {
 	InputRows  int64 // cumulative
 	LateRows   int64 // cumulative
 	OutputRows int64 // cumulative rows appended (append mode)
+	// Now is the epoch's processing time (microseconds since the Unix
+	// epoch; 0: not recorded): what now() and current_timestamp return in
+	// it, so that a re-run computes the same rows.
+	Now int64
 }
 
 // Offset is the offset of source i at the end of the epoch (0 when the
@@ -31,8 +35,15 @@ func (e Epoch) Offset(i int) int64 {
 // source's offset, the watermark, MinEpoch, the three counts, then the
 // offsets of any further sources. A one-source record is the 48 bytes
 // weir has always written, so existing data directories read unchanged.
+// A record with a processing time starts with the marker nowMarker (an
+// offset is never negative) and the time, followed by that layout.
 func encodeEpoch(e Epoch) []byte {
-	b := make([]byte, 0, 48+8*max(len(e.Offsets)-1, 0))
+	b := make([]byte, 0, 64+8*max(len(e.Offsets)-1, 0))
+	if e.Now != 0 {
+		marker := nowMarker
+		b = binary.BigEndian.AppendUint64(b, uint64(marker))
+		b = binary.BigEndian.AppendUint64(b, uint64(e.Now))
+	}
 	for _, v := range []int64{e.Offset(0), e.Watermark, e.MinEpoch, e.InputRows, e.LateRows, e.OutputRows} {
 		b = binary.BigEndian.AppendUint64(b, uint64(v))
 	}
@@ -42,12 +53,23 @@ func encodeEpoch(e Epoch) []byte {
 	return b
 }
 
+// nowMarker opens a record that holds its epoch's processing time.
+const nowMarker int64 = -2
+
 func decodeEpoch(v []byte) (Epoch, bool) {
-	if len(v) < 48 || len(v)%8 != 0 {
+	if len(v)%8 != 0 {
+		return Epoch{}, false
+	}
+	var now int64
+	if len(v) >= 16 && int64(binary.BigEndian.Uint64(v)) == nowMarker {
+		now = int64(binary.BigEndian.Uint64(v[8:]))
+		v = v[16:]
+	}
+	if len(v) < 48 {
 		return Epoch{}, false
 	}
 	f := func(i int) int64 { return int64(binary.BigEndian.Uint64(v[8*i:])) }
-	e := Epoch{Offsets: []int64{f(0)}, Watermark: f(1), MinEpoch: f(2), InputRows: f(3), LateRows: f(4), OutputRows: f(5)}
+	e := Epoch{Offsets: []int64{f(0)}, Watermark: f(1), MinEpoch: f(2), InputRows: f(3), LateRows: f(4), OutputRows: f(5), Now: now}
 	for i := 6; i < len(v)/8; i++ {
 		e.Offsets = append(e.Offsets, f(i))
 	}

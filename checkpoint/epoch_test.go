@@ -11,6 +11,8 @@ func TestEpochRecordRoundTrip(t *testing.T) {
 	for _, e := range []Epoch{
 		{Offsets: []int64{7}, Watermark: math.MinInt64, MinEpoch: 1, InputRows: 100, LateRows: 2, OutputRows: 9},
 		{Offsets: []int64{7, 3, 12}, Watermark: 1e12, MinEpoch: 4, InputRows: 1, LateRows: 0, OutputRows: 0},
+		{Offsets: []int64{7}, Watermark: 5, MinEpoch: 1, InputRows: 3, Now: 1764547200000000},
+		{Offsets: []int64{0, 9}, Watermark: math.MinInt64, MinEpoch: 2, Now: -86400000000}, // before 1970
 	} {
 		got, ok := decodeEpoch(encodeEpoch(e))
 		if !ok || !reflect.DeepEqual(got, e) {

@@ -23,7 +23,7 @@ import (
 // toRecord is the checkpoint record of what the job reports of an epoch
 // (one source: its input table's log).
 func toRecord(r exec.EpochRecord) checkpoint.Epoch {
-	return checkpoint.Epoch{Offsets: append([]int64{r.End}, r.MoreEnds...), Watermark: r.Watermark, MinEpoch: r.MinEpoch,
+	return checkpoint.Epoch{Offsets: append([]int64{r.End}, r.MoreEnds...), Now: r.Now, Watermark: r.Watermark, MinEpoch: r.MinEpoch,
 		InputRows: r.InputRows, LateRows: r.LateRows, OutputRows: r.OutputRows}
 }
 
@@ -33,7 +33,7 @@ func fromRecord(e checkpoint.Epoch) exec.EpochRecord {
 	if len(e.Offsets) > 1 {
 		more = e.Offsets[1:]
 	}
-	return exec.EpochRecord{End: e.Offset(0), MoreEnds: more, Watermark: e.Watermark, MinEpoch: e.MinEpoch,
+	return exec.EpochRecord{End: e.Offset(0), MoreEnds: more, Now: e.Now, Watermark: e.Watermark, MinEpoch: e.MinEpoch,
 		InputRows: e.InputRows, LateRows: e.LateRows, OutputRows: e.OutputRows}
 }
 
@@ -136,15 +136,17 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 	rerun := d.Rerun(recs)
 	ends := make([]int64, len(rerun))
 	var more [][]int64
+	nows := make([]int64, len(rerun))
 	for i, r := range rerun {
 		ends[i] = r.Offset(0)
+		nows[i] = r.Now
 		if len(r.Offsets) > 1 {
 			more = append(more, r.Offsets[1:])
 		} else {
 			more = append(more, nil)
 		}
 	}
-	job.Replay, job.ReplayMore = ends, more
+	job.Replay, job.ReplayMore, job.ReplayNow = ends, more, nows
 	return d.OutputStored, restoreState, nil
 }
 

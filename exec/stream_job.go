@@ -64,8 +64,9 @@ type StreamJob struct {
 	StoredOutputEpochs int64
 	Replay             []int64 // end offsets of the epochs to re-run
 	// ReplayMore holds, for each epoch of Replay, the end offsets of the
-	// More sources.
+	// More sources; ReplayNow its processing time (0: not recorded).
 	ReplayMore [][]int64
+	ReplayNow  []int64
 	// KeepLate collects late rows (the rows below the aggregation, with
 	// their window) for CommitEpoch, to be written to a late_rows table.
 	KeepLate bool
@@ -125,6 +126,9 @@ type StreamJob struct {
 type EpochRecord struct {
 	End        int64   // input offset (batches) at the end of the epoch
 	MoreEnds   []int64 // the further sources' (a stream tree's)
+	// Now is the epoch's processing time (microseconds): now() and
+	// current_timestamp in it, as Spark evaluates them per micro-batch.
+	Now int64
 	Watermark  int64   // after the epoch
 	MinEpoch   int64   // re-running from this epoch rebuilds the state
 	InputRows  int64   // cumulative
@@ -252,6 +256,12 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	if j.opErr != nil {
 		return false, j.opErr
 	}
+	// The epoch's processing time: now, or the logged one of a re-run
+	// epoch (read before readInputs moves past it).
+	epochNow := started.UnixMicro()
+	if replaying && len(j.ReplayNow) > 0 && j.ReplayNow[0] != 0 {
+		epochNow = j.ReplayNow[0]
+	}
 	reads, ok, err := j.readInputs(ctx, replaying)
 	if err != nil || !ok {
 		return false, err
@@ -285,7 +295,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	inRows := waiting
 	j.rowsSince += inRows
 	j.epochsSince++
-	ectx := j.Env.exprCtx()
+	ectx := j.epochCtx(epochNow)
 	var late int64
 	var changes []ChangeBatch
 	if j.plan.Tree != nil {
@@ -304,7 +314,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	for i := 1; i < j.sourceCount(); i++ {
 		j.setOffset(i, reads[i].Next)
 	}
-	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: append([]int64{end}, j.moreEnds(reads)...), Watermark: j.watermark,
+	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: append([]int64{end}, j.moreEnds(reads)...), Watermark: j.watermark, Now: epochNow,
 		Changes: changes, Late: j.late, LateRows: late, InputRows: inRows}
 	j.late = nil
 	if err := j.commit(ectx, &step, replaying); err != nil {
@@ -361,7 +371,7 @@ func (j *StreamJob) runSingle(ctx context.Context, ectx *expr.Ctx, rd connector.
 			}
 		}
 	}
-	pre, err := j.runPre(ctx, batches)
+	pre, err := j.runPre(ctx, ectx, batches)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -388,8 +398,8 @@ func (s *streamSource) ScanTable(ctx context.Context, scan *planner.Scan) ([]arr
 	return s.other.ScanTable(ctx, scan)
 }
 
-func (j *StreamJob) runPre(ctx context.Context, batches []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
-	env := &Env{Tables: &streamSource{input: j.plan.Input.OID, batches: batches, other: j.Env.Tables}, Ctx: j.Env.Ctx}
+func (j *StreamJob) runPre(ctx context.Context, ectx *expr.Ctx, batches []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
+	env := &Env{Tables: &streamSource{input: j.plan.Input.OID, batches: batches, other: j.Env.Tables}, Ctx: ectx}
 	return Run(ctx, env, j.plan.Pre)
 }
 
@@ -450,7 +460,7 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	}
 	switch {
 	case j.CommitEpoch != nil && !replaying:
-		rec := EpochRecord{End: step.Ends[0], MoreEnds: step.Ends[1:], Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
+		rec := EpochRecord{End: step.Ends[0], MoreEnds: step.Ends[1:], Now: step.Now, Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
 			InputRows: j.progress.InputRows + step.InputRows, LateRows: j.progress.LateRows + step.LateRows, OutputRows: j.outRows + epochRows}
 		var snap []arrow.RecordBatch
 		if j.snapshotDue() {
@@ -589,6 +599,7 @@ func (j *StreamJob) Reset(replay []int64) {
 	j.offset = 0
 	j.moreOffsets = nil
 	j.ReplayMore = nil
+	j.ReplayNow = nil
 	j.watermark = math.MinInt64
 	j.setOperator()
 	j.outRows = 0

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -124,6 +125,17 @@ func (j *StreamJob) popReplay() {
 	if len(j.ReplayMore) > 0 {
 		j.ReplayMore = j.ReplayMore[1:]
 	}
+	if len(j.ReplayNow) > 0 {
+		j.ReplayNow = j.ReplayNow[1:]
+	}
+}
+
+// epochCtx is the expression context of an epoch: the job's, with now()
+// at the epoch's processing time.
+func (j *StreamJob) epochCtx(now int64) *expr.Ctx {
+	c := *j.Env.exprCtx()
+	c.Now = time.UnixMicro(now).UTC()
+	return &c
 }
 
 // moreEnds is the ends of the sources after the first, for the record.

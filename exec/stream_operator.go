@@ -137,4 +137,6 @@ type StreamStep struct {
 	LateRows int64
 	// InputRows is the number of rows read in this epoch.
 	InputRows int64
+	// Now is the epoch's processing time (microseconds).
+	Now int64
 }
