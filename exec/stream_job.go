@@ -124,14 +124,14 @@ type StreamJob struct {
 // matters to the state (a restart re-runs from there), and the progress
 // figures.
 type EpochRecord struct {
-	End        int64   // input offset (batches) at the end of the epoch
-	MoreEnds   []int64 // the further sources' (a stream tree's)
+	End      int64   // input offset (batches) at the end of the epoch
+	MoreEnds []int64 // the further sources' (a stream tree's)
 	// Now is the epoch's processing time (microseconds): now() and
 	// current_timestamp in it, as Spark evaluates them per micro-batch.
-	Now int64
-	Watermark  int64   // after the epoch
-	MinEpoch   int64   // re-running from this epoch rebuilds the state
-	InputRows  int64   // cumulative
+	Now        int64
+	Watermark  int64 // after the epoch
+	MinEpoch   int64 // re-running from this epoch rebuilds the state
+	InputRows  int64 // cumulative
 	LateRows   int64
 	OutputRows int64
 }
