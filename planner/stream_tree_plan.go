@@ -114,16 +114,27 @@ func ExplainStreamTree(t *StreamTree) []string {
 				bounded := "unbounded (kept forever)"
 				other := &sj.Sides[1-s]
 				if s == 0 && sj.Bounds.HasHi && other.HasWatermark() {
-					bounded = "until " + other.Label() + "'s watermark passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(sj.Bounds.Hi)
+					bounded = "until the watermark of " + other.Label() + " passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(sj.Bounds.Hi)
 				}
 				if s == 1 && sj.Bounds.HasLo && other.HasWatermark() {
-					bounded = "until " + other.Label() + "'s watermark passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(-sj.Bounds.Lo)
+					bounded = "until the watermark of " + other.Label() + " passes " + side.Label() + "." + side.WatermarkColumn + signedMicros(-sj.Bounds.Lo)
 				}
 				out = append(out, pad+"  State of "+side.Label()+": "+bounded)
 			}
 		case TopNNode:
 			t := n.TopN
-			line := pad + "Top-N: first " + strconv.Itoa(int(t.N)) + " rows per partition"
+			var keys, order []string
+			for _, p := range t.PartitionBy {
+				keys = append(keys, p.String())
+			}
+			for _, k := range t.OrderBy {
+				o := k.Expr.String()
+				if k.Desc {
+					o += " DESC"
+				}
+				order = append(order, o)
+			}
+			line := pad + "Top-N: first " + strconv.Itoa(int(t.N)) + " by (" + strings.Join(order, ", ") + ") per (" + strings.Join(keys, ", ") + ")"
 			if t.CloseCol >= 0 {
 				line += ", final when the watermark closes the window"
 			} else {
@@ -133,7 +144,14 @@ func ExplainStreamTree(t *StreamTree) []string {
 		case OverNode:
 			out = append(out, pad+"Rolling Window: rows final at the watermark, "+strconv.Itoa(n.Over.Context)+" earlier rows per partition kept")
 		case AggNode:
-			out = append(out, pad+"Window Aggregate: rows final when the watermark closes the window")
+			var keys, aggs []string
+			for _, g := range n.Agg.Agg.GroupBy {
+				keys = append(keys, g.String())
+			}
+			for _, a := range n.Agg.Agg.Aggs {
+				aggs = append(aggs, a.Name)
+			}
+			out = append(out, pad+"Window Aggregate by ("+strings.Join(keys, ", ")+"): "+strings.Join(aggs, ", ")+"; a window's state is freed and its rows emitted when the watermark passes its end")
 		}
 		for _, c := range n.Children {
 			walk(c, depth+1)
