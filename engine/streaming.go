@@ -14,6 +14,7 @@ import (
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/checkpoint"
+	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
@@ -448,12 +449,14 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	// A table's chunks, or an append-mode streaming table's stored rows:
 	// both are append-only logs, minus what retention removed from their
 	// start.
-	source := e.inputSource(input, inputSchema, rel.Created) // source_input.go
+	// Each source reads ahead (connector.Prefetch): the next micro-batch's
+	// rows are read or generated while this one's operators run.
+	source := connector.Prefetch(e.inputSource(input, inputSchema, rel.Created)) // source_input.go
 	job := exec.NewStreamJob(sp, env, source)
 	if sp.Tree != nil {
 		// A stream tree's further sources, each its relation's log.
 		for _, leaf := range sp.Tree.Sources[1:] {
-			job.More = append(job.More, e.inputSource(leaf.Input, planner.Schema(relColumns(leaf.Input)), rel.Created))
+			job.More = append(job.More, connector.Prefetch(e.inputSource(leaf.Input, planner.Schema(relColumns(leaf.Input)), rel.Created)))
 		}
 	}
 	oid := rel.OID

@@ -173,6 +173,18 @@ func TestSourceConformance(t *testing.T) {
 				}
 				return sourcetest.Fixture{Source: s}
 			})
+			sourcetest.Run(t, func(t *testing.T) sourcetest.Fixture {
+				o, err := ParseOptions([]connector.Setting{{Name: "table", Value: tb}, {Name: "max_events", Value: "5000"}, {Name: "batch_size", Value: "13"},
+					{Name: "seed", Value: "5"}, {Name: "disorder", Value: "1 second"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := NewSource(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sourcetest.Fixture{Source: connector.Prefetch(s)} // reads run ahead
+			})
 		})
 	}
 }

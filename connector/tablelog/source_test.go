@@ -49,6 +49,32 @@ func TestTableLogConformance(t *testing.T) {
 	})
 }
 
+// The prefetching wrapper keeps the contract over a log that grows and
+// is trimmed while reads run ahead.
+func TestTableLogPrefetchConformance(t *testing.T) {
+	sourcetest.Run(t, func(t *testing.T) sourcetest.Fixture {
+		logs, st := openLogs(t)
+		return sourcetest.Fixture{
+			Source: connector.Prefetch(logs.Source(testRel, sourcetest.Schema)),
+			Append: func(b arrow.RecordBatch) error {
+				tx := st.Begin(true)
+				defer tx.Discard()
+				if err := tx.AppendChunks(testRel, []arrow.RecordBatch{b}); err != nil {
+					return err
+				}
+				return tx.Commit()
+			},
+			Trim: func(before int64) error {
+				trimmed, err := logs.Trimmed(testRel)
+				if err != nil {
+					return err
+				}
+				return logs.TrimTo(testRel, before, trimmed)
+			},
+		}
+	})
+}
+
 // Expired finds the prefix committed by the cutoff; TrimTo removes what
 // it is told and records it, so offsets keep their meaning.
 func TestExpiredPrefix(t *testing.T) {
