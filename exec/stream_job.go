@@ -161,14 +161,16 @@ func (j *StreamJob) minEpochOf(next int64) int64 {
 	return j.op.MinEpoch(next)
 }
 
-// newStreamOperator builds the plan's stateful operator (nil: none).
+// newStreamOperator builds the operator of the plan tree's stateful node
+// (nil: none, a stateless query). One stateful node per plan so far: its
+// input is the stateless part over the one source.
 func newStreamOperator(plan *planner.StreamPlan) StreamOperator {
-	switch {
-	case plan.Agg != nil && plan.Window != nil && plan.Window.Kind == planner.SessionWindow:
+	switch plan.Root.Kind {
+	case planner.StreamSessionAggNode:
 		return newSessionOp(plan)
-	case plan.Agg != nil:
+	case planner.StreamWindowAggNode:
 		return newWindowAggOp(plan)
-	case plan.Dedup != nil:
+	case planner.StreamDedupNode:
 		return newDedupOp(plan)
 	}
 	return nil
