@@ -165,12 +165,12 @@ func (j *StreamJob) minEpochOf(next int64) int64 {
 // (nil: none, a stateless query). One stateful node per plan so far: its
 // input is the stateless part over the one source.
 func newStreamOperator(plan *planner.StreamPlan) StreamOperator {
-	switch plan.Root.Kind {
-	case planner.StreamSessionAggNode:
+	switch plan.Stages.Kind {
+	case planner.StageSessionAggNode:
 		return newSessionOp(plan)
-	case planner.StreamWindowAggNode:
+	case planner.StageWindowAggNode:
 		return newWindowAggOp(plan)
-	case planner.StreamDedupNode:
+	case planner.StageDedupNode:
 		return newDedupOp(plan)
 	}
 	return nil

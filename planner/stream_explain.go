@@ -23,8 +23,8 @@ func (sp *StreamPlan) ExplainStream(opts StreamExplainOptions) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	add("Streaming Table %s (output mode: %s)", opts.Name, sp.Mode)
-	sp.explainNode(sp.Root, "  ", add)
-	for _, leaf := range sp.Root.Leaves() {
+	sp.explainNode(sp.Stages, "  ", add)
+	for _, leaf := range sp.Stages.Leaves() {
 		src := leaf.Source
 		add("Input: %s (read from its committed offset; append-only)", src.Relation.Name)
 		if src.EventTime != nil {
@@ -51,18 +51,18 @@ func (sp *StreamPlan) ExplainStream(opts StreamExplainOptions) []string {
 }
 
 // explainNode prints node n and the nodes below it, indented by ind.
-func (sp *StreamPlan) explainNode(n *StreamNode, ind string, add func(string, ...any)) {
+func (sp *StreamPlan) explainNode(n *StageNode, ind string, add func(string, ...any)) {
 	switch n.Kind {
-	case StreamSourceNode:
+	case StageSourceNode:
 		return // the inputs are printed after the tree
-	case StreamStatelessNode:
+	case StageStatelessNode:
 		for i, l := range Explain(n.Plan) {
 			if i == 0 {
 				l = "->  " + l
 			}
 			add("%s%s", ind, l)
 		}
-	case StreamWindowAggNode, StreamSessionAggNode:
+	case StageWindowAggNode, StageSessionAggNode:
 		kind := "Aggregate"
 		if sp.WindowKey >= 0 {
 			kind = "Windowed Aggregate"
@@ -83,7 +83,7 @@ func (sp *StreamPlan) explainNode(n *StreamNode, ind string, add func(string, ..
 			add("%s      State bound: none (one entry per group, kept forever)", ind)
 		}
 		add("%s      Emits: %s", ind, sp.emitText())
-	case StreamDedupNode:
+	case StageDedupNode:
 		add("%s->  Deduplicate", ind)
 		add("%s      State key: (%s)", ind, exprList(n.Keys))
 		if sp.EventTime != nil {

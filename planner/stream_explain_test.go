@@ -98,14 +98,14 @@ func TestStreamTreeShape(t *testing.T) {
 	cat := newStreamCatalog()
 	for _, tc := range []struct {
 		sql       string
-		root      StreamNodeKind
+		root      StageKind
 		watermark bool
 	}{
-		{"CREATE STREAMING TABLE a AS SELECT order_id FROM STREAM orders WHERE amount > 1", StreamStatelessNode, false},
-		{"CREATE STREAMING TABLE b AS SELECT region, window_start, count(*) FROM STREAM orders WATERMARK event_time DELAY OF INTERVAL 1 MINUTE WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY region, window_start", StreamWindowAggNode, true},
-		{"CREATE STREAMING TABLE c AS SELECT region, count(*) FROM orders GROUP BY region", StreamWindowAggNode, false},
-		{"CREATE STREAMING TABLE d AS SELECT region, window_start, count(*) FROM STREAM orders WATERMARK event_time DELAY OF INTERVAL 1 MINUTE GROUP BY session_window(event_time, '30 seconds'), region", StreamSessionAggNode, true},
-		{"CREATE STREAMING TABLE e AS SELECT DISTINCT ON (order_id) order_id, event_time FROM STREAM orders", StreamDedupNode, false},
+		{"CREATE STREAMING TABLE a AS SELECT order_id FROM STREAM orders WHERE amount > 1", StageStatelessNode, false},
+		{"CREATE STREAMING TABLE b AS SELECT region, window_start, count(*) FROM STREAM orders WATERMARK event_time DELAY OF INTERVAL 1 MINUTE WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY region, window_start", StageWindowAggNode, true},
+		{"CREATE STREAMING TABLE c AS SELECT region, count(*) FROM orders GROUP BY region", StageWindowAggNode, false},
+		{"CREATE STREAMING TABLE d AS SELECT region, window_start, count(*) FROM STREAM orders WATERMARK event_time DELAY OF INTERVAL 1 MINUTE GROUP BY session_window(event_time, '30 seconds'), region", StageSessionAggNode, true},
+		{"CREATE STREAMING TABLE e AS SELECT DISTINCT ON (order_id) order_id, event_time FROM STREAM orders", StageDedupNode, false},
 	} {
 		st, err := parse.ParseStreaming(tc.sql)
 		if err != nil {
@@ -115,7 +115,7 @@ func TestStreamTreeShape(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.sql, err)
 		}
-		root := sp.Root
+		root := sp.Stages
 		if root.Kind != tc.root {
 			t.Errorf("%s: root kind %d, want %d", tc.sql, root.Kind, tc.root)
 		}
@@ -130,7 +130,7 @@ func TestStreamTreeShape(t *testing.T) {
 		if root.Stateful() {
 			stateless = root.Inputs[0]
 		}
-		if stateless.Kind != StreamStatelessNode || stateless.Plan != sp.Pre || len(stateless.Inputs) != 1 || stateless.Inputs[0] != leaves[0] {
+		if stateless.Kind != StageStatelessNode || stateless.Plan != sp.Pre || len(stateless.Inputs) != 1 || stateless.Inputs[0] != leaves[0] {
 			t.Errorf("%s: the stateless node is not the source's parent", tc.sql)
 		}
 	}

@@ -57,10 +57,10 @@ type StreamPlan struct {
 	// emitted; keys are forgotten once the watermark passes their event
 	// time, and rows older than the watermark are late.
 	Dedup []expr.Expr
-	// Root is the plan as a tree of stream nodes (stream_tree.go), which
+	// Stages is the plan as a tree of stream nodes (stream_stages.go), which
 	// the job builds its operators from and EXPLAIN prints; the fields
 	// above are its parts.
-	Root *StreamNode
+	Stages *StageNode
 }
 
 // StreamOptions are the parts of CREATE STREAMING TABLE the planner needs.

@@ -2,7 +2,7 @@ package planner
 
 import "github.com/weir-sql/weir/sql/expr"
 
-// A streaming plan is a tree of stream nodes (StreamPlan.Root): leaves
+// A streaming plan is a tree of stream nodes (StreamPlan.Stages): leaves
 // are the inputs read as streams, each with its watermark; stateless
 // nodes run over each micro-batch (filters, projections, window
 // assignment, joins with static tables); stateful nodes keep state across
@@ -10,31 +10,31 @@ import "github.com/weir-sql/weir/sql/expr"
 // executor runs each as one stream operator (exec.StreamOperator). The
 // job builds its operators from the tree, and streaming EXPLAIN prints it.
 
-// StreamNodeKind is what a stream node does.
-type StreamNodeKind int
+// StageKind is what a stream node does.
+type StageKind int
 
 const (
-	// StreamSourceNode is a leaf: one input read as a stream (Source).
-	StreamSourceNode StreamNodeKind = iota
-	// StreamStatelessNode runs Plan over each micro-batch of its input.
-	StreamStatelessNode
-	// StreamWindowAggNode aggregates over tumbling or hopping windows, or
+	// StageSourceNode is a leaf: one input read as a stream (Source).
+	StageSourceNode StageKind = iota
+	// StageStatelessNode runs Plan over each micro-batch of its input.
+	StageStatelessNode
+	// StageWindowAggNode aggregates over tumbling or hopping windows, or
 	// over the whole stream when it has no window (Agg, Window).
-	StreamWindowAggNode
-	// StreamSessionAggNode aggregates over session windows (Agg, Window).
-	StreamSessionAggNode
-	// StreamDedupNode keeps the first row of each key (Keys).
-	StreamDedupNode
+	StageWindowAggNode
+	// StageSessionAggNode aggregates over session windows (Agg, Window).
+	StageSessionAggNode
+	// StageDedupNode keeps the first row of each key (Keys).
+	StageDedupNode
 )
 
-// StreamNode is one node of a streaming plan's tree.
-type StreamNode struct {
-	Kind StreamNodeKind
+// StageNode is one node of a streaming plan's tree.
+type StageNode struct {
+	Kind StageKind
 	// Inputs are the nodes below (none for a leaf; one for the node kinds
 	// so far; two for a join of two streams).
-	Inputs []*StreamNode
+	Inputs []*StageNode
 	// Source is a leaf's input.
-	Source *StreamSource
+	Source *StageSource
 	// Plan is a stateless node's plan, reading its input through a Scan
 	// of the source relation.
 	Plan Node
@@ -51,8 +51,8 @@ type StreamNode struct {
 	Cols []Column
 }
 
-// StreamSource is an input read as a stream, with its watermark.
-type StreamSource struct {
+// StageSource is an input read as a stream, with its watermark.
+type StageSource struct {
 	Relation *Relation
 	// EventTime is the watermarked event time over the relation's columns
 	// and Delay the watermark delay (microseconds); nil without a
@@ -63,20 +63,20 @@ type StreamSource struct {
 }
 
 // Stateful reports whether the node keeps state across micro-batches.
-func (n *StreamNode) Stateful() bool {
+func (n *StageNode) Stateful() bool {
 	switch n.Kind {
-	case StreamWindowAggNode, StreamSessionAggNode, StreamDedupNode:
+	case StageWindowAggNode, StageSessionAggNode, StageDedupNode:
 		return true
 	}
 	return false
 }
 
 // Leaves returns the tree's sources, left to right: the job's inputs.
-func (n *StreamNode) Leaves() []*StreamNode {
-	if n.Kind == StreamSourceNode {
-		return []*StreamNode{n}
+func (n *StageNode) Leaves() []*StageNode {
+	if n.Kind == StageSourceNode {
+		return []*StageNode{n}
 	}
-	var out []*StreamNode
+	var out []*StageNode
 	for _, in := range n.Inputs {
 		out = append(out, in.Leaves()...)
 	}
@@ -88,24 +88,24 @@ func (n *StreamNode) Leaves() []*StreamNode {
 // stateless query's tree is the source and the stateless node, which then
 // computes the output expressions too.
 func (sp *StreamPlan) buildTree() {
-	leaf := &StreamNode{Kind: StreamSourceNode, Cols: relColumnsOf(sp.Input),
-		Source: &StreamSource{Relation: sp.Input, EventTime: sp.EventTime, Delay: sp.Delay, WatermarkColumn: sp.WatermarkColumn}}
-	pre := &StreamNode{Kind: StreamStatelessNode, Inputs: []*StreamNode{leaf}, Plan: sp.Pre, Cols: sp.Pre.Columns()}
+	leaf := &StageNode{Kind: StageSourceNode, Cols: relColumnsOf(sp.Input),
+		Source: &StageSource{Relation: sp.Input, EventTime: sp.EventTime, Delay: sp.Delay, WatermarkColumn: sp.WatermarkColumn}}
+	pre := &StageNode{Kind: StageStatelessNode, Inputs: []*StageNode{leaf}, Plan: sp.Pre, Cols: sp.Pre.Columns()}
 	if sp.Agg == nil && sp.Dedup == nil {
 		// A stateless query: the output expressions run over the rows too.
 		pre.Output, pre.Cols = sp.Output, sp.Cols
-		sp.Root = pre
+		sp.Stages = pre
 		return
 	}
 	switch {
 	case sp.Agg != nil && sp.Window != nil && sp.Window.Kind == SessionWindow:
-		sp.Root = &StreamNode{Kind: StreamSessionAggNode, Inputs: []*StreamNode{pre}, Agg: sp.Agg, Window: sp.Window,
+		sp.Stages = &StageNode{Kind: StageSessionAggNode, Inputs: []*StageNode{pre}, Agg: sp.Agg, Window: sp.Window,
 			Having: sp.Having, Output: sp.Output, Cols: sp.Cols}
 	case sp.Agg != nil:
-		sp.Root = &StreamNode{Kind: StreamWindowAggNode, Inputs: []*StreamNode{pre}, Agg: sp.Agg, Window: sp.Window,
+		sp.Stages = &StageNode{Kind: StageWindowAggNode, Inputs: []*StageNode{pre}, Agg: sp.Agg, Window: sp.Window,
 			Having: sp.Having, Output: sp.Output, Cols: sp.Cols}
 	default:
-		sp.Root = &StreamNode{Kind: StreamDedupNode, Inputs: []*StreamNode{pre}, Keys: sp.Dedup, Output: sp.Output, Cols: sp.Cols}
+		sp.Stages = &StageNode{Kind: StageDedupNode, Inputs: []*StageNode{pre}, Keys: sp.Dedup, Output: sp.Output, Cols: sp.Cols}
 	}
 }
 
