@@ -3,13 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/catalog"
-	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -242,158 +240,19 @@ func (s *Session) showStreamingTables(st *statement) (wire.Result, error) {
 	return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{anyBatch(st.cols, cols[:])}, tag: "SHOW"}, nil
 }
 
-// explainStreaming prints the operator tree, each stateful operator's
-// state and what frees it, and the seven answers a streaming design owes.
+// explainStreaming prints a streaming plan (planner.ExplainStream) with
+// the latency its trigger gives.
 func explainStreaming(name string, sp *planner.StreamPlan, trig trigger) []string {
-	var out []string
-	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	add("Streaming Table %s (output mode: %s)", name, sp.Mode)
-	ind := "  "
-	if sp.Tree != nil {
-		for _, l := range planner.ExplainStreamTree(sp.Tree) {
-			add("%s%s", ind, l)
-		}
-		for _, w := range sp.Warnings {
-			add("%sWarning: %s", ind, w)
-		}
-		return out
-	}
-	if sp.Agg != nil {
-		kind := "Aggregate"
-		if sp.WindowKey >= 0 {
-			kind = "Windowed Aggregate"
-		}
-		add("%s->  %s", ind, kind)
-		var keys, aggs []string
-		for _, g := range sp.Agg.GroupBy {
-			keys = append(keys, g.String())
-		}
-		for _, a := range sp.Agg.Aggs {
-			aggs = append(aggs, a.Name)
-		}
-		add("%s      State key: (%s)", ind, strings.Join(keys, ", "))
-		add("%s      Aggregates: %s", ind, strings.Join(aggs, ", "))
-		switch {
-		case sp.WindowKey >= 0 && sp.EventTime != nil:
-			add("%s      State bound: a window's state is freed when the watermark on %s passes its end", ind, sp.WatermarkColumn)
-		case sp.WindowKey >= 0:
-			add("%s      State bound: none (no watermark closes windows)", ind)
-		default:
-			add("%s      State bound: none (one entry per group, kept forever)", ind)
-		}
-		add("%s      Emits: %s", ind, emitText(sp))
-		ind += "      "
-	}
-	if sp.Dedup != nil {
-		var keys []string
-		for _, k := range sp.Dedup {
-			keys = append(keys, k.String())
-		}
-		add("%s->  Deduplicate", ind)
-		add("%s      State key: (%s)", ind, strings.Join(keys, ", "))
-		if sp.EventTime != nil {
-			add("%s      State bound: a key is forgotten when the watermark on %s passes its row's event time", ind, sp.WatermarkColumn)
-		} else {
-			add("%s      State bound: none (every key is kept)", ind)
-		}
-		add("%s      Emits: the first row of each key, once", ind)
-		ind += "      "
-	}
-	for i, l := range planner.Explain(sp.Pre) {
-		if i == 0 {
-			l = "->  " + l
-		}
-		add("%s%s", ind, l)
-	}
-	if sp.Input.Source {
-		add("Input: source %s (read from its committed offset; append-only; the source's watermark hint can advance the watermark)", sp.Input.Name)
-	} else {
-		add("Input: %s (read from its committed offset; append-only)", sp.Input.Name)
-	}
-	if sp.EventTime != nil {
-		add("Watermark: max(%s) - %s, advanced at the end of each micro-batch, never backwards", sp.WatermarkColumn, planner.Micros(sp.Delay))
-	} else {
-		add("Watermark: none")
-	}
-	if sp.Window != nil {
-		switch sp.Window.Kind {
-		case planner.TumblingWindow:
-			add("Window: tumbling %s on %s", planner.Micros(sp.Window.Size), sp.Window.Time)
-		case planner.HoppingWindow:
-			add("Window: hopping %s every %s on %s", planner.Micros(sp.Window.Size), planner.Micros(sp.Window.Slide), sp.Window.Time)
-		case planner.SessionWindow:
-			add("Window: session gap %s on %s", planner.Micros(sp.Window.Gap), sp.Window.Time)
-		}
-	}
-	for _, w := range sp.Warnings {
-		add("WARNING: %s", w)
-	}
-	snapshots := exec.PlanSnapshotsState(sp)
-	where := "Where progress is stored: in weir's store, one commit per epoch holding the input offset at its end"
-	if sp.Mode == planner.AppendMode {
-		where += " and the rows it added"
-	}
-	where += ", fsynced before the epoch is visible"
-	if snapshots && (sp.Agg != nil || sp.Dedup != nil) {
-		where += "; about every state's worth of input (weir serve --snapshot-rows) that commit also holds a snapshot of the whole state"
-	}
-	add("%s", where)
-	switch {
-	case sp.Agg == nil && sp.Dedup == nil:
-		add("What a crash does: on restart the table is served from its stored rows and the job goes on after the last committed epoch (it keeps no state); nothing is lost or written twice, and retention may remove input the table has read")
-	case snapshots && sp.Mode == planner.AppendMode:
-		add("What a crash does: on restart the table is served from its stored rows; the job restores its latest state snapshot and re-runs the epochs logged after it over the same input, reaching the same state; nothing is lost or counted twice, and retention may remove input older than the snapshot")
-	case snapshots:
-		add("What a crash does: on restart the job restores its latest state snapshot and re-runs the epochs logged after it over the same input, reaching the same state and the same table (readers wait until it has); nothing is lost or counted twice, and retention may remove input older than the snapshot")
-	case sp.Mode == planner.AppendMode:
-		add("What a crash does: on restart the table is served from its stored rows, and the job re-runs the logged epochs of its still-open state over the same retained input, reaching the same state; nothing is lost or counted twice (an aggregate here has no state snapshot: DISTINCT, ORDER BY or json_agg)")
-	default:
-		add("What a crash does: on restart the job re-runs every logged epoch over the same input, reaching the same state and the same table (readers wait until it has); nothing is lost or counted twice, and input retention keeps all the input this table read (an aggregate here has no state snapshot: DISTINCT, ORDER BY or json_agg)")
-	}
-	switch {
-	case sp.Dedup != nil && sp.EventTime != nil:
-		add("How much state: the keys seen within the watermark delay")
-	case sp.Dedup != nil:
-		add("How much state: unbounded: every key seen")
-	case sp.Agg == nil:
-		add("How much state: none (stateless)")
-	case sp.WindowKey >= 0 && sp.EventTime != nil:
-		add("How much state: the groups of open windows (window size + watermark delay worth of keys)")
-	default:
-		add("How much state: unbounded: one entry per distinct group")
-	}
-	if sp.EventTime != nil && sp.Dedup != nil {
-		add("Late data: rows with an event time below the watermark are dropped and counted in weir_catalog.streaming_progress.late_rows")
-	} else if sp.EventTime != nil && sp.Agg != nil {
-		add("Late data: rows for windows already closed by the watermark are dropped, counted in weir_catalog.streaming_progress.late_rows, and written to the late_rows table when that option is set")
-	} else {
-		add("Late data: no watermark, so no row is late")
-	}
-	if snapshots && (sp.Agg != nil || sp.Dedup != nil) {
-		add("Delivery guarantee: exactly once into the table (state snapshots plus deterministic re-execution of the logged epochs after them)")
-	} else {
-		add("Delivery guarantee: exactly once into the table (deterministic re-execution of the logged epochs)")
-	}
+	var latency string
 	switch trig.kind {
 	case "processing_time":
-		add("Latency target: one micro-batch every %s (trigger processing_time)", trig.interval)
+		latency = fmt.Sprintf("one micro-batch every %s (trigger processing_time)", trig.interval)
 	case "available_now":
-		add("Latency target: none; runs on REFRESH STREAMING TABLE (trigger available_now)")
+		latency = "none; runs on REFRESH STREAMING TABLE (trigger available_now)"
 	default:
-		add("Latency target: continuous, a micro-batch as soon as input commits (tens of milliseconds)")
+		latency = "continuous, a micro-batch as soon as input commits (tens of milliseconds)"
 	}
-	add("Cost: one goroutine; CPU proportional to input rows; memory proportional to state")
-	return out
-}
-
-func emitText(sp *planner.StreamPlan) string {
-	switch sp.Mode {
-	case planner.AppendMode:
-		return "a window's rows once, when the watermark closes it"
-	case planner.UpdateMode:
-		return "changed groups after every micro-batch"
-	}
-	return "the whole result after every micro-batch"
+	return sp.ExplainStream(planner.StreamExplainOptions{Name: name, Latency: latency})
 }
 
 // streamingTableRows is a streaming table's committed contents. After a

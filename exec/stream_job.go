@@ -177,16 +177,19 @@ func (j *StreamJob) minEpochOf(next int64) int64 {
 	return j.op.MinEpoch(next)
 }
 
-// newStreamOperator builds the plan's stateful operator (nil: none).
+// newStreamOperator builds the plan's stateful operator (nil: none, a
+// stateless query): a stream tree's graph, or the operator of the
+// single-stage plan's stateful node.
 func newStreamOperator(plan *planner.StreamPlan) (StreamOperator, error) {
-	switch {
-	case plan.Tree != nil:
+	if plan.Tree != nil {
 		return newGraphOp(plan)
-	case plan.Agg != nil && plan.Window != nil && plan.Window.Kind == planner.SessionWindow:
+	}
+	switch plan.Stages.Kind {
+	case planner.StageSessionAggNode:
 		return newSessionOp(plan), nil
-	case plan.Agg != nil:
+	case planner.StageWindowAggNode:
 		return newWindowAggOp(plan), nil
-	case plan.Dedup != nil:
+	case planner.StageDedupNode:
 		return newDedupOp(plan), nil
 	}
 	return nil, nil

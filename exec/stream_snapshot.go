@@ -27,25 +27,14 @@ const SnapshotFormat = 4 // 3: binary partition and dedup keys; 4: window fields
 // PlanSnapshotsState).
 func (j *StreamJob) SnapshotsState() bool { return j.snapshots }
 
-// PlanSnapshotsState reports whether a plan's state can be snapshotted:
-// every aggregate's accumulator must save its state (not json_agg), and
-// windowed aggregates must not be DISTINCT or ordered (their state is more
-// than the accumulator's). Sessions keep rows, not accumulators, so they
-// always can. A job that cannot recovers by re-running its epochs.
+// PlanSnapshotsState reports whether a plan's state can be snapshotted
+// (planner.StreamPlan.SnapshotsState; a stream tree's when every
+// aggregation in it can).
 func PlanSnapshotsState(plan *planner.StreamPlan) bool {
 	if plan.Tree != nil {
 		return treeSnapshotsState(plan.Tree.Root)
 	}
-	if plan.Agg == nil || (plan.Window != nil && plan.Window.Kind == planner.SessionWindow) {
-		return true
-	}
-	for i := range plan.Agg.Aggs {
-		c := &plan.Agg.Aggs[i]
-		if c.Distinct || len(c.OrderBy) > 0 || !expr.AggregateSnapshots(c.Agg) {
-			return false
-		}
-	}
-	return true
+	return plan.SnapshotsState()
 }
 
 // SaveState returns the snapshot of the state after the epoch just run:

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"github.com/weir-sql/weir/sql/parse"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite planner/testdata/*.golden from the code")
 
 // TestStreamTreeExplainGolden prints the stream tree of each query of
 // Databricks', Flink's and RisingWave's stream-stream join, Top-N and
@@ -57,7 +55,7 @@ func TestStreamTreeExplainGolden(t *testing.T) {
 		out.WriteString("\n")
 	}
 	path := "testdata/stream_tree_explain.golden"
-	if *updateGolden {
+	if *updateStreamExplain {
 		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -63,6 +63,10 @@ type StreamPlan struct {
 	// EventTime (the first source's, if any), Output, Cols, Mode and
 	// Warnings are set (stream_tree_plan.go).
 	Tree *StreamTree
+	// Stages is the plan as a tree of stream nodes (stream_stages.go), which
+	// the job builds its operators from and EXPLAIN prints; the fields
+	// above are its parts.
+	Stages *StageNode
 }
 
 // StreamOptions are the parts of CREATE STREAMING TABLE the planner needs.
@@ -104,6 +108,7 @@ func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*S
 	if err := sp.chooseMode(opts); err != nil {
 		return nil, err
 	}
+	sp.buildTree()
 	return sp, nil
 }
 
