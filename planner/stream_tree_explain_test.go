@@ -8,7 +8,6 @@ import (
 	"github.com/weir-sql/weir/sql/parse"
 )
 
-
 // TestStreamTreeExplainGolden prints the stream tree of each query of
 // Databricks', Flink's and RisingWave's stream-stream join, Top-N and
 // cascading-window examples (over impressions and clicks) and compares
