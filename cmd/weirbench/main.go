@@ -8,6 +8,7 @@
 //	go run ./cmd/weirbench -catalog 1000   # client catalog queries on 1,000 tables
 //	go run ./cmd/weirbench -spill    # spill.go: GROUP BY, ORDER BY and windows past work_mem
 //	go run ./cmd/weirbench -firstrow 3000000 -firstrow.base main   # firstrow.go: a large SELECT's first row
+//	go run ./cmd/weirbench -exprs 2000000   # exprs.go: Nexmark's expression-heavy queries
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -67,7 +68,20 @@ func main() {
 	spillWindowRows := flag.Int("spill.windowrows", 5_000_000, "-spill: rows of the window's one partition")
 	firstRow := flag.Int("firstrow", 0, "time the first and last row and weir's peak RSS of a SELECT of this many rows (e.g. 3000000) next to PostgreSQL, write their section of docs/benchmarks.md and exit")
 	firstRowBase := flag.String("firstrow.base", "", "-firstrow: also build and measure weir at this git revision (e.g. main)")
+	exprEvents := flag.Int("exprs", 0, "time Nexmark's expression-heavy queries over the bids of this many events (e.g. 2000000) next to PostgreSQL, write their section of docs/benchmarks.md and exit (exprs.go)")
+	exprOnly := flag.String("exprs.only", "", "-exprs: only these queries, comma-separated (e.g. q14,q21); the doc is then not written")
 	flag.Parse()
+	if *exprEvents > 0 {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["repeat"] {
+			c.repeat = 3
+		}
+		if err := runExprs(c, *exprEvents, *exprOnly); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
 	if *firstRow > 0 {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -739,7 +753,7 @@ func writeDoc(path, md, smd string) error {
 	// The sections of -spill and -firstrow are kept as they are, before
 	// the notes.
 	kept := ""
-	for _, m := range [][2]string{{spillBegin, spillEnd}, {firstRowBegin, firstRowEnd}} {
+	for _, m := range [][2]string{{spillBegin, spillEnd}, {firstRowBegin, firstRowEnd}, {exprsBegin, exprsEnd}} {
 		if i := strings.Index(old, m[0]); i >= 0 {
 			if j := strings.Index(old[i:], m[1]); j >= 0 {
 				kept += "\n" + old[i:i+j+len(m[1])] + "\n"

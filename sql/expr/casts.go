@@ -210,7 +210,7 @@ func init() {
 		}
 		RegisterCast(f, types.OidFloat4, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return float64(float32(d.(int64))), nil }))
 		RegisterCast(f, types.OidFloat8, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return float64(d.(int64)), nil }))
-		RegisterCast(f, types.OidNumeric, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) {
+		intToNumeric := rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) {
 			s := strconv.FormatInt(d.(int64), 10)
 			if to.Typmod >= 4 {
 				r, err := applyNumericTypmod(mustNumeric(s), to.Typmod)
@@ -220,7 +220,13 @@ func init() {
 				return formatNumeric(r), nil
 			}
 			return s, nil
-		}))
+		})
+		RegisterCast(f, types.OidNumeric, func(ctx *Ctx, arr arrow.Array, from, to types.T) (arrow.Array, error) {
+			if to.Typmod < 4 {
+				return intToNumericKernel(ctx, arr), nil
+			}
+			return intToNumeric(ctx, arr, from, to)
+		})
 		for _, fl := range []uint32{types.OidFloat4, types.OidFloat8} {
 			RegisterCast(fl, f, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return floatToInt(d.(float64), to.OID) }))
 		}

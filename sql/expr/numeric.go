@@ -214,6 +214,13 @@ func cmpNumericText(a, b string) int {
 	if a == b {
 		return 0
 	}
+	if x, ok := parseFastDec(a); ok {
+		if y, ok := parseFastDec(b); ok {
+			if c, ok := fastCmp(x, y); ok {
+				return c
+			}
+		}
+	}
 	return cmpNumeric(mustNumeric(a), mustNumeric(b))
 }
 
