@@ -87,7 +87,7 @@ FROM bid WHERE (regexp_match(url, '(&|^)channel_id=([^&]*)'))[2] IS NOT NULL OR 
 	// Not a Nexmark query: the string and regular-expression functions of
 	// the brief over url, folded into one row so that the time is theirs.
 	{"strings", `SELECT count(*), sum(length(upper(url))), sum(length(substr(url, 9, 12))),
-  count(*) FILTER (WHERE url ~ '/[a-e][a-z]{4}/'), max(regexp_replace(url, '[aeiou]', '_', 'g')),
+  count(*) FILTER (WHERE url ~ '/[a-e][a-z]{4}/'), max(regexp_replace(url, '[aeiou]', '_')),
   max(substring(url from 'com/([a-z]+)')), sum(length(replace(lower(channel), 'o', '00')))
 FROM bid`},
 	// Not a Nexmark query: the timestamp functions, folded into one row.
