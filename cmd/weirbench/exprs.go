@@ -34,9 +34,10 @@ type exprsQuery struct {
 
 // exprsQueries are the Nexmark queries in the form Flink's and
 // RisingWave's suites give them, as batch SQL PostgreSQL accepts:
-// DATE_FORMAT is to_char, count_char(s, 'c') is length(s) -
-// length(replace(s, 'c', ”)), REGEXP_EXTRACT(url, p, 2) is
-// (regexp_match(url, p))[2].
+// DATE_FORMAT is to_char, count_char(s, c) is length(s) minus the
+// length of replace(s, c, empty), REGEXP_EXTRACT(url, p, 2) is
+// (regexp_match(url, p))[2]. The generator's extra is empty, so q14
+// counts a letter of url instead.
 var exprsQueries = []exprsQuery{
 	{"q1", `SELECT auction, bidder, 0.908 * price AS price, date_time, extra FROM bid`},
 	{"q14", `SELECT auction, bidder, 0.908 * price AS price,
