@@ -272,8 +272,12 @@ func exprsReport(c config, events int, bids int64, cases []*exprsCase, pgVersion
 	fmt.Fprintf(&b, "## Expression-heavy queries (Nexmark q1, q14, q16, q17, q21, q22): run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc, shared), %s, %s; PostgreSQL %s; load average at the end %s\n", runtime.NumCPU(), goVersion(), cpuModel(), pgVersion, loadAverage())
 	var args []string
-	for _, a := range os.Args[1:] {
-		if !strings.HasPrefix(a, "-profile") {
+	for i := 1; i < len(os.Args); i++ {
+		switch a := os.Args[i]; {
+		case a == "-profile" || a == "--profile" || a == "-doc" || a == "--doc":
+			i++ // and its value
+		case strings.HasPrefix(a, "-profile=") || strings.HasPrefix(a, "-doc="):
+		default:
 			args = append(args, a)
 		}
 	}

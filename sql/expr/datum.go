@@ -141,6 +141,32 @@ func Broadcast(mem memory.Allocator, t types.T, d Datum, n int) (arrow.Array, er
 	b := NewBuilder(mem, t)
 	defer b.Release()
 	b.Reserve(n)
+	// Constants are broadcast once per batch for every call that takes
+	// one: the common shapes by a typed loop.
+	switch bb := b.(type) {
+	case *array.StringBuilder:
+		if v, ok := d.(string); ok {
+			bb.ReserveData(n * len(v))
+			for i := 0; i < n; i++ {
+				bb.Append(v)
+			}
+			return bb.NewArray(), nil
+		}
+	case *array.Int64Builder:
+		if v, ok := d.(int64); ok {
+			for i := 0; i < n; i++ {
+				bb.UnsafeAppend(v)
+			}
+			return bb.NewArray(), nil
+		}
+	case *array.Int32Builder:
+		if v, ok := d.(int64); ok {
+			for i := 0; i < n; i++ {
+				bb.UnsafeAppend(int32(v))
+			}
+			return bb.NewArray(), nil
+		}
+	}
 	for i := 0; i < n; i++ {
 		AppendDatum(b, d)
 	}
