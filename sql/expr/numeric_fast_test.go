@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math/big"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -91,4 +92,32 @@ func TestFastDecAgreesWithApd(t *testing.T) {
 	if _, ok := parseFastDec(strconv.Itoa(123)); !ok {
 		t.Error("parseFastDec(123) declined")
 	}
+}
+
+// TestInt128MulPow10: the sum accumulator's rescaling agrees with big.Int
+// or declines, at the edges of 128 bits too.
+func TestInt128MulPow10(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 100000; i++ {
+		x := int128{hi: r.Int63n(1<<20) - 1<<19, lo: r.Uint64()}
+		if i%7 == 0 {
+			x.hi = r.Int63() - 1<<62
+		}
+		k := int32(r.Intn(19))
+		got, ok := x.mulPow10(k)
+		want := new(big.Int).Mul(int128Big(x), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil))
+		fits := want.BitLen() < 127
+		if ok && int128Big(got).Cmp(want) != 0 {
+			t.Fatalf("%v × 10^%d = %v, want %v", int128Big(x), k, int128Big(got), want)
+		}
+		if !ok && fits && want.BitLen() < 126 {
+			t.Fatalf("%v × 10^%d declined though %v fits", int128Big(x), k, want)
+		}
+	}
+}
+
+func int128Big(x int128) *big.Int {
+	b := new(big.Int).SetInt64(x.hi)
+	b.Lsh(b, 64)
+	return b.Add(b, new(big.Int).SetUint64(x.lo))
 }
