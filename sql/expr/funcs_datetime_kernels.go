@@ -29,7 +29,7 @@ func extractKernel(numeric bool, t types.T, rowWise ScalarImpl) ScalarImpl {
 		if !ok1 || !ok2 {
 			return rowWise(ctx, args, n)
 		}
-		loc := ctx.location()
+		zone := zoneMemo{loc: ctx.location()}
 		var nb *array.StringBuilder
 		var fb *array.Float64Builder
 		if numeric {
@@ -64,7 +64,7 @@ func extractKernel(numeric bool, t types.T, rowWise ScalarImpl) ScalarImpl {
 			inst := int64(vals[i])
 			wall, off := inst, int64(0)
 			if tz {
-				wall = toLocal(inst, loc)
+				wall = zone.toLocal(inst)
 				off = (wall - inst) / usPerSec
 			}
 			if norm == "julian" && !numeric {
@@ -169,6 +169,7 @@ func toCharTimestampKernel(t types.T, rowWise ScalarImpl) ScalarImpl {
 			return rowWise(ctx, args, n)
 		}
 		loc := ctx.location()
+		zone := zoneMemo{loc: loc}
 		b := NewBuilder(ctx.Allocator(), types.Text).(*array.StringBuilder)
 		defer b.Release()
 		b.Reserve(n)
@@ -196,9 +197,9 @@ func toCharTimestampKernel(t types.T, rowWise ScalarImpl) ScalarImpl {
 			}
 			var tm fmtTm
 			if tz {
-				tm = tmFromWall(types.UTCToLocal(us, loc))
-				name, off := time.Unix(floorDiv(us, usPerSec), 0).In(loc).Zone()
-				tm.tzn, tm.gmtoff = name, int64(off)
+				name, off := zone.at(floorDiv(us, usPerSec))
+				tm = tmFromWall(us + off*usPerSec)
+				tm.tzn, tm.gmtoff = name, off
 			} else {
 				tm = tmFromWall(us)
 			}
@@ -210,4 +211,44 @@ func toCharTimestampKernel(t types.T, rowWise ScalarImpl) ScalarImpl {
 		}
 		return b.NewArray(), nil
 	}
+}
+
+// zoneMemo is the zone period (name and UTC offset, and the span of
+// instants they hold for) of the last instant looked up: the rows of a
+// column mostly fall in one period, so a lookup in the time zone's rules
+// is made once per period change instead of per row.
+type zoneMemo struct {
+	loc      *time.Location
+	have     bool
+	from, to int64 // [from, to) in Unix seconds
+	name     string
+	off      int64 // seconds east of UTC
+}
+
+// at returns the zone name and offset in force at Unix second sec.
+func (z *zoneMemo) at(sec int64) (string, int64) {
+	if z.have && sec >= z.from && sec < z.to {
+		return z.name, z.off
+	}
+	t := time.Unix(sec, 0).In(z.loc)
+	name, off := t.Zone()
+	start, end := t.ZoneBounds()
+	z.from, z.to = int64(math.MinInt64), int64(math.MaxInt64)
+	if !start.IsZero() {
+		z.from = start.Unix()
+	}
+	if !end.IsZero() {
+		z.to = end.Unix()
+	}
+	z.have, z.name, z.off = true, name, int64(off)
+	return name, z.off
+}
+
+// toLocal is toLocal(us, z.loc) through the memo.
+func (z *zoneMemo) toLocal(us int64) int64 {
+	if z.loc == nil || z.loc == time.UTC {
+		return us
+	}
+	_, off := z.at(floorDiv(us, usPerSec))
+	return us + off*usPerSec
 }
