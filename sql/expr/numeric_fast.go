@@ -251,3 +251,86 @@ func intToNumericKernel(ctx *Ctx, arr arrow.Array) arrow.Array {
 	}
 	return b.NewArray()
 }
+
+// fastTypmod is d rounded (half away from zero) to numeric(p, s) of
+// typmod; ok is false when the fast path cannot say (a precision or
+// scale past 18 digits, a negative scale) or the value overflows the
+// precision (the general path then gives the error).
+func fastTypmod(d fastDec, typmod int32) (fastDec, bool) {
+	m := typmod - 4
+	p, s := (m>>16)&0xffff, int32(int16(m&0xffff))
+	if s < 0 || s > maxFastDigits || p > maxFastDigits || p < 1 {
+		return fastDec{}, false
+	}
+	var c int64
+	if d.scale <= s {
+		var ok bool
+		if c, ok = d.rescale(s); !ok {
+			return fastDec{}, false
+		}
+	} else {
+		k := d.scale - s
+		if int(k) >= len(pow10i64) {
+			return fastDec{}, false
+		}
+		div := pow10i64[k]
+		c = d.coef / div
+		if r := absU64(d.coef % div); r*2 >= uint64(div) {
+			if d.coef < 0 {
+				c--
+			} else {
+				c++
+			}
+		}
+	}
+	if absU64(c) >= uint64(pow10i64[p]) {
+		return fastDec{}, false
+	}
+	return fastDec{c, s}, true
+}
+
+// numericTypmodKernel casts numeric (or integer) text to numeric(p, s):
+// the fast path where it can, slow (the row-wise cast) for the column
+// otherwise.
+func numericTypmodKernel(ctx *Ctx, arr arrow.Array, typmod int32, slow func(d Datum) (Datum, error)) (arrow.Array, error) {
+	n := arr.Len()
+	b := NewBuilder(ctx.Allocator(), types.Numeric).(*array.StringBuilder)
+	defer b.Release()
+	b.Reserve(n)
+	b.ReserveData(n * 8)
+	sa, isText := arr.(*array.String)
+	var ints []int64
+	if !isText {
+		ints = intValues(arr, nil)
+	}
+	var buf []byte
+	for i := 0; i < n; i++ {
+		if arr.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		var d fastDec
+		var in Datum
+		ok := true
+		if isText {
+			in = sa.Value(i)
+			d, ok = parseFastDec(sa.Value(i))
+		} else {
+			in = ints[i]
+			d = fastDec{ints[i], 0}
+		}
+		if ok {
+			if r, ok := fastTypmod(d, typmod); ok {
+				buf = appendFastDec(buf[:0], r)
+				b.BinaryBuilder.Append(buf)
+				continue
+			}
+		}
+		out, err := slow(in)
+		if err != nil {
+			return nil, err
+		}
+		b.Append(out.(string))
+	}
+	return b.NewArray(), nil
+}

@@ -121,3 +121,32 @@ func int128Big(x int128) *big.Int {
 	b.Lsh(b, 64)
 	return b.Add(b, new(big.Int).SetUint64(x.lo))
 }
+
+// TestFastTypmodAgreesWithApd: casting to numeric(p, s) by the fast path
+// gives the general path's text, or declines (then the general path runs,
+// with its error when the value overflows).
+func TestFastTypmodAgreesWithApd(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for i := 0; i < 200000; i++ {
+		coef := r.Int63n(1_000_000_000_000) - 500_000_000_000
+		if i%5 == 0 {
+			coef = r.Int63() - 1<<62
+		}
+		d := fastDec{coef, int32(r.Intn(12))}
+		p := int32(1 + r.Intn(20))
+		s := int32(r.Intn(int(p) + 1))
+		typmod := (p<<16 | s) + 4
+		text := string(appendFastDec(nil, d))
+		got, ok := fastTypmod(d, typmod)
+		want, err := applyNumericTypmod(mustNumeric(text), typmod)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s::numeric(%d,%d): fast %s, general error %v", text, p, s, appendFastDec(nil, got), err)
+		}
+		if g, w := string(appendFastDec(nil, got)), formatNumeric(want); g != w {
+			t.Fatalf("%s::numeric(%d,%d): fast %s, general %s", text, p, s, g, w)
+		}
+	}
+}
