@@ -21,7 +21,11 @@ import (
 // results are compared (row count and an order-independent checksum of
 // the text rows) before anything is timed.
 //
-//	go run ./cmd/weirbench -exprs 2000000 [-repeat 3] [-exprs.only q14,q21] [-profile DIR]
+//	go run ./cmd/weirbench -exprs 2000000 [-repeat 3] [-exprs.only q14,q21] [-exprs.base REV] [-profile DIR]
+//
+// With -exprs.base REV a third server, weir built from the git revision
+// REV (before a change), answers the same queries in the same run, so
+// that before and after are measured under the same load.
 //
 // With -profile DIR the weir subprocess writes a CPU profile of the
 // whole run (load included) to DIR/exprs.prof (WEIR_CPUPROFILE).
@@ -101,11 +105,12 @@ type exprsCase struct {
 	exprsQuery
 	rows   int
 	weir   []float64
+	base   []float64 // weir at -exprs.base
 	pg     []float64
 	result string
 }
 
-func runExprs(c config, events int, only string) error {
+func runExprs(c config, events int, only, base string) error {
 	ctx := context.Background()
 	root, err := moduleRoot()
 	if err != nil {
@@ -127,18 +132,34 @@ func runExprs(c config, events int, only string) error {
 		return err
 	}
 	defer servers.stop()
-	targets := servers.targets()
-	for _, t := range targets {
+	pair := servers.targets()
+	// sides: weir, PostgreSQL, then weir at base if asked.
+	sides := []*target{pair[0], pair[1]}
+	if base != "" {
+		bw, err := startBaseWeir(root, servers.tmp, base)
+		if err != nil {
+			return err
+		}
+		defer bw.stop()
+		sides = append(sides, &target{name: "weir " + base, url: bw.url()})
+	}
+	for _, t := range sides {
 		if t.conn, err = connect(t.url); err != nil {
 			return fmt.Errorf("connect %s: %w", t.name, err)
 		}
 		defer t.conn.Close(ctx)
 	}
+	targets := [2]*target{sides[0], sides[1]}
 	var pgVersion string
 	targets[1].conn.QueryRow(ctx, "SHOW server_version").Scan(&pgVersion)
 	bids, err := exprsLoad(ctx, targets, events)
 	if err != nil {
 		return err
+	}
+	for _, t := range sides[2:] {
+		if err := exprsLoadWeir(ctx, t, events); err != nil {
+			return err
+		}
 	}
 	// PostgreSQL in one process, as weir runs one query.
 	if _, err := targets[1].conn.Exec(ctx, "SET max_parallel_workers_per_gather = 0"); err != nil {
@@ -152,33 +173,40 @@ func runExprs(c config, events int, only string) error {
 		cases = append(cases, &exprsCase{exprsQuery: q})
 	}
 	for _, ec := range cases {
-		var sums [2]string
-		var rows [2]int
-		for i, t := range targets {
+		sums := make([]string, len(sides))
+		rows := make([]int, len(sides))
+		for i, t := range sides {
 			n, sum, err := exprsRun(ctx, t.conn, ec.sql)
 			if err != nil {
 				return fmt.Errorf("%s on %s: %w", ec.name, t.name, err)
 			}
 			rows[i], sums[i] = n, sum
-		}
-		if rows[0] != rows[1] || sums[0] != sums[1] {
-			return fmt.Errorf("%s: weir %d rows (checksum %s), PostgreSQL %d rows (checksum %s)", ec.name, rows[0], sums[0], rows[1], sums[1])
+			if i > 0 && (rows[i] != rows[0] || sums[i] != sums[0]) {
+				return fmt.Errorf("%s: %s %d rows (checksum %s), %s %d rows (checksum %s)", ec.name, sides[0].name, rows[0], sums[0], t.name, rows[i], sums[i])
+			}
 		}
 		ec.rows, ec.result = rows[0], sums[0]
-		logf("%s: %d rows, identical on both", ec.name, ec.rows)
-		s := &sample{name: ec.name, unit: "s"}
-		if err := interleave(s, c.repeat, targets, func(t *target) (float64, error) {
-			start := time.Now()
-			if _, _, err := exprsRun(ctx, t.conn, ec.sql); err != nil {
-				return 0, err
+		logf("%s: %d rows, identical on all %d servers", ec.name, ec.rows, len(sides))
+		// Interleaved: each run rotates which server goes first.
+		times := make([][]float64, len(sides))
+		for run := 0; run < c.repeat; run++ {
+			for k := range sides {
+				i := (run + k) % len(sides)
+				start := time.Now()
+				if _, _, err := exprsRun(ctx, sides[i].conn, ec.sql); err != nil {
+					return fmt.Errorf("%s on %s: %w", ec.name, sides[i].name, err)
+				}
+				el := time.Since(start).Seconds()
+				times[i] = append(times[i], el)
+				logf("%s run %d %s: %s", ec.name, run+1, sides[i].name, fmtVal(el, "s"))
 			}
-			return time.Since(start).Seconds(), nil
-		}); err != nil {
-			return err
 		}
-		ec.weir, ec.pg = s.weir, s.pg
+		ec.weir, ec.pg = times[0], times[1]
+		if len(sides) > 2 {
+			ec.base = times[2]
+		}
 	}
-	md := exprsReport(c, events, bids, cases, pgVersion, time.Since(t0))
+	md := exprsReport(c, events, bids, base, cases, pgVersion, time.Since(t0))
 	fmt.Println()
 	fmt.Println(md)
 	doc := c.doc
@@ -231,6 +259,19 @@ func exprsLoad(ctx context.Context, targets [2]*target, events int) (int64, erro
 	return tag.RowsAffected(), nil
 }
 
+// exprsLoadWeir fills bid on another weir from its own nexmark() (the
+// generator is deterministic; the answers are compared anyway).
+func exprsLoadWeir(ctx context.Context, t *target, events int) error {
+	logf("generating the bids into %s", t.name)
+	for _, sql := range []string{"DROP TABLE IF EXISTS bid", exprsBidTable,
+		fmt.Sprintf("INSERT INTO bid SELECT * FROM nexmark('bid', max_events => %d)", events)} {
+		if _, err := t.conn.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("%s: %s: %w", t.name, sql, err)
+		}
+	}
+	return nil
+}
+
 // exprsRun runs sql in the simple protocol, reading every row as text,
 // and returns the row count and an order-independent checksum (the sum
 // of the rows' FNV-1a hashes).
@@ -267,7 +308,7 @@ func exprsRun(ctx context.Context, conn *pgx.Conn, sql string) (int, string, err
 	return n, fmt.Sprintf("%016x", sum), nil
 }
 
-func exprsReport(c config, events int, bids int64, cases []*exprsCase, pgVersion string, elapsed time.Duration) string {
+func exprsReport(c config, events int, bids int64, base string, cases []*exprsCase, pgVersion string, elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Expression-heavy queries (Nexmark q1, q14, q16, q17, q21, q22): run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc, shared), %s, %s; PostgreSQL %s; load average at the end %s\n", runtime.NumCPU(), goVersion(), cpuModel(), pgVersion, loadAverage())
@@ -283,10 +324,22 @@ func exprsReport(c config, events int, bids int64, cases []*exprsCase, pgVersion
 	}
 	fmt.Fprintf(&b, "- Command: `go run ./cmd/weirbench %s` (%d interleaved runs); whole run %.0f s\n", strings.Join(args, " "), c.repeat, elapsed.Seconds())
 	fmt.Fprintf(&b, "- Data: `bid` filled by `INSERT INTO bid SELECT * FROM nexmark('bid', max_events => %d)` (%d rows) on weir and copied into PostgreSQL (COPY), `VACUUM ANALYZE`d there. PostgreSQL with `max_parallel_workers_per_gather = 0`. Each query's whole result is read as text (simple protocol); both results are compared (row count, checksum) before timing.\n\n", events, bids)
-	b.WriteString("| query | rows | weir median | pg median | weir best | pg best | ratio weir/pg |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	if base != "" {
+		fmt.Fprintf(&b, "- `weir %s`: weir built from revision %s, loaded the same way, measured in the same run (each run rotates which of the three servers goes first).\n\n", base, base)
+		fmt.Fprintf(&b, "| query | rows | weir median | weir %s median | pg median | weir best | pg best | ratio weir/pg | ratio weir %s/pg |\n", base, base)
+		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	} else {
+		b.WriteString("| query | rows | weir median | pg median | weir best | pg best | ratio weir/pg |\n")
+		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	}
 	for _, ec := range cases {
 		wm, pm := median(ec.weir), median(ec.pg)
+		if base != "" {
+			bm := median(ec.base)
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %.2f | %.2f |\n", ec.name, ec.rows,
+				fmtVal(wm, "s"), fmtVal(bm, "s"), fmtVal(pm, "s"), fmtVal(best(ec.weir, false), "s"), fmtVal(best(ec.pg, false), "s"), wm/pm, bm/pm)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %.2f |\n", ec.name, ec.rows,
 			fmtVal(wm, "s"), fmtVal(pm, "s"), fmtVal(best(ec.weir, false), "s"), fmtVal(best(ec.pg, false), "s"), wm/pm)
 	}

@@ -70,6 +70,7 @@ func main() {
 	firstRowBase := flag.String("firstrow.base", "", "-firstrow: also build and measure weir at this git revision (e.g. main)")
 	exprEvents := flag.Int("exprs", 0, "time Nexmark's expression-heavy queries over the bids of this many events (e.g. 2000000) next to PostgreSQL, write their section of docs/benchmarks.md and exit (exprs.go)")
 	exprOnly := flag.String("exprs.only", "", "-exprs: only these queries, comma-separated (e.g. q14,q21); the doc is then not written")
+	exprBase := flag.String("exprs.base", "", "-exprs: also build and measure weir at this git revision (before a change)")
 	flag.Parse()
 	if *exprEvents > 0 {
 		set := map[string]bool{}
@@ -77,7 +78,7 @@ func main() {
 		if !set["repeat"] {
 			c.repeat = 3
 		}
-		if err := runExprs(c, *exprEvents, *exprOnly); err != nil {
+		if err := runExprs(c, *exprEvents, *exprOnly, *exprBase); err != nil {
 			fatalf("%v", err)
 		}
 		return
