@@ -9,6 +9,7 @@
 //	go run ./cmd/weirbench -spill    # spill.go: GROUP BY, ORDER BY and windows past work_mem
 //	go run ./cmd/weirbench -firstrow 3000000 -firstrow.base main   # firstrow.go: a large SELECT's first row
 //	go run ./cmd/weirbench -nexmark 1000000   # nexmark.go: the Nexmark queries, events/s next to PostgreSQL
+//	go run ./cmd/weirbench -exprs 2000000   # exprs.go: Nexmark's expression-heavy queries
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -71,17 +72,28 @@ func main() {
 	nexmarkEvents := flag.Int64("nexmark", 0, "run the Nexmark queries of testdata/nexmark over this many generated events (e.g. 1000000): weir's streaming tables next to PostgreSQL's COPY + batch query; write their section of docs/benchmarks.md and exit")
 	nexmarkBatches := flag.Int("nexmark.batches", 10, "-nexmark: INSERT statements the events are written in")
 	nexmarkQueries := flag.String("nexmark.queries", "", "-nexmark: only these queries (e.g. q0,q5,q11)")
+	exprEvents := flag.Int("exprs", 0, "time Nexmark's expression-heavy queries over the bids of this many events (e.g. 2000000) next to PostgreSQL, write their section of docs/benchmarks.md and exit (exprs.go)")
+	exprOnly := flag.String("exprs.only", "", "-exprs: only these queries, comma-separated (e.g. q14,q21); the doc is then not written")
+	exprBase := flag.String("exprs.base", "", "-exprs: also build and measure weir at this git revision (before a change)")
 	flag.Parse()
-	if *nexmarkEvents > 0 {
+	if *nexmarkEvents > 0 || *exprEvents > 0 {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if !set["repeat"] {
 			c.repeat = 3
 		}
+	}
+	if *nexmarkEvents > 0 {
 		if c.repeat < 1 || *nexmarkBatches < 1 {
 			fatalf("bad flags")
 		}
 		if err := runNexmark(c, *nexmarkEvents, *nexmarkBatches, *nexmarkQueries); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
+	if *exprEvents > 0 {
+		if err := runExprs(c, *exprEvents, *exprOnly, *exprBase); err != nil {
 			fatalf("%v", err)
 		}
 		return
@@ -757,7 +769,7 @@ func writeDoc(path, md, smd string) error {
 	// The sections of -spill, -firstrow and -nexmark are kept as they
 	// are, before the notes.
 	kept := ""
-	for _, m := range [][2]string{{spillBegin, spillEnd}, {firstRowBegin, firstRowEnd}, {nexmarkBegin, nexmarkEnd}} {
+	for _, m := range [][2]string{{spillBegin, spillEnd}, {firstRowBegin, firstRowEnd}, {nexmarkBegin, nexmarkEnd}, {exprsBegin, exprsEnd}} {
 		if i := strings.Index(old, m[0]); i >= 0 {
 			if j := strings.Index(old[i:], m[1]); j >= 0 {
 				kept += "\n" + old[i:i+j+len(m[1])] + "\n"

@@ -238,6 +238,13 @@ func (a *numericSumAcc) Update(ctx *Ctx, groups []uint32, args []arrow.Array) er
 					if m2, ok := scaleUp(m, a.scale[g]-sc); ok && a.fast[g].addChecked(m2) {
 						continue
 					}
+				default: // a value with more decimals: the sum takes its scale
+					if up, ok := a.fast[g].mulPow10(sc - a.scale[g]); ok {
+						a.fast[g], a.scale[g] = up, sc
+						if a.fast[g].addChecked(m) {
+							continue
+						}
+					}
 				}
 			}
 			// Leave the fast path for good: carry the sum so far into apd.
@@ -376,6 +383,38 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// mulPow10 is x × 10^k; ok is false when it does not fit 127 bits and a
+// sign.
+func (x int128) mulPow10(k int32) (int128, bool) {
+	if k < 0 || int(k) >= len(pow10) {
+		return x, false
+	}
+	neg := x.hi < 0
+	hi, lo := uint64(x.hi), x.lo
+	if neg { // magnitude: two's complement
+		lo = ^lo + 1
+		hi = ^hi
+		if lo == 0 {
+			hi++
+		}
+	}
+	m := uint64(pow10[k])
+	carry, rlo := bits.Mul64(lo, m)
+	over, rhi := bits.Mul64(hi, m)
+	rhi, c := bits.Add64(rhi, carry, 0)
+	if over != 0 || c != 0 || rhi>>63 != 0 {
+		return x, false
+	}
+	if neg {
+		rlo = ^rlo + 1
+		rhi = ^rhi
+		if rlo == 0 {
+			rhi++
+		}
+	}
+	return int128{hi: int64(rhi), lo: rlo}, true
 }
 
 // addChecked adds v unless the 128-bit sum would overflow.

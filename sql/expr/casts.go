@@ -210,17 +210,18 @@ func init() {
 		}
 		RegisterCast(f, types.OidFloat4, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return float64(float32(d.(int64))), nil }))
 		RegisterCast(f, types.OidFloat8, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return float64(d.(int64)), nil }))
-		RegisterCast(f, types.OidNumeric, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) {
-			s := strconv.FormatInt(d.(int64), 10)
-			if to.Typmod >= 4 {
-				r, err := applyNumericTypmod(mustNumeric(s), to.Typmod)
+		RegisterCast(f, types.OidNumeric, func(ctx *Ctx, arr arrow.Array, from, to types.T) (arrow.Array, error) {
+			if to.Typmod < 4 {
+				return intToNumericKernel(ctx, arr), nil
+			}
+			return numericTypmodKernel(ctx, arr, to.Typmod, func(d Datum) (Datum, error) {
+				r, err := applyNumericTypmod(mustNumeric(strconv.FormatInt(d.(int64), 10)), to.Typmod)
 				if err != nil {
 					return nil, err
 				}
 				return formatNumeric(r), nil
-			}
-			return s, nil
-		}))
+			})
+		})
 		for _, fl := range []uint32{types.OidFloat4, types.OidFloat8} {
 			RegisterCast(fl, f, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return floatToInt(d.(float64), to.OID) }))
 		}
@@ -303,17 +304,23 @@ func init() {
 			return f, nil
 		}))
 	}
-	RegisterCast(types.OidNumeric, types.OidNumeric, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) {
+	numericToNumeric := func(d Datum, typmod int32) (Datum, error) {
 		x, err := parseNumeric(d.(string))
 		if err != nil {
 			return nil, err
 		}
-		r, err := applyNumericTypmod(x, to.Typmod)
+		r, err := applyNumericTypmod(x, typmod)
 		if err != nil {
 			return nil, err
 		}
 		return formatNumeric(r), nil
-	}))
+	}
+	RegisterCast(types.OidNumeric, types.OidNumeric, func(ctx *Ctx, arr arrow.Array, from, to types.T) (arrow.Array, error) {
+		if to.Typmod < 4 {
+			return rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return numericToNumeric(d, to.Typmod) })(ctx, arr, from, to)
+		}
+		return numericTypmodKernel(ctx, arr, to.Typmod, func(d Datum) (Datum, error) { return numericToNumeric(d, to.Typmod) })
+	})
 	RegisterCast(types.OidInt4, types.OidBool, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return d.(int64) != 0, nil }))
 	RegisterCast(types.OidBool, types.OidInt4, rowCast(func(ctx *Ctx, d Datum, from, to types.T) (Datum, error) { return int64(btoi(d.(bool))), nil }))
 

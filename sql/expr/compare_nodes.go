@@ -193,7 +193,7 @@ func (a *ArraySubscript) Eval(ctx *Ctx, in arrow.RecordBatch) (arrow.Array, erro
 			b.AppendNull()
 			continue
 		}
-		AppendDatum(b, DatumAt(list.ListValues(), int(start+k)))
+		appendValueAt(b, list.ListValues(), int(start+k))
 	}
 	return b.NewArray(), nil
 }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -141,6 +142,35 @@ func Broadcast(mem memory.Allocator, t types.T, d Datum, n int) (arrow.Array, er
 	b := NewBuilder(mem, t)
 	defer b.Release()
 	b.Reserve(n)
+	// Constants are broadcast once per batch for every call that takes
+	// one: the common shapes by a typed loop.
+	switch bb := b.(type) {
+	case *array.StringBuilder:
+		if v, ok := d.(string); ok {
+			if dt := t.Arrow(); dt.ID() == arrow.STRING && int64(n)*int64(len(v)) < math.MaxInt32 {
+				return broadcastString(mem, dt, v, n), nil
+			}
+			bb.ReserveData(n * len(v))
+			for i := 0; i < n; i++ {
+				bb.Append(v)
+			}
+			return bb.NewArray(), nil
+		}
+	case *array.Int64Builder:
+		if v, ok := d.(int64); ok {
+			for i := 0; i < n; i++ {
+				bb.UnsafeAppend(v)
+			}
+			return bb.NewArray(), nil
+		}
+	case *array.Int32Builder:
+		if v, ok := d.(int64); ok {
+			for i := 0; i < n; i++ {
+				bb.UnsafeAppend(int32(v))
+			}
+			return bb.NewArray(), nil
+		}
+	}
 	for i := 0; i < n; i++ {
 		AppendDatum(b, d)
 	}
@@ -156,4 +186,29 @@ func ArrayFromDatums(mem memory.Allocator, t types.T, ds []Datum) arrow.Array {
 		AppendDatum(b, d)
 	}
 	return b.NewArray()
+}
+
+// broadcastString is n copies of v as a string array built from its
+// buffers: offsets i·len(v) and the bytes copied by doubling.
+func broadcastString(mem memory.Allocator, dt arrow.DataType, v string, n int) arrow.Array {
+	offsets := memory.NewResizableBuffer(mem)
+	offsets.Resize((n + 1) * arrow.Int32SizeBytes)
+	o := arrow.Int32Traits.CastFromBytes(offsets.Bytes())
+	for i := range o {
+		o[i] = int32(i * len(v))
+	}
+	data := memory.NewResizableBuffer(mem)
+	data.Resize(n * len(v))
+	if b := data.Bytes(); len(b) > 0 {
+		k := copy(b, v)
+		for k < len(b) {
+			k += copy(b[k:], b[:k])
+		}
+	}
+	ad := array.NewData(dt, n, []*memory.Buffer{nil, offsets, data}, nil, 0, 0)
+	arr := array.MakeFromData(ad)
+	ad.Release()
+	offsets.Release()
+	data.Release()
+	return arr
 }

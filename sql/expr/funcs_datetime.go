@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cockroachdb/apd/v3"
@@ -64,83 +65,123 @@ func normalizeUnit(u string) string {
 // extractTimestamp returns field of a wall-clock timestamp as a numeric
 // text (extract's result); epochUs is the instant for "epoch".
 func extractTimestamp(unit string, wall, epochUs int64, t types.T, loc bool, offsetSec int64) (string, error) {
-	w := splitTimestamp(wall)
-	secUs := w.s*usPerSec + w.us
+	norm := normalizeUnit(unit)
+	d, ok, err := extractTimestampDec(norm, unit, wall, epochUs, t, loc, offsetSec)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return string(appendFastDec(nil, d)), nil
+	}
+	// julian: the day number plus the fraction of the day, as PostgreSQL
+	// computes it: numeric division of the time of day in microseconds by
+	// a day's (with numeric_div's scale).
 	days := floorDiv(wall, usPerDay)
-	itoa := func(v int64) (string, error) { return strconv.FormatInt(v, 10), nil }
-	switch normalizeUnit(unit) {
-	case "year":
-		if w.y <= 0 {
-			return itoa(w.y - 1)
-		}
-		return itoa(w.y)
-	case "month":
-		return itoa(w.mon)
-	case "day":
-		return itoa(w.d)
+	frac, err := numDiv(apd.New(wall-days*usPerDay, 0), apd.New(usPerDay, 0))
+	if err != nil {
+		return "", err
+	}
+	r, err := numAdd(apd.New(days+2440588, 0), frac)
+	if err != nil {
+		return "", err
+	}
+	return formatNumeric(r), nil
+}
+
+// julianFloat is date_part('julian', ts): PostgreSQL's float8 formula.
+func julianFloat(wall int64) float64 {
+	days := floorDiv(wall, usPerDay)
+	tod := wall - days*usPerDay
+	sec := tod / usPerSec
+	return float64(days+2440588) + (float64(sec)+float64(tod%usPerSec)/1000000.0)/float64(86400)
+}
+
+// extractTimestampDec is extractTimestamp for a normalised unit (norm)
+// without text: the field as coefficient and scale. ok is false for
+// "julian", whose value is computed through text by extractTimestamp.
+// The typed kernels call it per row.
+func extractTimestampDec(norm, unit string, wall, epochUs int64, t types.T, loc bool, offsetSec int64) (fastDec, bool, error) {
+	int0 := func(v int64) (fastDec, bool, error) { return fastDec{v, 0}, true, nil }
+	// The time-of-day fields need no calendar.
+	switch norm {
 	case "hour":
-		return itoa(w.h)
+		return int0(floorMod(wall, usPerDay) / usPerHour)
 	case "minute":
-		return itoa(w.min)
+		return int0(floorMod(wall, usPerDay) / usPerMin % 60)
 	case "second":
-		return microsDecimal(secUs, 6), nil
+		return fastDec{floorMod(wall, usPerMin), 6}, true, nil
 	case "milliseconds":
-		return microsDecimal(secUs, 3), nil
+		return fastDec{floorMod(wall, usPerMin), 3}, true, nil
 	case "microseconds":
-		return itoa(secUs)
+		return int0(floorMod(wall, usPerMin))
 	case "epoch":
-		return microsDecimal(epochUs, 6), nil
+		return fastDec{epochUs, 6}, true, nil
+	}
+	days := floorDiv(wall, usPerDay)
+	switch norm {
 	case "dow":
-		return itoa(floorMod(days+4, 7))
+		return int0(floorMod(days+4, 7))
 	case "isodow":
 		d := floorMod(days+4, 7)
 		if d == 0 {
 			d = 7
 		}
-		return itoa(d)
-	case "doy":
-		return itoa(days - daysFromCivil(w.y, 1, 1) + 1)
+		return int0(d)
 	case "week":
 		_, wk := isoWeek(days)
-		return itoa(wk)
+		return int0(wk)
 	case "isoyear":
 		y, _ := isoWeek(days)
-		return itoa(y)
-	case "quarter":
-		return itoa((w.mon-1)/3 + 1)
-	case "decade":
-		if w.y <= 0 {
-			return itoa(-((8 - (w.y - 1)) / 10))
+		if y <= 0 { // 1 BC is -1, as for year
+			y--
 		}
-		return itoa(w.y / 10)
-	case "century":
-		if w.y > 0 {
-			return itoa((w.y + 99) / 100)
-		}
-		return itoa(-((99 - (w.y - 1)) / 100))
-	case "millennium":
-		if w.y > 0 {
-			return itoa((w.y + 999) / 1000)
-		}
-		return itoa(-((999 - (w.y - 1)) / 1000))
+		return int0(y)
 	case "julian":
-		return formatNumeric(mustNumeric(strconv.FormatInt(days+2440588, 10) + "." + strings.TrimRight(strconv.FormatFloat(float64(wall-days*usPerDay)/float64(usPerDay), 'f', 20, 64)[2:], "0"))), nil
-	case "timezone":
-		if loc {
-			return itoa(offsetSec)
+		return fastDec{}, false, nil
+	case "timezone", "timezone_hour", "timezone_minute":
+		if !loc {
+			return fastDec{}, false, errUnitNotSupported(unit, t)
 		}
-	case "timezone_hour":
-		if loc {
-			return itoa(offsetSec / 3600)
+		switch norm {
+		case "timezone":
+			return int0(offsetSec)
+		case "timezone_hour":
+			return int0(offsetSec / 3600)
 		}
-	case "timezone_minute":
-		if loc {
-			return itoa(offsetSec / 60 % 60)
-		}
-	default:
-		return "", errUnitNotRecognized(unit, t)
+		return int0(offsetSec / 60 % 60)
 	}
-	return "", errUnitNotSupported(unit, t)
+	y, mon, d := civil(days)
+	switch norm {
+	case "year":
+		if y <= 0 {
+			return int0(y - 1)
+		}
+		return int0(y)
+	case "month":
+		return int0(mon)
+	case "day":
+		return int0(d)
+	case "doy":
+		return int0(days - daysFromCivil(y, 1, 1) + 1)
+	case "quarter":
+		return int0((mon-1)/3 + 1)
+	case "decade":
+		if y <= 0 {
+			return int0(-((8 - (y - 1)) / 10))
+		}
+		return int0(y / 10)
+	case "century":
+		if y > 0 {
+			return int0((y + 99) / 100)
+		}
+		return int0(-((99 - (y - 1)) / 100))
+	case "millennium":
+		if y > 0 {
+			return int0((y + 999) / 1000)
+		}
+		return int0(-((999 - (y - 1)) / 1000))
+	}
+	return fastDec{}, false, errUnitNotRecognized(unit, t)
 }
 
 // isoWeek returns the ISO year and week of a day number.
@@ -195,6 +236,8 @@ func extractDate(unit string, days int64) (string, error) {
 		return "", errUnitNotSupported(unit, types.Date)
 	case "epoch":
 		return strconv.FormatInt(days*86400, 10), nil
+	case "julian":
+		return strconv.FormatInt(days+2440588, 10), nil
 	}
 	s, err := extractTimestamp(unit, dateToTimestamp(days), 0, types.Date, false, 0)
 	if err != nil {
@@ -204,6 +247,25 @@ func extractDate(unit string, days int64) (string, error) {
 }
 
 func toFloatText(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
+
+// truncTimestampTZ is date_trunc on a timestamptz, as PostgreSQL's
+// timestamptz_trunc_internal: the wall clock of loc is truncated; below
+// a day the instant keeps its UTC offset (a zone whose offset has seconds
+// truncates minutes on the wall clock, and an hour in a repeated hour
+// stays in its occurrence), from a day up the offset is that of the
+// truncated wall clock.
+func truncTimestampTZ(unit string, inst int64, loc *time.Location) (int64, error) {
+	wall := toLocal(inst, loc)
+	r, err := truncTimestamp(unit, wall, types.TimestampTZ)
+	if err != nil {
+		return 0, err
+	}
+	switch unit {
+	case "microseconds", "milliseconds", "second", "minute", "hour":
+		return r - (wall - inst), nil
+	}
+	return fromLocal(r, loc), nil
+}
 
 // truncTimestamp is date_trunc on a wall-clock timestamp.
 func truncTimestamp(unit string, wall int64, t types.T) (int64, error) {
@@ -357,21 +419,12 @@ func init() {
 	RegisterScalar("clock_timestamp", Overload{Args: nil, Ret: types.TimestampTZ, Volatile: true, Impl: constFn(types.TimestampTZ, func(ctx *Ctx) Datum { return timeNowUs() })})
 
 	RegisterScalar("date_trunc",
-		Overload{Args: []types.T{types.Text, types.Timestamp}, Ret: types.Timestamp, Impl: Strict(types.Timestamp, func(ctx *Ctx, a []Datum) (Datum, error) {
-			return truncTimestamp(s0(a, 0), i0(a, 1), types.Timestamp)
-		})},
-		Overload{Args: []types.T{types.Text, types.TimestampTZ}, Ret: types.TimestampTZ, Impl: Strict(types.TimestampTZ, func(ctx *Ctx, a []Datum) (Datum, error) {
-			loc := ctx.location()
-			unit := normalizeUnit(s0(a, 0))
-			if unit == "microseconds" || unit == "milliseconds" || unit == "second" || unit == "minute" {
-				return truncTimestamp(unit, i0(a, 1), types.TimestampTZ)
-			}
-			w, err := truncTimestamp(unit, toLocal(i0(a, 1), loc), types.TimestampTZ)
-			if err != nil {
-				return nil, err
-			}
-			return fromLocal(w, loc), nil
-		})},
+		Overload{Args: []types.T{types.Text, types.Timestamp}, Ret: types.Timestamp, Impl: dateTruncKernel(types.Timestamp, Strict(types.Timestamp, func(ctx *Ctx, a []Datum) (Datum, error) {
+			return truncTimestamp(normalizeUnit(s0(a, 0)), i0(a, 1), types.Timestamp)
+		}))},
+		Overload{Args: []types.T{types.Text, types.TimestampTZ}, Ret: types.TimestampTZ, Impl: dateTruncKernel(types.TimestampTZ, Strict(types.TimestampTZ, func(ctx *Ctx, a []Datum) (Datum, error) {
+			return truncTimestampTZ(normalizeUnit(s0(a, 0)), i0(a, 1), ctx.location())
+		}))},
 		Overload{Args: []types.T{types.Text, types.Interval}, Ret: types.Interval, Impl: Strict(types.Interval, func(ctx *Ctx, a []Datum) (Datum, error) {
 			return truncInterval(s0(a, 0), a[1].(arrow.MonthDayNanoInterval))
 		})},
@@ -394,13 +447,13 @@ func init() {
 			})
 		}
 		return []Overload{
-			{Args: []types.T{types.Text, types.Timestamp}, Ret: ret, Impl: wrap(func(ctx *Ctx, a []Datum) (string, error) {
+			{Args: []types.T{types.Text, types.Timestamp}, Ret: ret, Impl: extractKernel(numeric, types.Timestamp, wrap(func(ctx *Ctx, a []Datum) (string, error) {
 				return extractTimestamp(s0(a, 0), i0(a, 1), i0(a, 1), types.Timestamp, false, 0)
-			})},
-			{Args: []types.T{types.Text, types.TimestampTZ}, Ret: ret, Impl: wrap(func(ctx *Ctx, a []Datum) (string, error) {
+			}))},
+			{Args: []types.T{types.Text, types.TimestampTZ}, Ret: ret, Impl: extractKernel(numeric, types.TimestampTZ, wrap(func(ctx *Ctx, a []Datum) (string, error) {
 				wall := toLocal(i0(a, 1), ctx.location())
 				return extractTimestamp(s0(a, 0), wall, i0(a, 1), types.TimestampTZ, true, (wall-i0(a, 1))/usPerSec)
-			})},
+			}))},
 			{Args: []types.T{types.Text, types.Date}, Ret: ret, Impl: wrap(func(ctx *Ctx, a []Datum) (string, error) {
 				return extractDate(s0(a, 0), i0(a, 1))
 			})},

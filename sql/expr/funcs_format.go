@@ -313,7 +313,14 @@ func padName(s string, fm bool) string {
 
 // dchToChar is DCH_to_char.
 func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
-	var b strings.Builder
+	b, err := appendDCH(nil, nodes, t)
+	return string(b), err
+}
+
+// appendDCH is DCH_to_char appending to b: the numeric fields are
+// written as digits straight into b (no string per field), so that a
+// kernel formats a column into one buffer.
+func appendDCH(b []byte, nodes []fmtNode, t *fmtTm) ([]byte, error) {
 	ampm := func(pm, am string) string {
 		if t.hour%24 >= 12 {
 			return pm
@@ -323,20 +330,12 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 	for i := range nodes {
 		n := &nodes[i]
 		if n.kind != fmtAction {
-			b.WriteString(n.ch)
+			b = append(b, n.ch...)
 			continue
 		}
 		fm := n.suffix&sufFM != 0
 		nameFM := n.suffix&(sufFM|sufTM) != 0
-		w := func(width, negWidth int, v int64) string {
-			if fm {
-				return strconv.FormatInt(v, 10)
-			}
-			if v < 0 {
-				return padNum(v, negWidth)
-			}
-			return padNum(v, width)
-		}
+		start := len(b)
 		var s string
 		numeric := true
 		switch n.key.id {
@@ -354,35 +353,35 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 				h = 12
 			}
 			if fm {
-				s = strconv.FormatInt(h, 10)
+				b = strconv.AppendInt(b, h, 10)
 			} else if t.hour >= 0 {
-				s = padNum(h, 2)
+				b = appendPadNum(b, h, 2)
 			} else {
-				s = padNum(h, 3)
+				b = appendPadNum(b, h, 3)
 			}
 		case "HH24":
-			s = w(2, 3, t.hour)
+			b = dchNum(b, fm, 2, 3, t.hour)
 		case "MI":
-			s = w(2, 3, t.min)
+			b = dchNum(b, fm, 2, 3, t.min)
 		case "SS":
-			s = w(2, 3, t.sec)
+			b = dchNum(b, fm, 2, 3, t.sec)
 		case "FF1":
-			s = padNum(t.fsec/100000, 1)
+			b = appendPadNum(b, t.fsec/100000, 1)
 		case "FF2":
-			s = padNum(t.fsec/10000, 2)
+			b = appendPadNum(b, t.fsec/10000, 2)
 		case "FF3", "MS":
-			s = padNum(t.fsec/1000, 3)
+			b = appendPadNum(b, t.fsec/1000, 3)
 		case "FF4":
-			s = padNum(t.fsec/100, 4)
+			b = appendPadNum(b, t.fsec/100, 4)
 		case "FF5":
-			s = padNum(t.fsec/10, 5)
+			b = appendPadNum(b, t.fsec/10, 5)
 		case "FF6", "US":
-			s = padNum(t.fsec, 6)
+			b = appendPadNum(b, t.fsec, 6)
 		case "SSSS":
-			s = strconv.FormatInt(t.hour*3600+t.min*60+t.sec, 10)
+			b = strconv.AppendInt(b, t.hour*3600+t.min*60+t.sec, 10)
 		case "tz", "TZ":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			s, numeric = t.tzn, false
 			if n.key.id == "tz" {
@@ -390,19 +389,19 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 			}
 		case "TZH":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			sign, off := offSign(t.gmtoff)
 			s, numeric = fmt.Sprintf("%c%02d", sign, off/3600), false
 		case "TZM":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			_, off := offSign(t.gmtoff)
 			s, numeric = fmt.Sprintf("%02d", off%3600/60), false
 		case "OF":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			sign, off := offSign(t.gmtoff)
 			if fm {
@@ -416,7 +415,7 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 			numeric = false
 		case "A.D.", "B.C.", "AD", "BC", "a.d.", "b.c.", "ad", "bc":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			bc := t.year <= 0
 			switch n.key.id {
@@ -432,7 +431,7 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 			numeric = false
 		case "MONTH", "Month", "month", "MON", "Mon", "mon":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			numeric = false
 			if t.mon == 0 {
@@ -453,10 +452,10 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 				s = strings.ToLower(monthsAbbr[t.mon-1])
 			}
 		case "MM":
-			s = w(2, 3, t.mon)
+			b = dchNum(b, fm, 2, 3, t.mon)
 		case "DAY", "Day", "day", "DY", "Dy", "dy":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			numeric = false
 			switch n.key.id {
@@ -474,37 +473,37 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 				s = strings.ToLower(daysAbbr[t.wday])
 			}
 		case "DDD":
-			s = w(3, 3, t.yday)
+			b = dchNum(b, fm, 3, 3, t.yday)
 		case "IDDD":
 			iy, mon1 := isoYearOf(t.days, t.year)
 			_ = iy
-			s = w(3, 3, t.days-mon1+1)
+			b = dchNum(b, fm, 3, 3, t.days-mon1+1)
 		case "DD":
-			s = w(2, 2, t.mday)
+			b = dchNum(b, fm, 2, 2, t.mday)
 		case "D":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
-			s = strconv.FormatInt(t.wday+1, 10)
+			b = strconv.AppendInt(b, t.wday+1, 10)
 		case "ID":
 			if t.interval {
-				return "", invalidForInterval()
+				return nil, invalidForInterval()
 			}
 			d := t.wday
 			if d == 0 {
 				d = 7
 			}
-			s = strconv.FormatInt(d, 10)
+			b = strconv.AppendInt(b, d, 10)
 		case "WW":
-			s = w(2, 2, (t.yday-1)/7+1)
+			b = dchNum(b, fm, 2, 2, (t.yday-1)/7+1)
 		case "IW":
 			_, mon1 := isoYearOf(t.days, t.year)
-			s = w(2, 2, floorDiv(t.days-mon1, 7)+1)
+			b = dchNum(b, fm, 2, 2, floorDiv(t.days-mon1, 7)+1)
 		case "Q":
 			if t.mon == 0 {
 				continue
 			}
-			s = strconv.FormatInt((t.mon-1)/3+1, 10)
+			b = strconv.AppendInt(b, (t.mon-1)/3+1, 10)
 		case "CC":
 			var c int64
 			switch {
@@ -516,9 +515,9 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 				c = t.year/100 - 1
 			}
 			if c <= 99 && c >= -99 {
-				s = w(2, 3, c)
+				b = dchNum(b, fm, 2, 3, c)
 			} else {
-				s = strconv.FormatInt(c, 10)
+				b = strconv.AppendInt(b, c, 10)
 			}
 		case "Y,YYY":
 			y := adjustYear(t.year, t.interval)
@@ -531,11 +530,11 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 			y = adjustYear(y, t.interval)
 			switch len(n.key.id) {
 			case 4:
-				s = w(4, 5, y)
+				b = dchNum(b, fm, 4, 5, y)
 			case 3:
-				s = w(3, 4, y%1000)
+				b = dchNum(b, fm, 3, 4, y%1000)
 			case 2:
-				s = w(2, 3, y%100)
+				b = dchNum(b, fm, 2, 3, y%100)
 			default:
 				s = fmt.Sprintf("%1d", y%10)
 			}
@@ -563,24 +562,52 @@ func dchToChar(nodes []fmtNode, t *fmtTm) (string, error) {
 				s = fmt.Sprintf("%-4s", arr[idx])
 			}
 		case "W":
-			s = strconv.FormatInt((t.mday-1)/7+1, 10)
+			b = strconv.AppendInt(b, (t.mday-1)/7+1, 10)
 		case "J":
-			s = strconv.FormatInt(t.days+2440588, 10)
+			b = strconv.AppendInt(b, t.days+2440588, 10)
 		case "FX":
 			continue
 		default:
 			continue
 		}
-		b.WriteString(s)
+		b = append(b, s...)
 		if numeric && n.suffix&(sufTH|sufth) != 0 {
-			th, err := numTH(s, n.suffix&sufTH != 0)
+			th, err := numTH(string(b[start:]), n.suffix&sufTH != 0)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
-			b.WriteString(th)
+			b = append(b, th...)
 		}
 	}
-	return b.String(), nil
+	return b, nil
+}
+
+// dchNum appends a numeric field: v as is under FM, else zero-padded to
+// width (negWidth when negative: the sign takes a place).
+func dchNum(b []byte, fm bool, width, negWidth int, v int64) []byte {
+	switch {
+	case fm:
+		return strconv.AppendInt(b, v, 10)
+	case v < 0:
+		return appendPadNum(b, v, negWidth)
+	}
+	return appendPadNum(b, v, width)
+}
+
+// appendPadNum appends v zero-padded to width characters, the sign
+// included (printf's %0*d).
+func appendPadNum(b []byte, v int64, width int) []byte {
+	var tmp [24]byte
+	digits := strconv.AppendInt(tmp[:0], v, 10)
+	if v < 0 {
+		b = append(b, '-')
+		digits = digits[1:]
+		width--
+	}
+	for k := len(digits); k < width; k++ {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }
 
 func pick[T any](c bool, a, b T) T {
@@ -1242,14 +1269,14 @@ func toDateText(in, format string) (Datum, error) {
 
 func init() {
 	RegisterScalar("to_char",
-		Overload{Args: []types.T{types.Timestamp, types.Text}, Ret: types.Text, Impl: Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
+		Overload{Args: []types.T{types.Timestamp, types.Text}, Ret: types.Text, Impl: toCharTimestampKernel(types.Timestamp, Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
 			return timestampToChar(i0(a, 0), false, 0, nil, s0(a, 1))
-		})},
-		Overload{Args: []types.T{types.TimestampTZ, types.Text}, Ret: types.Text, Impl: Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
+		}))},
+		Overload{Args: []types.T{types.TimestampTZ, types.Text}, Ret: types.Text, Impl: toCharTimestampKernel(types.TimestampTZ, Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
 			us := i0(a, 0)
 			loc := ctx.location()
 			return timestampToChar(types.UTCToLocal(us, loc), true, us, loc, s0(a, 1))
-		})},
+		}))},
 		Overload{Args: []types.T{types.Interval, types.Text}, Ret: types.Text, Impl: Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
 			if s0(a, 1) == "" {
 				return nil, nil

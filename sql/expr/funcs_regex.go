@@ -267,23 +267,23 @@ func init() {
 		RegisterScalar("!~~", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: likeKernel(true, false)})
 		RegisterScalar("~~*", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: likeKernel(false, true)})
 		RegisterScalar("!~~*", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: likeKernel(true, true)})
-		RegisterScalar("~", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexKernel(false, false)})
-		RegisterScalar("!~", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexKernel(true, false)})
-		RegisterScalar("~*", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexKernel(false, true)})
-		RegisterScalar("!~*", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexKernel(true, true)})
+		RegisterScalar("~", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexMatchKernel(false, false)})
+		RegisterScalar("!~", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexMatchKernel(true, false)})
+		RegisterScalar("~*", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexMatchKernel(false, true)})
+		RegisterScalar("!~*", Overload{Args: []types.T{t, types.Text}, Ret: types.Bool, Impl: regexMatchKernel(true, true)})
 	}
 	RegisterScalar("regexp_replace",
-		Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) {
+		Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: types.Text, Impl: regexpReplaceKernel(false, textFn(func(a []Datum) (Datum, error) {
 			return regexpReplace(s0(a, 0), s0(a, 1), s0(a, 2), "")
-		})},
-		Overload{Args: []types.T{types.Text, types.Text, types.Text, types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) {
+		}))},
+		Overload{Args: []types.T{types.Text, types.Text, types.Text, types.Text}, Ret: types.Text, Impl: regexpReplaceKernel(true, textFn(func(a []Datum) (Datum, error) {
 			return regexpReplace(s0(a, 0), s0(a, 1), s0(a, 2), s0(a, 3))
-		})},
+		}))},
 	)
 	ta := types.ArrayOf(types.Text)
 	RegisterScalar("regexp_match",
-		Overload{Args: []types.T{types.Text, types.Text}, Ret: ta, Impl: Strict(ta, func(ctx *Ctx, a []Datum) (Datum, error) { return regexpMatch(s0(a, 0), s0(a, 1), "") })},
-		Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: ta, Impl: Strict(ta, func(ctx *Ctx, a []Datum) (Datum, error) { return regexpMatch(s0(a, 0), s0(a, 1), s0(a, 2)) })},
+		Overload{Args: []types.T{types.Text, types.Text}, Ret: ta, Impl: regexpMatchKernel(false, Strict(ta, func(ctx *Ctx, a []Datum) (Datum, error) { return regexpMatch(s0(a, 0), s0(a, 1), "") }))},
+		Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: ta, Impl: regexpMatchKernel(true, Strict(ta, func(ctx *Ctx, a []Datum) (Datum, error) { return regexpMatch(s0(a, 0), s0(a, 1), s0(a, 2)) }))},
 	)
 	RegisterScalar("like", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Bool, Impl: likeKernel(false, false)})
 }

@@ -414,18 +414,18 @@ func init() {
 		Overload{Args: []types.T{types.Bytea}, Ret: types.Int4, Impl: intFn(func(a []Datum) (Datum, error) { return int64(len(a[0].([]byte))), nil })},
 	)
 	RegisterScalar("bit_length", Overload{Args: []types.T{types.Text}, Ret: types.Int4, Impl: intFn(func(a []Datum) (Datum, error) { return int64(8 * len(s0(a, 0))), nil })})
-	RegisterScalar("lower", Overload{Args: []types.T{types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return strings.ToLower(s0(a, 0)), nil })})
-	RegisterScalar("upper", Overload{Args: []types.T{types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return strings.ToUpper(s0(a, 0)), nil })})
+	RegisterScalar("lower", Overload{Args: []types.T{types.Text}, Ret: types.Text, Impl: caseKernel(false, textFn(func(a []Datum) (Datum, error) { return strings.ToLower(s0(a, 0)), nil }))})
+	RegisterScalar("upper", Overload{Args: []types.T{types.Text}, Ret: types.Text, Impl: caseKernel(true, textFn(func(a []Datum) (Datum, error) { return strings.ToUpper(s0(a, 0)), nil }))})
 	RegisterScalar("initcap", Overload{Args: []types.T{types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return initcap(s0(a, 0)), nil })})
 	substr := []Overload{
-		{Args: []types.T{types.Text, types.Int4}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return substrRunes(s0(a, 0), i0(a, 1), 0, false) })},
-		{Args: []types.T{types.Text, types.Int4, types.Int4}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return substrRunes(s0(a, 0), i0(a, 1), i0(a, 2), true) })},
+		{Args: []types.T{types.Text, types.Int4}, Ret: types.Text, Impl: substrKernel(false, textFn(func(a []Datum) (Datum, error) { return substrRunes(s0(a, 0), i0(a, 1), 0, false) }))},
+		{Args: []types.T{types.Text, types.Int4, types.Int4}, Ret: types.Text, Impl: substrKernel(true, textFn(func(a []Datum) (Datum, error) { return substrRunes(s0(a, 0), i0(a, 1), i0(a, 2), true) }))},
 	}
 	RegisterScalar("substr", substr...)
 	RegisterScalar("substring", substr...)
-	RegisterScalar("substring", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) {
+	RegisterScalar("substring", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text, Impl: regexSubstringKernel(textFn(func(a []Datum) (Datum, error) {
 		return regexSubstring(s0(a, 0), s0(a, 1))
-	})})
+	}))})
 	pos := intFn(func(a []Datum) (Datum, error) {
 		idx := strings.Index(s0(a, 0), s0(a, 1))
 		if idx < 0 {
@@ -436,12 +436,12 @@ func init() {
 	RegisterScalar("strpos", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Int4, Impl: pos})
 	// position(sub IN s) is bound as position(s, sub), as PostgreSQL does.
 	RegisterScalar("position", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Int4, Impl: pos})
-	RegisterScalar("replace", Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) {
+	RegisterScalar("replace", Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: types.Text, Impl: replaceKernel(textFn(func(a []Datum) (Datum, error) {
 		if s0(a, 1) == "" {
 			return s0(a, 0), nil
 		}
 		return strings.ReplaceAll(s0(a, 0), s0(a, 1), s0(a, 2)), nil
-	})})
+	}))})
 	RegisterScalar("translate", Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) {
 		return translate(s0(a, 0), s0(a, 1), s0(a, 2)), nil
 	})})
@@ -499,9 +499,9 @@ func init() {
 		}
 		return string(r), nil
 	})})
-	RegisterScalar("split_part", Overload{Args: []types.T{types.Text, types.Text, types.Int4}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) {
+	RegisterScalar("split_part", Overload{Args: []types.T{types.Text, types.Text, types.Int4}, Ret: types.Text, Impl: splitPartKernel(textFn(func(a []Datum) (Datum, error) {
 		return splitPart(s0(a, 0), s0(a, 1), i0(a, 2))
-	})})
+	}))})
 	RegisterScalar("concat", Overload{Args: []types.T{Any}, Variadic: true, Ret: types.Text, Specialize: concatSpecialize(false), Impl: concatSpecialize(false)(nil, types.Text)})
 	RegisterScalar("concat_ws", Overload{Args: []types.T{types.Text, Any}, Variadic: true, Ret: types.Text, Specialize: concatSpecialize(true), Impl: concatSpecialize(true)(nil, types.Text)})
 	RegisterScalar("format", Overload{Args: []types.T{types.Text, Any}, Variadic: true, Ret: types.Text, Specialize: formatSpecialize, Impl: formatSpecialize(nil, types.Text)})

@@ -275,12 +275,17 @@ func (c *Case) Eval(ctx *Ctx, in arrow.RecordBatch) (arrow.Array, error) {
 	for i := range chosen {
 		chosen[i] = -1
 	}
+	// Each branch's batch holds copies of only the columns CASE reads.
+	used := make([]bool, in.NumCols())
+	if !columnsRead(c, used) {
+		used = nil
+	}
 	remaining := n
 	for w, cond := range c.Whens {
 		if remaining == 0 {
 			break
 		}
-		sub, idx := selectRows(in, chosen, -1)
+		sub, idx := selectRowsOf(in, chosen, -1, used)
 		arr, err := cond.Eval(ctx, sub)
 		if err != nil {
 			return nil, err
@@ -301,7 +306,7 @@ func (c *Case) Eval(ctx *Ctx, in arrow.RecordBatch) (arrow.Array, error) {
 	results := make([]arrow.Array, len(c.Whens)+1)
 	positions := make([][]int, len(c.Whens)+1)
 	for b := 0; b <= len(c.Whens); b++ {
-		sub, idx := selectRows(in, chosen, b)
+		sub, idx := selectRowsOf(in, chosen, b, used)
 		positions[b] = idx
 		if len(idx) == 0 {
 			continue
@@ -330,7 +335,7 @@ func (c *Case) Eval(ctx *Ctx, in arrow.RecordBatch) (arrow.Array, error) {
 			out.AppendNull()
 			continue
 		}
-		AppendDatum(out, DatumAt(results[b], cursor[b]))
+		appendValueAt(out, results[b], cursor[b])
 		cursor[b]++
 	}
 	return out.NewArray(), nil
@@ -348,9 +353,10 @@ func (c *Case) String() string {
 	return sb.String()
 }
 
-// selectRows returns the rows of in whose chosen[i] == want, and their
-// positions. When every row qualifies, in itself is returned.
-func selectRows(in arrow.RecordBatch, chosen []int, want int) (arrow.RecordBatch, []int) {
+// selectRowsOf returns the rows of in whose chosen[i] == want, and their
+// positions, copying only the columns marked in used (nil: all; see
+// takeRowsOf). When every row qualifies, in itself is returned.
+func selectRowsOf(in arrow.RecordBatch, chosen []int, want int, used []bool) (arrow.RecordBatch, []int) {
 	idx := make([]int, 0, len(chosen))
 	for i, c := range chosen {
 		if c == want {
@@ -360,7 +366,7 @@ func selectRows(in arrow.RecordBatch, chosen []int, want int) (arrow.RecordBatch
 	if len(idx) == len(chosen) {
 		return in, idx
 	}
-	return TakeRows(in, idx), idx
+	return takeRowsOf(in, idx, used), idx
 }
 
 // TakeRows builds a batch holding the given rows of in.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cockroachdb/apd/v3"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -214,6 +216,13 @@ func cmpNumericText(a, b string) int {
 	if a == b {
 		return 0
 	}
+	if x, ok := parseFastDec(a); ok {
+		if y, ok := parseFastDec(b); ok {
+			if c, ok := fastCmp(x, y); ok {
+				return c
+			}
+		}
+	}
 	return cmpNumeric(mustNumeric(a), mustNumeric(b))
 }
 
@@ -320,10 +329,15 @@ func intFits(v int64, oid uint32) bool {
 	return true
 }
 
-// numeric arithmetic (row at a time; numeric is exact, not a hot path)
+// numericBinary and numericUnary compute a numeric function row by row
+// through apd. The results of a batch are remembered by argument text
+// (up to numericMemoRows of them): the slow functions (ln, log, exp,
+// power: a millisecond a row) then run once per distinct value, which
+// matters where a join repeats a table's values.
+const numericMemoRows = 4096
 
 func numericBinary(fn func(x, y *apd.Decimal) (*apd.Decimal, error)) ScalarImpl {
-	return Strict(types.Numeric, func(ctx *Ctx, args []Datum) (Datum, error) {
+	row := Strict(types.Numeric, func(ctx *Ctx, args []Datum) (Datum, error) {
 		x, err := parseNumeric(args[0].(string))
 		if err != nil {
 			return nil, err
@@ -338,10 +352,54 @@ func numericBinary(fn func(x, y *apd.Decimal) (*apd.Decimal, error)) ScalarImpl 
 		}
 		return formatNumeric(r), nil
 	})
+	return func(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+		xa, ok1 := args[0].(*array.String)
+		ya, ok2 := args[1].(*array.String)
+		if !ok1 || !ok2 {
+			return row(ctx, args, n)
+		}
+		type pair struct{ x, y string }
+		memo := map[pair]string{}
+		b := NewBuilder(ctx.Allocator(), types.Numeric).(*array.StringBuilder)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if i&7 == 7 && ctx.Canceled() {
+				return nil, errCanceled()
+			}
+			if xa.IsNull(i) || ya.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			k := pair{xa.Value(i), ya.Value(i)}
+			if r, ok := memo[k]; ok {
+				b.Append(r)
+				continue
+			}
+			x, err := parseNumeric(k.x)
+			if err != nil {
+				return nil, err
+			}
+			y, err := parseNumeric(k.y)
+			if err != nil {
+				return nil, err
+			}
+			r, err := fn(x, y)
+			if err != nil {
+				return nil, err
+			}
+			out := formatNumeric(r)
+			if len(memo) < numericMemoRows {
+				memo[k] = out
+			}
+			b.Append(out)
+		}
+		return b.NewArray(), nil
+	}
 }
 
 func numericUnary(fn func(x *apd.Decimal) (*apd.Decimal, error)) ScalarImpl {
-	return Strict(types.Numeric, func(ctx *Ctx, args []Datum) (Datum, error) {
+	row := Strict(types.Numeric, func(ctx *Ctx, args []Datum) (Datum, error) {
 		x, err := parseNumeric(args[0].(string))
 		if err != nil {
 			return nil, err
@@ -352,6 +410,44 @@ func numericUnary(fn func(x *apd.Decimal) (*apd.Decimal, error)) ScalarImpl {
 		}
 		return formatNumeric(r), nil
 	})
+	return func(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+		xa, ok := args[0].(*array.String)
+		if !ok {
+			return row(ctx, args, n)
+		}
+		memo := map[string]string{}
+		b := NewBuilder(ctx.Allocator(), types.Numeric).(*array.StringBuilder)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if i&7 == 7 && ctx.Canceled() {
+				return nil, errCanceled()
+			}
+			if xa.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			v := xa.Value(i)
+			if r, ok := memo[v]; ok {
+				b.Append(r)
+				continue
+			}
+			x, err := parseNumeric(v)
+			if err != nil {
+				return nil, err
+			}
+			r, err := fn(x)
+			if err != nil {
+				return nil, err
+			}
+			out := formatNumeric(r)
+			if len(memo) < numericMemoRows {
+				memo[v] = out
+			}
+			b.Append(out)
+		}
+		return b.NewArray(), nil
+	}
 }
 
 func numAdd(x, y *apd.Decimal) (*apd.Decimal, error) {

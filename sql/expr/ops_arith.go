@@ -406,9 +406,9 @@ func init() {
 			Overload{Args: []types.T{types.Float8, types.Float4}, Ret: types.Float8, Impl: floatArithKernel(op, types.OidFloat8)},
 		)
 	}
-	RegisterScalar("+", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numAdd)})
-	RegisterScalar("-", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numSub)})
-	RegisterScalar("*", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numMul)})
+	RegisterScalar("+", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericArith(fastAdd, numAdd)})
+	RegisterScalar("-", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericArith(fastSub, numSub)})
+	RegisterScalar("*", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericArith(fastMul, numMul)})
 	RegisterScalar("/", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numDiv)})
 	RegisterScalar("%", Overload{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Impl: numericBinary(numMod)})
 	RegisterScalar("^",
