@@ -139,3 +139,52 @@ func TestStreamingTreeDifferential(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamingTreeDedupJoin: deduplication feeding a join of two streams
+// (clicks delivered more than once, joined with the impression they
+// follow), against PostgreSQL's SELECT DISTINCT and join over the same
+// rows.
+func TestStreamingTreeDedupJoin(t *testing.T) {
+	r := rand.New(rand.NewSource(time.Now().UnixNano()))
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	pg := pgtest.Shared(t)
+	pgConn, err := pgx.Connect(context.Background(), pg.FreshDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgConn.Close(context.Background()) })
+	srv := startServer(t, t.TempDir())
+	w := srv.connect(t)
+	for _, c := range []*pgx.Conn{w, pgConn} {
+		sdExec(t, c, "setup", "SET TimeZone = 'UTC'")
+		sdExec(t, c, "setup", "CREATE TABLE imps (id bigint, ad bigint, ts timestamptz)")
+		sdExec(t, c, "setup", "CREATE TABLE clicks (id bigint, ad bigint, ts timestamptz)")
+	}
+	sdExec(t, w, "weir", "CREATE STREAMING TABLE dj AS SELECT d.id AS click, i.id AS imp FROM (SELECT DISTINCT ON (id) id, ad, ts FROM STREAM clicks WATERMARK ts DELAY OF INTERVAL 5 MINUTES) d"+
+		" JOIN STREAM imps i WATERMARK ts DELAY OF INTERVAL 5 MINUTES ON d.ad = i.ad AND d.ts BETWEEN i.ts AND i.ts + INTERVAL '10 minutes'")
+	var fed int64
+	for batch := 0; batch < 40; batch++ {
+		var iv, cv []string
+		for k := 0; k < 20; k++ {
+			n := int64(batch*20 + k)
+			ts := base + n*5_000_000
+			iv = append(iv, fmt.Sprintf("(%d, %d, '%s')", n, r.Int63n(10), sdTS(ts)))
+			c := fmt.Sprintf("(%d, %d, '%s')", n, r.Int63n(10), sdTS(ts+r.Int63n(300_000_000)))
+			cv = append(cv, c)
+			if r.Intn(3) == 0 {
+				cv = append(cv, c) // delivered twice
+			}
+		}
+		for _, c := range []*pgx.Conn{w, pgConn} {
+			sdExec(t, c, "insert", "INSERT INTO imps VALUES "+strings.Join(iv, ", "))
+			sdExec(t, c, "insert", "INSERT INTO clicks VALUES "+strings.Join(cv, ", "))
+		}
+		fed += int64(len(iv) + len(cv))
+		waitConsumed(t, w, []string{"dj"}, fed, 20*time.Second)
+	}
+	want := sdRows(t, pgConn, "PostgreSQL", "SELECT d.id, i.id FROM (SELECT DISTINCT id, ad, ts FROM clicks) d JOIN imps i ON d.ad = i.ad AND d.ts BETWEEN i.ts AND i.ts + INTERVAL '10 minutes'")
+	got := sdRows(t, w, "weir", "SELECT * FROM dj")
+	if d, m := diffSorted(want, got, 15); m > 0 || len(want) == 0 {
+		t.Errorf("dj: %d rows differ (oracle %d, weir %d):%s", m, len(want), len(got), d)
+	}
+}

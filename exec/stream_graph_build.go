@@ -69,6 +69,8 @@ func newTreeOperator(n *planner.StreamNode) (StreamOperator, error) {
 		return &RollingOver{Window: n.Over.Window, TimeCol: n.Over.TimeCol, Context: n.Over.Context}, nil
 	case planner.AggNode:
 		return newTreeAggregation(n.Agg)
+	case planner.DedupNode:
+		return newDedupOp(n.Dedup), nil
 	}
 	return nil, sqlerr.New(sqlerr.InternalError, "stream tree: unexpected node kind %d", n.Kind)
 }

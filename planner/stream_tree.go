@@ -33,6 +33,7 @@ const (
 	TopNNode                            // the first N rows per partition
 	OverNode                            // window functions over earlier rows
 	AggNode                             // a windowed aggregation
+	DedupNode                           // the first row of each key (DISTINCT ON)
 )
 
 // StreamNode is one node of a StreamTree.
@@ -51,8 +52,10 @@ type StreamNode struct {
 	TopN  *StreamTopN
 	Over  *StreamOver
 	// Agg is the window aggregation as a single-stage plan whose Pre is
-	// the child (exec's window aggregation operator reads its fields).
-	Agg *StreamPlan
+	// the child (exec's window aggregation operator reads its fields);
+	// Dedup likewise a deduplication's.
+	Agg   *StreamPlan
+	Dedup *StreamPlan
 	// TimeCol is the event-time column of the node's output: no later row
 	// the node emits has a time in it below the node's output watermark
 	// (-1: none). WatermarkColumn is its name as the query wrote it.
@@ -232,7 +235,7 @@ func (b *treeBuilder) build(n Node) (*StreamNode, error) {
 	case *Sort, *Limit:
 		return nil, refuse("ORDER BY and LIMIT are not supported in a streaming table: a stream has no order; order when you query the table")
 	case *Distinct:
-		return nil, refuse("DISTINCT ON together with a join of two streams or OVER is not supported yet")
+		return b.dedup(x)
 	}
 	return nil, refuse("%s is not supported in a streaming table", strings.TrimPrefix(fmt.Sprintf("%T", n), "*planner."))
 }
@@ -518,4 +521,36 @@ func windowAssignIn(n Node) *WindowAssign {
 		}
 	}
 	return nil
+}
+
+// dedup builds DISTINCT ON (keys) over a stream node: the first row of
+// each key, keys forgotten once the watermark passes their row's event
+// time (exec's deduplication, reading the fields of a single-stage plan).
+func (b *treeBuilder) dedup(d *Distinct) (*StreamNode, error) {
+	if d.On == nil {
+		return nil, refuse("DISTINCT is not supported in a streaming table; use DISTINCT ON (key) to drop duplicates")
+	}
+	in := d.Input
+	if srt, ok := in.(*Sort); ok {
+		in = srt.Input // a stream has no order: the first row to arrive wins
+	}
+	child, err := b.build(in)
+	if err != nil || child == nil {
+		return nil, err
+	}
+	if !appendOnly(child) {
+		return nil, refuse("DISTINCT ON in a streaming table reads an append-only input")
+	}
+	cols := in.Columns()
+	sp := &StreamPlan{Dedup: d.On, Pre: in, Cols: cols, Mode: AppendMode, WindowKey: -1, WindowEndKey: -1}
+	for i, c := range cols {
+		sp.Output = append(sp.Output, &expr.ColumnRef{Index: i, T: c.T, Name: c.Name})
+	}
+	if child.TimeCol >= 0 {
+		sp.WatermarkColumn = cols[child.TimeCol].Name
+		sp.EventTime = &expr.ColumnRef{Index: child.TimeCol, T: cols[child.TimeCol].T, Name: sp.WatermarkColumn}
+	} else {
+		b.tree.Warnings = append(b.tree.Warnings, "streaming table state is unbounded: deduplication keeps every key seen (no watermark expires them)")
+	}
+	return &StreamNode{Kind: DedupNode, Dedup: sp, Children: []*StreamNode{child}, Cols: cols, TimeCol: child.TimeCol, WatermarkColumn: child.WatermarkColumn}, nil
 }

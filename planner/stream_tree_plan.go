@@ -143,6 +143,16 @@ func ExplainStreamTree(t *StreamTree) []string {
 			out = append(out, line)
 		case OverNode:
 			out = append(out, pad+"Rolling Window: rows final at the watermark, "+strconv.Itoa(n.Over.Context)+" earlier rows per partition kept")
+		case DedupNode:
+			var keys []string
+			for _, k := range n.Dedup.Dedup {
+				keys = append(keys, k.String())
+			}
+			bound := "a key is forgotten when the watermark passes its row's event time"
+			if n.Dedup.EventTime == nil {
+				bound = "every key is kept"
+			}
+			out = append(out, pad+"Deduplicate on ("+strings.Join(keys, ", ")+"): the first row of each key; "+bound)
 		case AggNode:
 			var keys, aggs []string
 			for _, g := range n.Agg.Agg.GroupBy {
