@@ -31,8 +31,10 @@ import "encoding/binary"
 //	                                  table `table` (package checkpoint): every
 //	                                  source's offset at the epoch's end, the
 //	                                  watermark, the first epoch a restart must
-//	                                  re-run, the progress counts. Its existence
-//	                                  is what makes the epoch committed.
+//	                                  re-run, the progress counts, and the
+//	                                  epoch's processing time (what now()
+//	                                  returned in it). Its existence is what
+//	                                  makes the epoch committed.
 //	e/<table u32 BE>.snap             the epoch (u64 BE) and format (u32 BE) of
 //	                                  the table's operator-state snapshot, whose
 //	                                  batches are the chunks of StateRelation
