@@ -41,6 +41,7 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 	}
 	res := &subscription{r: r, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
 	if ss.CopyOut {
+		defer res.Close()
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
 		if err != nil {
 			return nil, err
@@ -60,7 +61,9 @@ type subscription struct {
 	// job is the job whose publications the client follows (nil until the
 	// first read): the changes of its later epochs apply to what the
 	// client holds; another job's (REFRESH replaced the table) do not.
-	job *exec.StreamJob
+	// unfollow tells it the client no longer follows (exec.StreamJob.Follow).
+	job      *exec.StreamJob
+	unfollow func()
 }
 
 // subscribeSink is SUBSCRIBE's connector.Sink. It is fed in two ways.
@@ -131,8 +134,13 @@ var _ wire.StreamingResult = (*subscription)(nil)
 
 func (s *subscription) Columns() []wire.Column { return s.sink.cols }
 func (s *subscription) Tag() string            { return "SUBSCRIBE" }
-func (s *subscription) Close()                 {}
-func (s *subscription) Streaming() bool        { return true }
+func (s *subscription) Close() {
+	if s.unfollow != nil {
+		s.unfollow()
+		s.unfollow = nil
+	}
+}
+func (s *subscription) Streaming() bool { return true }
 
 // Next returns the next change: it waits for the table's next publication
 // and sends the changes of the epochs published since the client's last
@@ -172,6 +180,12 @@ func (s *subscription) catchUp(ctx context.Context, r *runner, epoch int64) arro
 	}
 	if err := r.eng.waitStreamingTable(ctx, r); err != nil {
 		return nil
+	}
+	if s.unfollow == nil || s.job != r.job {
+		// Follow before reading: the epochs after the read keep their
+		// changes.
+		s.Close()
+		s.unfollow = r.job.Follow()
 	}
 	err := r.job.ReadPublished(func(at int64) error {
 		rows, err := r.eng.publishedRows(r)

@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 )
 
 // changeHistory keeps the root's changes of the latest epochs a job
@@ -12,7 +13,9 @@ import (
 // reader further behind than it holds, or from before a discontinuity
 // (the job was reset, restored from a snapshot, or re-ran logged epochs,
 // whose changes start from another state than the one readers saw), gets
-// ok false and must re-read the table.
+// ok false and must re-read the table. Changes are kept only while some
+// reader follows the table (Follow): a table nobody subscribes to holds
+// no history.
 type changeHistory struct {
 	mu sync.Mutex
 	// base is the epoch the history starts after: epochs[i] is epoch
@@ -20,12 +23,15 @@ type changeHistory struct {
 	base   int64
 	epochs [][]ChangeBatch
 	rows   int64
+	// followers counts the readers that may ask for changes.
+	followers atomic.Int64
 }
 
-// History bounds: the epochs and the changed rows kept.
+// History bounds: the epochs and the changed rows kept (at least the
+// latest epoch's, however many).
 const (
-	maxHistoryEpochs = 1024
-	maxHistoryRows   = 1 << 20
+	maxHistoryEpochs = 256
+	maxHistoryRows   = 1 << 16
 )
 
 func newChangeHistory() *changeHistory { return &changeHistory{base: math.MaxInt64} }
@@ -34,7 +40,7 @@ func newChangeHistory() *changeHistory { return &changeHistory{base: math.MaxInt
 func (h *changeHistory) record(epoch int64, changes []ChangeBatch) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.base == math.MaxInt64 || epoch != h.base+1+int64(len(h.epochs)) {
+	if h.followers.Load() == 0 || h.base == math.MaxInt64 || epoch != h.base+1+int64(len(h.epochs)) {
 		// Not the continuation of what is kept: only readers of epoch-1 or
 		// later can use it, and none holds epoch-1 from this history.
 		h.restartLocked(epoch)
@@ -79,6 +85,16 @@ func (h *changeHistory) since(from, to int64) ([]ChangeBatch, bool) {
 		out = append(out, h.epochs[e-h.base-1]...)
 	}
 	return out, true
+}
+
+// Follow registers a reader that will ask for changes (ChangesSince);
+// the returned function unregisters it. A reader's first read is of the
+// whole table (ReadPublished); the changes of the epochs after it are
+// kept from then on.
+func (j *StreamJob) Follow() (unfollow func()) {
+	j.history.followers.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { j.history.followers.Add(-1) }) }
 }
 
 // ChangesSince returns the table's changes (its root's changelog) of the

@@ -31,6 +31,12 @@ func historyRows(cs []ChangeBatch) int64 {
 // holds them all, and forgets them at a discontinuity.
 func TestChangeHistory(t *testing.T) {
 	h := newChangeHistory()
+	h.record(1, changeOf(1))
+	if _, ok := h.since(0, 1); ok {
+		t.Fatal("a history nobody follows holds nothing")
+	}
+	h.followers.Add(1)
+	h.restart(math.MaxInt64)
 	if _, ok := h.since(0, 0); ok {
 		t.Fatal("a new history holds nothing")
 	}
