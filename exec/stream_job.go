@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/planner"
@@ -354,25 +353,10 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 // the end of the epoch), the stateless part, the operator.
 func (j *StreamJob) runSingle(ctx context.Context, ectx *expr.Ctx, rd connector.Read, batches []arrow.RecordBatch) ([]ChangeBatch, int64, error) {
 	candidate := j.watermark
-	if j.plan.EventTime != nil && rd.HasWatermark && rd.Watermark-j.plan.Delay > candidate {
-		// The source promises no earlier event time after these rows.
-		candidate = rd.Watermark - j.plan.Delay
-	}
-	if j.plan.EventTime != nil {
-		for _, b := range batches {
-			arr, err := j.plan.EventTime.Eval(ectx, b)
-			if err != nil {
-				return nil, 0, err
-			}
-			ts := arr.(*array.Timestamp)
-			for i := 0; i < ts.Len(); i++ {
-				if !ts.IsNull(i) {
-					if v := int64(ts.Value(i)) - j.plan.Delay; v > candidate {
-						candidate = v
-					}
-				}
-			}
-		}
+	if c, has, err := watermarkCandidate(ectx, j.plan.EventTime, j.plan.Delay, rd); err != nil {
+		return nil, 0, err
+	} else if has && c > candidate {
+		candidate = c
 	}
 	pre, err := j.runPre(ctx, ectx, batches)
 	if err != nil {

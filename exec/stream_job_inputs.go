@@ -192,25 +192,31 @@ func (j *StreamJob) runTree(ectx *expr.Ctx, reads []connector.Read) ([]ChangeBat
 	return changes, j.op.Late() - lateBefore, nil
 }
 
-// sourceWatermark is the watermark candidate of one source's epoch: its
-// largest event time delivered minus the delay, or the source's promise.
+// sourceWatermark is the watermark candidate of one source's epoch.
 func sourceWatermark(ectx *expr.Ctx, leaf *planner.StreamLeaf, rd connector.Read) (int64, bool, error) {
-	if leaf.EventTime == nil {
+	return watermarkCandidate(ectx, leaf.EventTime, leaf.Delay, rd)
+}
+
+// watermarkCandidate is what an epoch's input says of the watermark: its
+// largest event time delivered minus the delay, or the source's promise
+// (nil eventTime: the input has no watermark).
+func watermarkCandidate(ectx *expr.Ctx, eventTime expr.Expr, delay int64, rd connector.Read) (int64, bool, error) {
+	if eventTime == nil {
 		return 0, false, nil
 	}
 	cand, has := int64(math.MinInt64), false
 	if rd.HasWatermark {
-		cand, has = rd.Watermark-leaf.Delay, true
+		cand, has = rd.Watermark-delay, true
 	}
 	for _, b := range rd.Batches {
-		arr, err := leaf.EventTime.Eval(ectx, b)
+		arr, err := eventTime.Eval(ectx, b)
 		if err != nil {
 			return 0, false, err
 		}
 		ts := arr.(*array.Timestamp)
 		for i := 0; i < ts.Len(); i++ {
 			if !ts.IsNull(i) {
-				if v := int64(ts.Value(i)) - leaf.Delay; !has || v > cand {
+				if v := int64(ts.Value(i)) - delay; !has || v > cand {
 					cand, has = v, true
 				}
 			}

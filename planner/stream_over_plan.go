@@ -60,7 +60,7 @@ func callReach(c *WindowCall) (int, error) {
 		if len(c.Args) < 2 {
 			return 1, nil
 		}
-		n, ok := intConst(c.Args[1])
+		n, ok := constInt(c.Args[1])
 		if !ok || n < 0 || n > 100000 {
 			return 0, refuse("lag in a streaming table needs a constant offset between 0 and 100000")
 		}
@@ -79,7 +79,7 @@ func callReach(c *WindowCall) (int, error) {
 		switch b.Kind {
 		case CurrentRow:
 		case OffsetPreceding:
-			n, ok := intConst(b.Offset)
+			n, ok := constInt(b.Offset)
 			if !ok || n < 0 || n > 100000 {
 				return 0, refuse("a frame in a streaming table reaches back a constant number of rows between 0 and 100000")
 			}

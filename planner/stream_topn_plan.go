@@ -116,7 +116,7 @@ func rankBound(e expr.Expr, rankCol int) (int64, bool) {
 	if !isRankRef(a, rankCol) {
 		return 0, false
 	}
-	k, ok := intConst(b)
+	k, ok := constInt(b)
 	if !ok {
 		return 0, false
 	}
@@ -136,24 +136,6 @@ func rankBound(e expr.Expr, rankCol int) (int64, bool) {
 func isRankRef(e expr.Expr, rankCol int) bool {
 	c, ok := e.(*expr.ColumnRef)
 	return ok && c.Index == rankCol
-}
-
-// intConst is an integer constant, through casts.
-func intConst(e expr.Expr) (int64, bool) {
-	if c, ok := e.(*expr.Cast); ok {
-		e = c.Arg
-	}
-	c, ok := e.(*expr.Const)
-	if !ok {
-		return 0, false
-	}
-	switch v := c.Val.(type) {
-	case int64:
-		return v, true
-	case int32:
-		return int64(v), true
-	}
-	return 0, false
 }
 
 // findWindow looks for window_end or window_start among the partition
