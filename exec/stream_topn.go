@@ -206,6 +206,9 @@ func (t *TopN) Push(sc *StreamCtx, input int, c ChangeBatch) error {
 // offer puts row i of b into partition g of w if it belongs in the top N,
 // recording the changes in ob (nil: windows, emitted when they close).
 func (t *TopN) offer(sc *StreamCtx, w *topWindow, g int, b arrow.RecordBatch, i int, ob *changeBuilder) {
+	if t.N <= 0 {
+		return // row_number <= 0 keeps nothing
+	}
 	es := w.parts[g]
 	k := len(es)
 	if int64(k) >= t.N && t.compare(i, es[k-1].key) >= 0 {
