@@ -20,10 +20,14 @@ type changelogTable struct {
 	ids  map[string][]int // row's key → the groups holding an equal row
 	free []int
 	next int
+	// owed counts deletes of rows not held yet: an epoch's changes are a
+	// multiset, whose delete of a row may come before its insert (a
+	// stateless stage passes deletes first); the insert then cancels it.
+	owed map[string]int
 }
 
 func newChangelogTable(cols []planner.Column) *changelogTable {
-	return &changelogTable{e: newEmittedRows(cols), ids: map[string][]int{}}
+	return &changelogTable{e: newEmittedRows(cols), ids: map[string][]int{}, owed: map[string]int{}}
 }
 
 // rowKey identifies a row's values.
@@ -48,7 +52,8 @@ func (t *changelogTable) apply(changes []ChangeBatch) {
 			if c.Diff != nil && c.Diff[i] == ChangeDelete {
 				gs := t.ids[key]
 				if len(gs) == 0 {
-					continue // not held: nothing to delete
+					t.owed[key]++ // its insert comes later in the epoch
+					continue
 				}
 				g := gs[len(gs)-1]
 				if len(gs) == 1 {
@@ -58,6 +63,12 @@ func (t *changelogTable) apply(changes []ChangeBatch) {
 				}
 				t.e.rows.remove(0, g)
 				t.free = append(t.free, g)
+				continue
+			}
+			if t.owed[key] > 0 {
+				if t.owed[key]--; t.owed[key] == 0 {
+					delete(t.owed, key)
+				}
 				continue
 			}
 			g := t.next

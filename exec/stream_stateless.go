@@ -57,20 +57,28 @@ func (s *StatelessStage) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 		}
 		return nil
 	}
-	// Runs of deletes and of inserts go through the plan in their order, so
-	// that a row inserted and deleted within the batch is deleted after it
-	// was inserted.
-	for start := 0; start < len(c.Diff); {
-		kind := c.Diff[start]
-		end := start
-		for end < len(c.Diff) && (c.Diff[end] == ChangeDelete) == (kind == ChangeDelete) {
-			end++
+	// Deletes, then inserts, each through the plan once: the consumers of
+	// a changelog apply an epoch's changes as a multiset, in which a delete
+	// that comes before its insert cancels it (changelogTable), so the
+	// order within the batch need not be kept — and runs of one row each
+	// (a Top-N renumbering rows: delete, insert, delete, ...) would run the
+	// plan once per row.
+	var del, ins []int
+	for i, d := range c.Diff {
+		if d == ChangeDelete {
+			del = append(del, i)
+		} else {
+			ins = append(ins, i)
 		}
-		idx := make([]int, end-start)
-		for k := range idx {
-			idx[k] = start + k
+	}
+	for _, part := range []struct {
+		idx  []int
+		kind int8
+	}{{del, ChangeDelete}, {ins, ChangeInsert}} {
+		if len(part.idx) == 0 {
+			continue
 		}
-		res, err := s.run(sc, takeRowsOf(c.Rows, idx))
+		res, err := s.run(sc, takeRowsOf(c.Rows, part.idx))
 		if err != nil {
 			return err
 		}
@@ -79,7 +87,7 @@ func (s *StatelessStage) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 				continue
 			}
 			cb := ChangeBatch{Rows: b}
-			if kind == ChangeDelete {
+			if part.kind == ChangeDelete {
 				cb.Diff = make([]int8, b.NumRows())
 				for i := range cb.Diff {
 					cb.Diff[i] = ChangeDelete
@@ -87,7 +95,6 @@ func (s *StatelessStage) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 			}
 			s.out = append(s.out, cb)
 		}
-		start = end
 	}
 	return nil
 }
