@@ -37,6 +37,8 @@ var allowedImports = map[string][]string{
 	"internal/catalogqueries": {},
 	// crash points for tests, compiled into every binary, armed by env
 	"internal/failpoint": {},
+	// test and benchmark support: the Nexmark query files
+	"internal/nexmarkq": {},
 }
 
 const module = "github.com/weir-sql/weir"

@@ -35,11 +35,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +45,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/weir-sql/weir/connector/nexmark"
+	"github.com/weir-sql/weir/internal/nexmarkq"
 	"github.com/weir-sql/weir/internal/pgtest"
 )
 
@@ -84,50 +82,14 @@ type nexmarkQuery struct {
 // loadNexmarkQueries reads testdata/nexmark/q*.sql in query order.
 func loadNexmarkQueries(t testing.TB, dir string) []nexmarkQuery {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "q*.sql"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no queries in %s: %v", dir, err)
+	files, err := nexmarkq.Load(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var qs []nexmarkQuery
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := nexmarkQuery{name: strings.TrimSuffix(filepath.Base(f), ".sql")}
-		part := 0 // 0: the header, 1: the streaming query, 2: the batch query
-		var header, streaming, batch strings.Builder
-		for _, line := range strings.Split(string(b), "\n") {
-			switch {
-			case line == "-- streaming:":
-				part = 1
-			case line == "-- batch:":
-				part = 2
-			case part == 0 && strings.HasPrefix(line, "-- streams:"):
-				for _, s := range strings.Split(strings.TrimPrefix(line, "-- streams:"), ",") {
-					q.streams = append(q.streams, strings.TrimSpace(s))
-				}
-			case part == 0 && strings.HasPrefix(line, "-- "):
-				header.WriteString(strings.TrimPrefix(line, "-- ") + " ")
-			case part == 1:
-				streaming.WriteString(line + "\n")
-			default:
-				batch.WriteString(line + "\n")
-			}
-		}
-		// The title: the header's first two sentences ("q5: Hot Items.").
-		q.title = header.String()
-		if i := strings.Index(q.title, ". "); i > 0 {
-			q.title = q.title[:i+1]
-		}
-		q.streaming, q.batch = strings.TrimSpace(streaming.String()), strings.TrimSpace(batch.String())
-		if q.streaming == "" || q.batch == "" || len(q.streams) == 0 {
-			t.Fatalf("%s: needs -- streams:, -- streaming: and -- batch:", f)
-		}
-		qs = append(qs, q)
+	qs := make([]nexmarkQuery, len(files))
+	for i, f := range files {
+		qs[i] = nexmarkQuery{name: f.Name, title: f.Title, streams: f.Streams, streaming: f.Streaming, batch: f.Batch}
 	}
-	num := func(q nexmarkQuery) int { n, _ := strconv.Atoi(strings.TrimPrefix(q.name, "q")); return n }
-	sort.Slice(qs, func(i, j int) bool { return num(qs[i]) < num(qs[j]) })
 	return qs
 }
 

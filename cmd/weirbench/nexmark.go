@@ -24,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +32,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/weir-sql/weir/connector/nexmark"
+	"github.com/weir-sql/weir/internal/nexmarkq"
 )
 
 // nexmarkQuery is one query file of testdata/nexmark.
@@ -44,55 +44,21 @@ type nexmarkQuery struct {
 	batch     string
 }
 
-// loadNexmarkQueries parses testdata/nexmark/q*.sql (the format
-// engine/nexmark_suite_test.go documents) in query order.
+// loadNexmarkQueries parses testdata/nexmark/q*.sql (internal/nexmarkq)
+// in query order; a title loses its "qN: " prefix.
 func loadNexmarkQueries(dir string) ([]nexmarkQuery, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "q*.sql"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no queries in %s (%v)", dir, err)
+	files, err := nexmarkq.Load(dir)
+	if err != nil {
+		return nil, err
 	}
-	var qs []nexmarkQuery
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
+	qs := make([]nexmarkQuery, len(files))
+	for i, f := range files {
+		title := f.Title
+		if k := strings.Index(title, ": "); k > 0 {
+			title = title[k+2:]
 		}
-		q := nexmarkQuery{name: strings.TrimSuffix(filepath.Base(f), ".sql")}
-		part := 0
-		var header, streaming, batch strings.Builder
-		for _, line := range strings.Split(string(b), "\n") {
-			switch {
-			case line == "-- streaming:":
-				part = 1
-			case line == "-- batch:":
-				part = 2
-			case part == 0 && strings.HasPrefix(line, "-- streams:"):
-				for _, s := range strings.Split(strings.TrimPrefix(line, "-- streams:"), ",") {
-					q.streams = append(q.streams, strings.TrimSpace(s))
-				}
-			case part == 0 && strings.HasPrefix(line, "-- "):
-				header.WriteString(strings.TrimPrefix(line, "-- ") + " ")
-			case part == 1:
-				streaming.WriteString(line + "\n")
-			case part == 2:
-				batch.WriteString(line + "\n")
-			}
-		}
-		q.title = header.String()
-		if i := strings.Index(q.title, ". "); i > 0 {
-			q.title = q.title[:i+1]
-		}
-		if i := strings.Index(q.title, ": "); i > 0 {
-			q.title = q.title[i+2:]
-		}
-		q.streaming, q.batch = strings.TrimSpace(streaming.String()), strings.TrimSpace(batch.String())
-		if q.streaming == "" || q.batch == "" || len(q.streams) == 0 {
-			return nil, fmt.Errorf("%s: needs -- streams:, -- streaming: and -- batch:", f)
-		}
-		qs = append(qs, q)
+		qs[i] = nexmarkQuery{name: f.Name, title: title, streams: f.Streams, streaming: f.Streaming, batch: f.Batch}
 	}
-	num := func(q nexmarkQuery) int { n, _ := strconv.Atoi(strings.TrimPrefix(q.name, "q")); return n }
-	sort.Slice(qs, func(i, j int) bool { return num(qs[i]) < num(qs[j]) })
 	return qs, nil
 }
 
