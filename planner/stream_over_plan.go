@@ -15,6 +15,10 @@ type StreamOver struct {
 	// partition the widest frame (or lag) reaches.
 	TimeCol int
 	Context int
+	// Changelog: the input deletes rows, so no row is final; every
+	// partition is kept and recomputed when it changes (exec.ChangelogOver;
+	// TimeCol and Context are unused).
+	Changelog bool
 }
 
 // PlanStreamOver checks that every call of w can run over a stream: the

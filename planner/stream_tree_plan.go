@@ -73,7 +73,7 @@ func planTreeStreaming(cat Catalog, plan Node, st *parse.StreamingStmt, opts Str
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid output_mode \"%s\"", mode).WithHint("Use append, update or complete.")
 	case mode != natural:
 		if natural == UpdateMode {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "append mode is not possible here: a Top-N outside event-time windows changes rows it emitted").
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "append mode is not possible here: a Top-N outside event-time windows, or an aggregation not grouped by one, changes rows it emitted").
 				WithHint("Partition the Top-N by window_start or window_end of a TUMBLE/HOP window, or use EMIT ON UPDATE.")
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "update mode is not supported here: every row of this query is final when emitted (append mode)")
@@ -142,7 +142,28 @@ func ExplainStreamTree(t *StreamTree) []string {
 			}
 			out = append(out, line)
 		case OverNode:
+			if n.Over.Changelog {
+				var keys []string
+				for _, p := range n.Over.Window.Calls[0].PartitionBy {
+					keys = append(keys, p.String())
+				}
+				out = append(out, pad+"Window over a changelog per ("+strings.Join(keys, ", ")+"): every row of every partition kept (unbounded), a partition recomputed when its rows change")
+				break
+			}
 			out = append(out, pad+"Rolling Window: rows final at the watermark, "+strconv.Itoa(n.Over.Context)+" earlier rows per partition kept")
+		case GroupAggNode:
+			var keys, aggs []string
+			for _, g := range n.GroupAgg.Agg.GroupBy {
+				keys = append(keys, g.String())
+			}
+			for _, a := range n.GroupAgg.Agg.Aggs {
+				aggs = append(aggs, a.Name)
+			}
+			input := "an append-only input"
+			if n.GroupAgg.Changelog {
+				input = "a changelog"
+			}
+			out = append(out, pad+"Group Aggregate over "+input+" by ("+strings.Join(keys, ", ")+"): "+strings.Join(aggs, ", ")+"; every group kept (unbounded) until its rows are deleted, its row updated once an epoch")
 		case DedupNode:
 			var keys []string
 			for _, k := range n.Dedup.Dedup {

@@ -1,0 +1,118 @@
+package planner
+
+import (
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// StreamGroupAgg is a GROUP BY that is not windowed, or whose input is a
+// changelog (rows it later deletes: a non-windowed aggregation's, a Top-N
+// outside windows'): exec.RetractingAggregate keeps every group and
+// updates a group's row each epoch its input changed, subtracting what a
+// deleted row added. Its output is a changelog (update mode).
+type StreamGroupAgg struct {
+	Agg *Aggregate
+	// Changelog is true when the input deletes rows (otherwise it only
+	// inserts; the operator is the same).
+	Changelog bool
+}
+
+// RetractKind is how one aggregate is maintained over a changelog.
+type RetractKind int
+
+const (
+	RetractCount      RetractKind = iota // count(*), count(x): a count
+	RetractSumInt                        // sum/avg of int2/int4/int8: a 128-bit sum and a count
+	RetractSumFloat                      // sum/avg of float4/float8: a sum, a count, NaN and infinity counts
+	RetractSumNumeric                    // sum/avg of numeric: an exact sum, counts per scale, NaN and infinities
+	RetractMinMax                        // min/max: the multiset of values, in order
+)
+
+// RetractKindOf says how call is maintained when rows are deleted, or
+// refuses it (0A000, naming it): only count, sum, avg, min and max can be
+// undone, without DISTINCT or ORDER BY.
+func RetractKindOf(call *AggCall) (RetractKind, error) {
+	refuseCall := func(why string) (RetractKind, error) {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "%s over a changelog (rows later deleted: a GROUP BY without an event-time window, or the stage below it) is not supported in a streaming table%s", call.Name, why).
+			WithHint("Over a changelog, count, sum, avg, min and max are maintained; group by an event-time window (TUMBLE/HOP) to use other aggregates.")
+	}
+	if call.Distinct {
+		return refuseCall(" with DISTINCT")
+	}
+	if len(call.OrderBy) > 0 {
+		return refuseCall(" with ORDER BY")
+	}
+	switch call.Name {
+	case "count":
+		if len(call.Args) <= 1 {
+			return RetractCount, nil
+		}
+	case "sum", "avg":
+		if len(call.Args) != 1 {
+			break
+		}
+		switch call.Args[0].Type().OID {
+		case types.OidInt2, types.OidInt4, types.OidInt8:
+			return RetractSumInt, nil
+		case types.OidFloat4, types.OidFloat8:
+			return RetractSumFloat, nil
+		case types.OidNumeric:
+			return RetractSumNumeric, nil
+		}
+		return refuseCall(" for type " + call.Args[0].Type().String())
+	case "min", "max":
+		if len(call.Args) == 1 {
+			return RetractMinMax, nil
+		}
+	}
+	return refuseCall("")
+}
+
+// planGroupAgg checks that every aggregate of a can be maintained over a
+// changelog and makes the node's plan.
+func planGroupAgg(a *Aggregate, changelog bool) (*StreamGroupAgg, error) {
+	for i := range a.Aggs {
+		if _, err := RetractKindOf(&a.Aggs[i]); err != nil {
+			return nil, err
+		}
+		if a.Aggs[i].Agg == nil {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "aggregate %s is not available", a.Aggs[i].Name)
+		}
+	}
+	return &StreamGroupAgg{Agg: a, Changelog: changelog}, nil
+}
+
+// groupAgg builds a GROUP BY that keeps every group over child (a
+// changelog when changelog is true).
+func (b *treeBuilder) groupAgg(a *Aggregate, child *StreamNode, changelog bool) (*StreamNode, error) {
+	ga, err := planGroupAgg(a, changelog)
+	if err != nil {
+		return nil, err
+	}
+	what := "an aggregation not grouped by an event-time window keeps every group"
+	if changelog {
+		what = "an aggregation over a changelog keeps every group"
+	}
+	for i := range a.Aggs {
+		if k, _ := RetractKindOf(&a.Aggs[i]); k == RetractMinMax {
+			what += " and, for " + a.Aggs[i].Name + ", every value of it"
+			break
+		}
+	}
+	b.tree.Warnings = append(b.tree.Warnings, "streaming table state is unbounded: "+what+" (a group is freed only when all its rows are deleted); group by window_start or window_end of TUMBLE/HOP to bound it")
+	return &StreamNode{Kind: GroupAggNode, GroupAgg: ga, Children: []*StreamNode{child}, Cols: a.Columns(), TimeCol: -1}, nil
+}
+
+// planChangelogOver plans window functions over a changelog: exec keeps
+// every partition and recomputes the ones whose rows change, so any call
+// and frame works, but the calls must share one PARTITION BY (a change
+// recomputes the partition it falls in).
+func planChangelogOver(w *Window) (*StreamOver, error) {
+	first := &w.Calls[0]
+	for i := range w.Calls {
+		if !sameExprs(w.Calls[i].PartitionBy, first.PartitionBy) {
+			return nil, refuse("window functions over a changelog in a streaming table must share one PARTITION BY")
+		}
+	}
+	return &StreamOver{Window: w, TimeCol: -1, Changelog: true}, nil
+}
