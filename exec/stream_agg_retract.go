@@ -38,6 +38,9 @@ type RetractingAggregate struct {
 	GroupBy []expr.Expr
 	Aggs    []planner.AggCall
 	Cols    []planner.Column // output: the GROUP BY values, then one per aggregate
+	// AppendOnly: the input never deletes (a GROUP BY without a window
+	// over a stream): min and max keep only the extreme, not every value.
+	AppendOnly bool
 
 	groups  map[string]*retractGroup
 	dirty   []*retractGroup
@@ -101,7 +104,7 @@ func (a *RetractingAggregate) init() error {
 	a.schema = planner.Schema(a.Cols)
 	a.kinds = make([]planner.RetractKind, len(a.Aggs))
 	for i := range a.Aggs {
-		k, err := planner.RetractKindOf(&a.Aggs[i])
+		k, err := planner.RetractKindOf(&a.Aggs[i], !a.AppendOnly)
 		if err != nil {
 			return err
 		}
@@ -282,8 +285,28 @@ func (a *RetractingAggregate) fold(cell *retractCell, k int, arg arrow.Array, i 
 			cell.countScale(max(-v.Exponent, 0), d)
 		}
 	case planner.RetractMinMax:
+		if a.AppendOnly {
+			return cell.foldExtreme(&a.vecs[k], arg, i, d, a.Aggs[k].Name == "min")
+		}
 		return cell.foldValue(&a.vecs[k], arg, i, d)
 	}
+	return nil
+}
+
+// foldExtreme keeps in the multiset only the least (min) or greatest
+// value: over an append-only input no value is ever deleted.
+func (cell *retractCell) foldExtreme(v *colVec, arg arrow.Array, i int, d int64, least bool) error {
+	if d < 0 {
+		return sqlerr.New(sqlerr.InternalError, "streaming aggregation: a delete from an append-only input")
+	}
+	if len(cell.set) > 0 {
+		r := v.compareVal(i, &cell.set[0].v)
+		if r == 0 || (r > 0) == least {
+			cell.set[0].n++
+			return nil
+		}
+	}
+	cell.set = append(cell.set[:0], multisetVal{v: v.sortValAt(i), d: ownedDatum(arg, i), n: 1})
 	return nil
 }
 

@@ -76,7 +76,7 @@ func newTreeOperator(n *planner.StreamNode) (StreamOperator, error) {
 		return newDedupOp(n.Dedup), nil
 	case planner.GroupAggNode:
 		a := n.GroupAgg.Agg
-		return &RetractingAggregate{GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Columns()}, nil
+		return &RetractingAggregate{GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Columns(), AppendOnly: !n.GroupAgg.Changelog}, nil
 	}
 	return nil, sqlerr.New(sqlerr.InternalError, "stream tree: unexpected node kind %d", n.Kind)
 }

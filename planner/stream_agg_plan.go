@@ -30,17 +30,23 @@ const (
 
 // RetractKindOf says how call is maintained when rows are deleted, or
 // refuses it (0A000, naming it): only count, sum, avg, min and max can be
-// undone, without DISTINCT or ORDER BY.
-func RetractKindOf(call *AggCall) (RetractKind, error) {
-	refuseCall := func(why string) (RetractKind, error) {
-		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "%s over a changelog (rows later deleted: a GROUP BY without an event-time window, or the stage below it) is not supported in a streaming table%s", call.Name, why).
-			WithHint("Over a changelog, count, sum, avg, min and max are maintained; group by an event-time window (TUMBLE/HOP) to use other aggregates.")
+// undone, without DISTINCT or ORDER BY. changelog says whether the input
+// deletes rows (for the message: otherwise the aggregation is one without
+// a window, kept by the same operator).
+func RetractKindOf(call *AggCall, changelog bool) (RetractKind, error) {
+	refuseCall := func(form string) (RetractKind, error) {
+		where := "in a streaming aggregation not grouped by an event-time window (its groups are never final)"
+		if changelog {
+			where = "over a changelog (rows later deleted: the output of a GROUP BY without an event-time window, or of a Top-N outside windows)"
+		}
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "%s %s is not supported in a streaming table", form, where).
+			WithHint("There count, sum and avg of numbers, min and max are maintained; group by window_start or window_end of TUMBLE/HOP to use other aggregates.")
 	}
 	if call.Distinct {
-		return refuseCall(" with DISTINCT")
+		return refuseCall(call.Name + "(DISTINCT ...)")
 	}
 	if len(call.OrderBy) > 0 {
-		return refuseCall(" with ORDER BY")
+		return refuseCall(call.Name + "(... ORDER BY ...)")
 	}
 	switch call.Name {
 	case "count":
@@ -59,20 +65,20 @@ func RetractKindOf(call *AggCall) (RetractKind, error) {
 		case types.OidNumeric:
 			return RetractSumNumeric, nil
 		}
-		return refuseCall(" for type " + call.Args[0].Type().String())
+		return refuseCall(call.Name + "(" + call.Args[0].Type().String() + ")")
 	case "min", "max":
 		if len(call.Args) == 1 {
 			return RetractMinMax, nil
 		}
 	}
-	return refuseCall("")
+	return refuseCall(call.Name)
 }
 
 // planGroupAgg checks that every aggregate of a can be maintained over a
 // changelog and makes the node's plan.
 func planGroupAgg(a *Aggregate, changelog bool) (*StreamGroupAgg, error) {
 	for i := range a.Aggs {
-		if _, err := RetractKindOf(&a.Aggs[i]); err != nil {
+		if _, err := RetractKindOf(&a.Aggs[i], changelog); err != nil {
 			return nil, err
 		}
 		if a.Aggs[i].Agg == nil {
@@ -89,17 +95,17 @@ func (b *treeBuilder) groupAgg(a *Aggregate, child *StreamNode, changelog bool) 
 	if err != nil {
 		return nil, err
 	}
-	what := "an aggregation not grouped by an event-time window keeps every group"
+	what := "an aggregation not grouped by an event-time window keeps every group forever"
 	if changelog {
-		what = "an aggregation over a changelog keeps every group"
+		what = "an aggregation over a changelog keeps every group until all its rows are deleted"
 	}
 	for i := range a.Aggs {
-		if k, _ := RetractKindOf(&a.Aggs[i]); k == RetractMinMax {
-			what += " and, for " + a.Aggs[i].Name + ", every value of it"
+		if k, _ := RetractKindOf(&a.Aggs[i], changelog); k == RetractMinMax && changelog {
+			what += ", and for " + a.Aggs[i].Name + " every value of the group"
 			break
 		}
 	}
-	b.tree.Warnings = append(b.tree.Warnings, "streaming table state is unbounded: "+what+" (a group is freed only when all its rows are deleted); group by window_start or window_end of TUMBLE/HOP to bound it")
+	b.tree.Warnings = append(b.tree.Warnings, "streaming table state is unbounded: "+what+" (group by window_start or window_end of TUMBLE/HOP to bound it)")
 	return &StreamNode{Kind: GroupAggNode, GroupAgg: ga, Children: []*StreamNode{child}, Cols: a.Columns(), TimeCol: -1}, nil
 }
 

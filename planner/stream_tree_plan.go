@@ -159,11 +159,13 @@ func ExplainStreamTree(t *StreamTree) []string {
 			for _, a := range n.GroupAgg.Agg.Aggs {
 				aggs = append(aggs, a.Name)
 			}
-			input := "an append-only input"
+			line := pad + "Group Aggregate by (" + strings.Join(keys, ", ") + "): " + strings.Join(aggs, ", ") + "; "
 			if n.GroupAgg.Changelog {
-				input = "a changelog"
+				line += "over a changelog: every group kept (unbounded) until all its rows are deleted"
+			} else {
+				line += "not windowed: every group kept (unbounded)"
 			}
-			out = append(out, pad+"Group Aggregate over "+input+" by ("+strings.Join(keys, ", ")+"): "+strings.Join(aggs, ", ")+"; every group kept (unbounded) until its rows are deleted, its row updated once an epoch")
+			out = append(out, line+", a changed group's row updated once an epoch")
 		case DedupNode:
 			var keys []string
 			for _, k := range n.Dedup.Dedup {
