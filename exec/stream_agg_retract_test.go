@@ -240,15 +240,26 @@ func TestChangelogOverRandom(t *testing.T) {
 	for _, sql := range []string{
 		"SELECT k, v, n, avg(v) OVER (PARTITION BY k ORDER BY n, v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), lag(n) OVER (PARTITION BY k ORDER BY n, v), rank() OVER (PARTITION BY k ORDER BY v) FROM cl",
 		"SELECT k, sum(v) OVER (ORDER BY k) FROM cl",
+		// Bounded reach: a change recomputes the rows it reaches. ORDER BY
+		// every column, so that only equal rows tie (PostgreSQL orders ties
+		// arbitrarily; equal rows are interchangeable).
+		"SELECT k, v, avg(v) OVER w, lag(n, 2) OVER w, sum(f) OVER (PARTITION BY k ORDER BY n, v, f, s ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING), max(s) OVER w FROM cl" +
+			" WINDOW w AS (PARTITION BY k ORDER BY n, v, f, s ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+		"SELECT k, v, s, count(*) OVER w, min(n) OVER w, lag(k) OVER w FROM cl WINDOW w AS (ORDER BY s DESC NULLS LAST, v NULLS FIRST, n, f, k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
 	} {
 		plan := boundPlan(t, sql)
 		w, ok := findNode[*planner.Window](plan)
 		if !ok {
 			t.Fatalf("%s: no window", sql)
 		}
+		so, err := planner.PlanChangelogOver(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: reach %d", sql, so.Context)
 		scan := w.Input.(*planner.Scan)
 		for iter := 0; iter < 150; iter++ {
-			changelogRun(t, iter, w, scan.OID, true, func() StreamOperator { return &ChangelogOver{Window: w} })
+			changelogRun(t, iter, w, scan.OID, true, func() StreamOperator { return &ChangelogOver{Window: w, Reach: so.Context} })
 		}
 	}
 }

@@ -67,7 +67,7 @@ func newTreeOperator(n *planner.StreamNode) (StreamOperator, error) {
 			Cols: t.Input.Columns(), CloseCol: t.CloseCol, CloseOffset: t.CloseOffset}, nil
 	case planner.OverNode:
 		if n.Over.Changelog {
-			return &ChangelogOver{Window: n.Over.Window}, nil
+			return &ChangelogOver{Window: n.Over.Window, Reach: n.Over.Context}, nil
 		}
 		return &RollingOver{Window: n.Over.Window, TimeCol: n.Over.TimeCol, Context: n.Over.Context}, nil
 	case planner.AggNode:

@@ -17,42 +17,61 @@ import (
 // ChangelogOver computes window functions (OVER) over a changelog: its
 // input's rows may be deleted later (an aggregation's rows that change,
 // Nexmark q6's per-auction maximum), so no row's value is ever final. It
-// keeps every input row of every partition, in arrival order; each epoch
-// it recomputes, with the batch window operator, the partitions whose rows
-// were inserted or deleted, and emits the difference between their new
-// output rows and the ones it emitted before (a row whose frame did not
-// change is not emitted again). Any window function and frame PostgreSQL's
-// batch query allows works, ties in ORDER BY resolved in arrival order.
+// keeps every input row of every partition, and each epoch recomputes,
+// with the batch window operator, the rows whose values the epoch's
+// inserts and deletes can have changed, and emits the difference between
+// their new output rows and the ones it emitted before.
 //
-// The state is every input row and every output row; an epoch costs the
-// size of the partitions it touched. The planner warns that the state is
-// unbounded.
+// Which rows those are depends on the calls:
+//   - Reach >= 0 (every call a ROWS frame ending at the current row or
+//     before it, or lag, all sharing one ORDER BY): a row's values read at
+//     most the Reach rows before it. A partition's rows are kept in ORDER
+//     BY order (ties in arrival order), an insert or delete changes only
+//     the rows up to Reach after it, and only those are recomputed, each
+//     over the Reach rows before it.
+//   - Reach < 0 (row_number, rank, RANGE or GROUPS frames, FOLLOWING,
+//     UNBOUNDED PRECEDING, or calls with different orders): any row of a
+//     changed partition may change; the partition is recomputed whole
+//     (rows in arrival order, which settles ties).
+//
+// The state is every input row and its output row; the planner warns that
+// it is unbounded.
 type ChangelogOver struct {
 	Window *planner.Window
+	Reach  int
 
-	parts   map[string]*overPartition
-	dirty   []*overPartition
-	wm      int64
-	plan    *planner.Window // Window over the input rows and weir_part
-	nin     int
-	schema  *arrow.Schema
-	keyBuf  []byte
-	started bool
+	parts    map[string]*overPartition
+	dirty    []*overPartition
+	wm       int64
+	plan     *planner.Window // Window over the input rows, weir_part and weir_pos
+	nin      int
+	schema   *arrow.Schema
+	keyBuf   []byte
+	sortVecs []colVec       // Reach >= 0: the ORDER BY values of the batch being pushed
+	deleted  [][]expr.Datum // Reach >= 0: output rows of deleted input rows, to retract
+	started  bool
 }
 
-// overPartition is one partition's input rows in arrival order and the
-// output rows last emitted for it.
+// overPartition is one partition's input rows (in ORDER BY order when
+// Reach >= 0, else in arrival order) and, when Reach < 0, the output rows
+// last emitted for it.
 type overPartition struct {
 	key   string
-	rows  []overRow
+	rows  []*overRow
 	out   []overRow
 	dirty bool
 }
 
-// overRow is a row's values and its row key (appendRowKey of all of them).
+// overRow is a row's values and its row key (appendRowKey of all of
+// them). When Reach >= 0 it also holds its ORDER BY values, the output
+// row emitted for it, and what the epoch did around it: fresh (inserted),
+// gap (the row before it was deleted), redo (to recompute).
 type overRow struct {
-	key  string
-	vals []expr.Datum
+	key              string
+	vals             []expr.Datum
+	sort             []sortVal
+	out              []expr.Datum
+	fresh, gap, redo bool
 }
 
 var _ StreamOperator = (*ChangelogOver)(nil)
@@ -66,9 +85,21 @@ func (o *ChangelogOver) init() {
 	o.wm = math.MinInt64
 	in := o.Window.Input.Columns()
 	o.nin = len(in)
-	inCols := append(append([]planner.Column{}, in...), planner.Column{Name: "weir_part", T: types.Int8})
+	inCols := append(append([]planner.Column{}, in...), planner.Column{Name: "weir_part", T: types.Int8}, planner.Column{Name: "weir_pos", T: types.Int8})
 	cols := append(append([]planner.Column{}, inCols...), o.Window.Cols[len(in):]...)
-	o.plan = &planner.Window{Input: &planner.Scan{OID: rollingScanOID, Kind: planner.StoredTable, Name: "weir_over", Cols: inCols}, Calls: o.Window.Calls, Cols: cols}
+	calls := o.Window.Calls
+	if o.Reach >= 0 {
+		// Each recomputed stretch of rows is its own partition, in the
+		// order the operator keeps (weir_pos).
+		calls = make([]planner.WindowCall, len(o.Window.Calls))
+		for i, c := range o.Window.Calls {
+			c.PartitionBy = []expr.Expr{&expr.ColumnRef{Index: o.nin, T: types.Int8, Name: "weir_part"}}
+			c.OrderBy = []planner.SortKey{{Expr: &expr.ColumnRef{Index: o.nin + 1, T: types.Int8, Name: "weir_pos"}}}
+			calls[i] = c
+		}
+		o.sortVecs = make([]colVec, len(o.Window.Calls[0].OrderBy))
+	}
+	o.plan = &planner.Window{Input: &planner.Scan{OID: rollingScanOID, Kind: planner.StoredTable, Name: "weir_over", Cols: inCols}, Calls: calls, Cols: cols}
 	o.schema = planner.Schema(o.Window.Cols)
 }
 
@@ -87,6 +118,16 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 	if err != nil {
 		return err
 	}
+	orderBy := o.Window.Calls[0].OrderBy
+	if o.Reach >= 0 {
+		for k, key := range orderBy {
+			arr, err := key.Expr.Eval(sc.Expr, b)
+			if err != nil {
+				return err
+			}
+			o.sortVecs[k].load(arr, key.Expr.Type(), true)
+		}
+	}
 	cols := b.Columns()
 	for i := 0; i < n; i++ {
 		o.keyBuf = appendRowKey(o.keyBuf[:0], keys, i)
@@ -100,24 +141,98 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 			o.dirty = append(o.dirty, p)
 		}
 		o.keyBuf = appendRowKey(o.keyBuf[:0], cols, i)
-		if c.Diff == nil || c.Diff[i] == ChangeInsert {
-			vals := make([]expr.Datum, len(cols))
-			for c := range vals {
-				vals[c] = ownedDatum(cols[c], i)
+		insert := c.Diff == nil || c.Diff[i] == ChangeInsert
+		if o.Reach < 0 {
+			if insert {
+				p.rows = append(p.rows, o.newRow(cols, i))
+				continue
 			}
-			p.rows = append(p.rows, overRow{key: string(o.keyBuf), vals: vals})
+			j := len(p.rows) - 1
+			for j >= 0 && p.rows[j].key != string(o.keyBuf) {
+				j--
+			}
+			if j < 0 {
+				return errOverDelete()
+			}
+			p.rows = slices.Delete(p.rows, j, j+1)
 			continue
 		}
-		j := len(p.rows) - 1
-		for j >= 0 && p.rows[j].key != string(o.keyBuf) {
+		// In ORDER BY order: after the rows it ties with (they came first).
+		at, _ := slices.BinarySearchFunc(p.rows, i, func(r *overRow, i int) int {
+			if compareSortKeys(orderBy, o.sortVecs, i, r.sort) < 0 {
+				return 1
+			}
+			return -1
+		})
+		if insert {
+			r := o.newRow(cols, i)
+			r.sort = make([]sortVal, len(orderBy))
+			for k := range r.sort {
+				r.sort[k] = o.sortVecs[k].sortValAt(i)
+			}
+			r.fresh = true
+			p.rows = slices.Insert(p.rows, at, r)
+			continue
+		}
+		// The equal row among those it ties with, the last first.
+		j := at - 1
+		for j >= 0 && compareSortKeys(orderBy, o.sortVecs, i, p.rows[j].sort) == 0 && p.rows[j].key != string(o.keyBuf) {
 			j--
 		}
-		if j < 0 {
-			return sqlerr.New(sqlerr.InternalError, "streaming OVER: a delete of a row its partition never had")
+		if j < 0 || p.rows[j].key != string(o.keyBuf) {
+			return errOverDelete()
+		}
+		if out := p.rows[j].out; out != nil {
+			o.deleted = append(o.deleted, out)
 		}
 		p.rows = slices.Delete(p.rows, j, j+1)
+		if j < len(p.rows) {
+			p.rows[j].gap = true
+		}
 	}
 	return nil
+}
+
+func (o *ChangelogOver) newRow(cols []arrow.Array, i int) *overRow {
+	vals := make([]expr.Datum, len(cols))
+	for c := range vals {
+		vals[c] = ownedDatum(cols[c], i)
+	}
+	return &overRow{key: string(o.keyBuf), vals: vals}
+}
+
+// sortValBytes is what a kept ORDER BY value is taken to hold.
+const sortValBytes = 48
+
+func errOverDelete() error {
+	return sqlerr.New(sqlerr.InternalError, "streaming OVER: a delete of a row its partition never had")
+}
+
+// compareSortKeys orders row i of the loaded ORDER BY values against a
+// kept row's: < 0 when row i comes first.
+func compareSortKeys(keys []planner.SortKey, vecs []colVec, i int, kept []sortVal) int {
+	for c, sk := range keys {
+		v, s := &vecs[c], &kept[c]
+		vn := v.isNull(i)
+		if vn || s.null {
+			switch {
+			case vn && s.null:
+				continue
+			case vn == sk.NullsFirst:
+				return -1
+			default:
+				return 1
+			}
+		}
+		r := v.compareVal(i, s)
+		if sk.Desc {
+			r = -r
+		}
+		if r != 0 {
+			return r
+		}
+	}
+	return 0
 }
 
 // Advance passes the watermark on: no row waits for it.
@@ -127,7 +242,8 @@ func (o *ChangelogOver) Advance(sc *StreamCtx, _ int, watermark int64) error {
 	return nil
 }
 
-// Emit recomputes the changed partitions and emits what changed in them.
+// Emit recomputes the rows the epoch's changes reach and emits what
+// changed in them.
 func (o *ChangelogOver) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	o.init()
 	if len(o.dirty) == 0 {
@@ -138,36 +254,19 @@ func (o *ChangelogOver) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	for _, p := range dirty {
 		p.dirty = false
 	}
-	outs, err := o.compute(sc, dirty)
-	if err != nil {
+	ob := newChangeBuilder(sc, o.schema)
+	if o.Reach >= 0 {
+		for _, d := range o.deleted {
+			ob.add(ChangeDelete, d, 0)
+		}
+		o.deleted = nil
+		if err := o.recompute(sc, dirty, ob); err != nil {
+			return nil, err
+		}
+	} else if err := o.recomputeWhole(sc, dirty, ob); err != nil {
 		return nil, err
 	}
-	ob := newChangeBuilder(sc, o.schema)
-	for q, p := range dirty {
-		// A multiset difference: the old rows not in the new output are
-		// deleted, the new rows not in the old inserted.
-		left := make(map[string]int, len(p.out))
-		for _, r := range p.out {
-			left[r.key]++
-		}
-		var inserts []overRow
-		for _, r := range outs[q] {
-			if left[r.key] > 0 {
-				left[r.key]--
-				continue
-			}
-			inserts = append(inserts, r)
-		}
-		for _, r := range p.out {
-			if left[r.key] > 0 {
-				left[r.key]--
-				ob.add(ChangeDelete, r.vals, 0)
-			}
-		}
-		for _, r := range inserts {
-			ob.add(ChangeInsert, r.vals, 0)
-		}
-		p.out = outs[q]
+	for _, p := range dirty {
 		if len(p.rows) == 0 {
 			delete(o.parts, p.key)
 		}
@@ -178,10 +277,111 @@ func (o *ChangelogOver) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	return nil, nil
 }
 
-// compute runs the window functions over the rows of parts, returning
-// each partition's output rows.
-func (o *ChangelogOver) compute(sc *StreamCtx, parts []*overPartition) ([][]overRow, error) {
-	outs := make([][]overRow, len(parts))
+// recomputeWhole recomputes whole partitions and records, per partition,
+// the multiset difference of its output rows (ob nil: records nothing).
+func (o *ChangelogOver) recomputeWhole(sc *StreamCtx, parts []*overPartition, ob *changeBuilder) error {
+	slices := make([]overSlice, len(parts))
+	for q, p := range parts {
+		slices[q] = overSlice{rows: p.rows}
+	}
+	outs, err := o.compute(sc, slices)
+	if err != nil {
+		return err
+	}
+	for q, p := range parts {
+		if ob != nil {
+			left := make(map[string]int, len(p.out))
+			for _, r := range p.out {
+				left[r.key]++
+			}
+			var inserts []overRow
+			for _, r := range outs[q] {
+				if left[r.key] > 0 {
+					left[r.key]--
+					continue
+				}
+				inserts = append(inserts, r)
+			}
+			for _, r := range p.out {
+				if left[r.key] > 0 {
+					left[r.key]--
+					ob.add(ChangeDelete, r.vals, 0)
+				}
+			}
+			for _, r := range inserts {
+				ob.add(ChangeInsert, r.vals, 0)
+			}
+		}
+		p.out = outs[q]
+	}
+	return nil
+}
+
+// recompute (Reach >= 0) finds the rows of parts whose frames the epoch
+// changed — a row is fresh, or a row among the Reach before it is fresh or
+// follows a deleted one — recomputes them over stretches that start Reach
+// rows earlier, and records the rows whose output changed (ob nil:
+// records nothing).
+func (o *ChangelogOver) recompute(sc *StreamCtx, parts []*overPartition, ob *changeBuilder) error {
+	var stretches []overSlice
+	for _, p := range parts {
+		last := -1 << 62 // position of the last fresh or gap row
+		start := -1      // the open stretch's first row (-1: none)
+		for pos, r := range p.rows {
+			if r.fresh || r.gap {
+				last = pos
+			}
+			r.fresh, r.gap = false, false
+			r.redo = pos-last <= o.Reach
+			switch {
+			case r.redo && start < 0:
+				start = max(0, pos-o.Reach)
+			case !r.redo && start >= 0 && pos-start > 2*o.Reach+64:
+				// Far enough from the next change: close the stretch.
+				stretches = append(stretches, overSlice{rows: p.rows[start:pos]})
+				start = -1
+			}
+		}
+		if start >= 0 {
+			stretches = append(stretches, overSlice{rows: p.rows[start:]})
+		}
+	}
+	outs, err := o.compute(sc, stretches)
+	if err != nil {
+		return err
+	}
+	for q, st := range stretches {
+		for pos, r := range st.rows {
+			if !r.redo {
+				continue
+			}
+			r.redo = false
+			nw := outs[q][pos].vals
+			if r.out != nil && datumsIdentical(r.out, nw) {
+				continue
+			}
+			if ob != nil {
+				if r.out != nil {
+					ob.add(ChangeDelete, r.out, 0)
+				}
+				ob.add(ChangeInsert, nw, 0)
+			}
+			r.out = nw
+		}
+	}
+	return nil
+}
+
+// overSlice is rows computed together: a partition, or a stretch of one.
+type overSlice struct {
+	rows []*overRow
+}
+
+// compute runs the window functions over each slice's rows (Reach >= 0:
+// each slice its own partition, in its order), returning each slice's
+// output rows in the order of its rows.
+func (o *ChangelogOver) compute(sc *StreamCtx, slices []overSlice) ([][]overRow, error) {
+	outs := make([][]overRow, len(slices))
 	mem := sc.Expr.Allocator()
 	inCols := o.plan.Input.Columns()
 	builders := make([]array.Builder, len(inCols))
@@ -189,12 +389,14 @@ func (o *ChangelogOver) compute(sc *StreamCtx, parts []*overPartition) ([][]over
 		builders[c] = expr.NewBuilder(mem, col.T)
 	}
 	n := 0
-	for q, p := range parts {
-		for _, r := range p.rows {
+	for q, sl := range slices {
+		outs[q] = make([]overRow, len(sl.rows))
+		for pos, r := range sl.rows {
 			for c, d := range r.vals {
 				expr.AppendDatum(builders[c], d)
 			}
 			builders[o.nin].(*array.Int64Builder).Append(int64(q))
+			builders[o.nin+1].(*array.Int64Builder).Append(int64(pos))
 			n++
 		}
 	}
@@ -213,19 +415,19 @@ func (o *ChangelogOver) compute(sc *StreamCtx, parts []*overPartition) ([][]over
 		return nil, err
 	}
 	for _, r := range res {
-		part, ok := r.Column(o.nin).(*array.Int64)
-		if !ok {
-			return nil, sqlerr.New(sqlerr.InternalError, "streaming OVER: partition column lost")
+		part, ok1 := r.Column(o.nin).(*array.Int64)
+		poss, ok2 := r.Column(o.nin + 1).(*array.Int64)
+		if !ok1 || !ok2 {
+			return nil, sqlerr.New(sqlerr.InternalError, "streaming OVER: partition columns lost")
 		}
-		cols := append(append([]arrow.Array{}, r.Columns()[:o.nin]...), r.Columns()[o.nin+1:]...)
+		cols := append(append([]arrow.Array{}, r.Columns()[:o.nin]...), r.Columns()[o.nin+2:]...)
 		for i := 0; i < int(r.NumRows()); i++ {
 			o.keyBuf = appendRowKey(o.keyBuf[:0], cols, i)
 			vals := make([]expr.Datum, len(cols))
 			for c := range vals {
 				vals[c] = ownedDatum(cols[c], i)
 			}
-			q := part.Value(i)
-			outs[q] = append(outs[q], overRow{key: string(o.keyBuf), vals: vals})
+			outs[part.Value(i)][poss.Value(i)] = overRow{key: string(o.keyBuf), vals: vals}
 		}
 	}
 	return outs, nil
@@ -259,12 +461,19 @@ func (o *ChangelogOver) StateSize() (rows, bytes int64) {
 	for _, p := range o.parts {
 		rows += int64(len(p.rows))
 		bytes += 64 + int64(len(p.key))
-		for _, rs := range [][]overRow{p.rows, p.out} {
-			for _, r := range rs {
-				bytes += 40 + int64(len(r.key))
-				for _, d := range r.vals {
-					bytes += datumBytes(d)
-				}
+		for _, r := range p.rows {
+			bytes += 80 + int64(len(r.key)) + int64(len(r.sort))*sortValBytes
+			for _, d := range r.vals {
+				bytes += datumBytes(d)
+			}
+			for _, d := range r.out {
+				bytes += datumBytes(d)
+			}
+		}
+		for _, r := range p.out {
+			bytes += 40 + int64(len(r.key))
+			for _, d := range r.vals {
+				bytes += datumBytes(d)
 			}
 		}
 	}
@@ -272,9 +481,10 @@ func (o *ChangelogOver) StateSize() (rows, bytes int64) {
 }
 
 // Snapshot layout: a meta batch with the watermark, and the input rows
-// partition by partition in arrival order. Loading pushes them again and
-// recomputes every partition's output, which is the output emitted before
-// the snapshot (the same rows in the same order give the same result).
+// partition by partition in the order kept. Loading pushes them again in
+// that order (which rebuilds the same order, ties included) and recomputes
+// every row's output, which is the output emitted before the snapshot
+// (the same rows in the same order give the same result).
 const (
 	kindChangelogOver     = "changelog_over"
 	kindChangelogOverMeta = "changelog_over_meta"
@@ -335,15 +545,15 @@ func (o *ChangelogOver) LoadState(sc *StreamCtx, state []arrow.RecordBatch) erro
 			}
 		}
 	}
+	// Every row's output was emitted before the snapshot: recompute it
+	// without emitting.
 	dirty := o.dirty
 	o.dirty = nil
-	outs, err := o.compute(sc, dirty)
-	if err != nil {
-		return err
-	}
-	for q, p := range dirty {
+	for _, p := range dirty {
 		p.dirty = false
-		p.out = outs[q] // emitted before the snapshot
 	}
-	return nil
+	if o.Reach >= 0 {
+		return o.recompute(sc, dirty, nil)
+	}
+	return o.recomputeWhole(sc, dirty, nil)
 }

@@ -109,16 +109,27 @@ func (b *treeBuilder) groupAgg(a *Aggregate, child *StreamNode, changelog bool) 
 	return &StreamNode{Kind: GroupAggNode, GroupAgg: ga, Children: []*StreamNode{child}, Cols: a.Columns(), TimeCol: -1}, nil
 }
 
-// planChangelogOver plans window functions over a changelog: exec keeps
-// every partition and recomputes the ones whose rows change, so any call
-// and frame works, but the calls must share one PARTITION BY (a change
-// recomputes the partition it falls in).
-func planChangelogOver(w *Window) (*StreamOver, error) {
+// PlanChangelogOver plans window functions over a changelog: exec keeps
+// every partition, so any call and frame works, but the calls must share
+// one PARTITION BY (a change recomputes rows of the partition it falls
+// in). Context is how many rows before a row its values read when every
+// call reaches a bounded number of earlier rows in one shared ORDER BY (a
+// change then recomputes only the rows that many after it), -1 otherwise
+// (a change recomputes its partition).
+func PlanChangelogOver(w *Window) (*StreamOver, error) {
 	first := &w.Calls[0]
+	so := &StreamOver{Window: w, TimeCol: -1, Changelog: true}
 	for i := range w.Calls {
-		if !sameExprs(w.Calls[i].PartitionBy, first.PartitionBy) {
+		c := &w.Calls[i]
+		if !sameExprs(c.PartitionBy, first.PartitionBy) {
 			return nil, refuse("window functions over a changelog in a streaming table must share one PARTITION BY")
 		}
+		reach, err := callReach(c)
+		if err != nil || len(c.OrderBy) == 0 || !sameSortKeys(c.OrderBy, first.OrderBy) {
+			so.Context = -1
+		} else if so.Context >= 0 {
+			so.Context = max(so.Context, reach)
+		}
 	}
-	return &StreamOver{Window: w, TimeCol: -1, Changelog: true}, nil
+	return so, nil
 }

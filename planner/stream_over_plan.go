@@ -16,8 +16,9 @@ type StreamOver struct {
 	TimeCol int
 	Context int
 	// Changelog: the input deletes rows, so no row is final; every
-	// partition is kept and recomputed when it changes (exec.ChangelogOver;
-	// TimeCol and Context are unused).
+	// partition is kept, and a change recomputes the Context rows after it
+	// or, with Context -1, its whole partition (exec.ChangelogOver;
+	// TimeCol is unused).
 	Changelog bool
 }
 

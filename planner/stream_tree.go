@@ -448,7 +448,7 @@ func (b *treeBuilder) over(w *Window) (*StreamNode, error) {
 	if !appendOnly(child) {
 		// Over a changelog no row is ever final: every partition is kept
 		// and recomputed when its rows change.
-		so, err := planChangelogOver(w)
+		so, err := PlanChangelogOver(w)
 		if err != nil {
 			return nil, err
 		}

@@ -34,6 +34,8 @@ func TestStreamTreeExplainGolden(t *testing.T) {
 			"ON click_ad_id = ad_id AND click_time BETWEEN imp_time AND imp_time + INTERVAL 1 HOUR GROUP BY ad_id) c GROUP BY n",
 		// Nexmark q6's shape: a rolling average over that changelog.
 		"SELECT ad_id, avg(n) OVER (PARTITION BY ad_id % 10 ORDER BY ad_id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) FROM (SELECT ad_id, count(*) AS n FROM STREAM impressions" + wm + "GROUP BY ad_id) c",
+		// A rank over it: a change renumbers its whole partition.
+		"SELECT ad_id, rank() OVER (PARTITION BY ad_id % 10 ORDER BY n DESC) FROM (SELECT ad_id, count(*) AS n FROM STREAM impressions" + wm + "GROUP BY ad_id) c",
 		// An aggregation over a Top-N outside windows.
 		"SELECT ad_id, count(*), min(imp_time) FROM (SELECT ad_id, imp_time FROM (SELECT *, row_number() OVER (PARTITION BY ad_id ORDER BY imp_time DESC) AS rn FROM STREAM impressions" + wm + ") x WHERE rn <= 2) t GROUP BY ad_id",
 		// Aggregates that cannot be undone over a changelog.

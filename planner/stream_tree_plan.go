@@ -147,7 +147,11 @@ func ExplainStreamTree(t *StreamTree) []string {
 				for _, p := range n.Over.Window.Calls[0].PartitionBy {
 					keys = append(keys, p.String())
 				}
-				out = append(out, pad+"Window over a changelog per ("+strings.Join(keys, ", ")+"): every row of every partition kept (unbounded), a partition recomputed when its rows change")
+				redo := "a change recomputes its partition"
+				if n.Over.Context >= 0 {
+					redo = "a change recomputes the " + strconv.Itoa(n.Over.Context) + " rows after it"
+				}
+				out = append(out, pad+"Window over a changelog per ("+strings.Join(keys, ", ")+"): every row of every partition kept (unbounded), "+redo)
 				break
 			}
 			out = append(out, pad+"Rolling Window: rows final at the watermark, "+strconv.Itoa(n.Over.Context)+" earlier rows per partition kept")
