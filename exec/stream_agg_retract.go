@@ -50,7 +50,8 @@ type RetractingAggregate struct {
 	keyBuf  []byte
 	vecs    []colVec // min/max and numeric arguments of the batch being pushed
 	div     *expr.Resolved
-	pushed  bool // any row ever pushed (MinEpoch)
+	pushed  bool  // any row ever pushed (MinEpoch)
+	bytes   int64 // the groups' estimated bytes, brought up to date by Emit
 	started bool
 }
 
@@ -63,6 +64,7 @@ type retractGroup struct {
 	aggs    []retractCell
 	emitted []expr.Datum
 	dirty   bool
+	bytes   int64 // its estimate in RetractingAggregate.bytes
 }
 
 // retractCell is one aggregate's state in a group; which fields it uses
@@ -79,6 +81,7 @@ type retractCell struct {
 	dec    apd.Decimal   // numeric sums: the finite values' exact sum
 	scales []scaleCount  // numeric sums: values per display scale
 	set    []multisetVal // min/max: distinct values in order with their counts
+	setB   int64         // the values' estimated bytes
 }
 
 type scaleCount struct {
@@ -91,6 +94,8 @@ type multisetVal struct {
 	d expr.Datum
 	n int64
 }
+
+func (m *multisetVal) bytes() int64 { return 120 + datumBytes(m.d) + int64(len(m.v.s)) }
 
 var _ StreamOperator = (*RetractingAggregate)(nil)
 
@@ -307,6 +312,7 @@ func (cell *retractCell) foldExtreme(v *colVec, arg arrow.Array, i int, d int64,
 		}
 	}
 	cell.set = append(cell.set[:0], multisetVal{v: v.sortValAt(i), d: ownedDatum(arg, i), n: 1})
+	cell.setB = cell.set[0].bytes()
 	return nil
 }
 
@@ -335,12 +341,14 @@ func (cell *retractCell) foldValue(v *colVec, arg arrow.Array, i int, d int64) e
 			return nil
 		}
 		cell.set = slices.Insert(cell.set, j, multisetVal{v: v.sortValAt(i), d: ownedDatum(arg, i), n: 1})
+		cell.setB += cell.set[j].bytes()
 		return nil
 	}
 	if !found {
 		return sqlerr.New(sqlerr.InternalError, "streaming aggregation: a delete of a value its group never had")
 	}
 	if cell.set[j].n--; cell.set[j].n == 0 {
+		cell.setB -= cell.set[j].bytes()
 		cell.set = slices.Delete(cell.set, j, j+1)
 	}
 	return nil
@@ -387,6 +395,7 @@ func (a *RetractingAggregate) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 				ob.add(ChangeDelete, g.emitted, 0)
 			}
 			delete(a.groups, g.key)
+			a.bytes -= g.bytes
 			continue
 		}
 		live = append(live, g)
@@ -396,14 +405,14 @@ func (a *RetractingAggregate) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 		return nil, err
 	}
 	for j, g := range live {
-		if g.emitted != nil {
-			if datumsIdentical(g.emitted, rows[j]) {
-				continue
+		if g.emitted == nil || !datumsIdentical(g.emitted, rows[j]) {
+			if g.emitted != nil {
+				ob.add(ChangeDelete, g.emitted, 0)
 			}
-			ob.add(ChangeDelete, g.emitted, 0)
+			ob.add(ChangeInsert, rows[j], 0)
+			g.emitted = rows[j]
 		}
-		ob.add(ChangeInsert, rows[j], 0)
-		g.emitted = rows[j]
+		a.updateBytes(g)
 	}
 	if cb, ok := ob.finish(); ok {
 		return []ChangeBatch{cb}, nil
@@ -583,26 +592,28 @@ func (a *RetractingAggregate) MinEpoch(next int64) int64 {
 	return 1
 }
 
-// StateSize counts the groups and estimates their bytes.
+// StateSize counts the groups and their bytes as estimated when each was
+// last emitted.
 func (a *RetractingAggregate) StateSize() (rows, bytes int64) {
-	for _, g := range a.groups {
-		rows++
-		bytes += groupOverheadBytes + int64(len(g.key)) + int64(len(g.vals))*perKeyColumnBytes
-		for _, d := range g.vals {
-			bytes += datumBytes(d)
-		}
-		for _, d := range g.emitted {
-			bytes += datumBytes(d)
-		}
-		for k := range g.aggs {
-			cell := &g.aggs[k]
-			bytes += 120 + int64(len(cell.scales))*16
-			for _, m := range cell.set {
-				bytes += 120 + datumBytes(m.d) + int64(len(m.v.s))
-			}
-		}
+	return int64(len(a.groups)), a.bytes
+}
+
+// updateBytes brings the estimate of g's bytes up to date (no walk over
+// its min/max values: each cell keeps their sum).
+func (a *RetractingAggregate) updateBytes(g *retractGroup) {
+	b := groupOverheadBytes + int64(len(g.key)) + int64(len(g.vals))*perKeyColumnBytes
+	for _, d := range g.vals {
+		b += datumBytes(d)
 	}
-	return rows, bytes
+	for _, d := range g.emitted {
+		b += datumBytes(d)
+	}
+	for k := range g.aggs {
+		cell := &g.aggs[k]
+		b += 120 + int64(len(cell.scales))*16 + cell.setB
+	}
+	a.bytes += b - g.bytes
+	g.bytes = b
 }
 
 // Snapshot layout: a meta batch (the watermark, whether rows were ever
@@ -754,7 +765,7 @@ func (a *RetractingAggregate) LoadState(sc *StreamCtx, state []arrow.RecordBatch
 	if err := a.init(); err != nil {
 		return err
 	}
-	a.groups, a.dirty = map[string]*retractGroup{}, nil
+	a.groups, a.dirty, a.bytes = map[string]*retractGroup{}, nil, 0
 	nk := len(a.GroupBy)
 	var order []*retractGroup // groups in the groups batch's order
 	for _, b := range state {
@@ -826,6 +837,7 @@ func (a *RetractingAggregate) LoadState(sc *StreamCtx, state []arrow.RecordBatch
 			}
 			cell := &order[gs[i]].aggs[k]
 			cell.set = append(cell.set, multisetVal{v: v.sortValAt(i), d: ownedDatum(b.Column(1), i), n: ns[i]})
+			cell.setB += cell.set[len(cell.set)-1].bytes()
 		}
 	}
 	if len(a.GroupBy) == 0 && len(a.groups) == 0 {
@@ -841,6 +853,7 @@ func (a *RetractingAggregate) LoadState(sc *StreamCtx, state []arrow.RecordBatch
 	}
 	for j, g := range live {
 		g.emitted = rows[j] // emitted before the snapshot
+		a.updateBytes(g)
 	}
 	return nil
 }

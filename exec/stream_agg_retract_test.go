@@ -180,9 +180,15 @@ func changelogRun(t *testing.T, iter int, batchPlan planner.Node, scanOID uint32
 			if err != nil {
 				t.Fatal(err)
 			}
+			rows, bytes := op.StateSize()
 			op = newOp()
 			if err := op.LoadState(sc, storedState(snap)); err != nil {
 				t.Fatalf("iter %d: load: %v", iter, err)
+			}
+			// The size kept up to date epoch by epoch is the size of the
+			// same state built at once.
+			if r2, b2 := op.StateSize(); r2 != rows || b2 != bytes {
+				t.Fatalf("iter %d: state size %d rows %d bytes, after a restore %d rows %d bytes", iter, rows, bytes, r2, b2)
 			}
 		}
 		env := &Env{Tables: &batchSource{oid: scanOID, batches: []arrow.RecordBatch{clBatch(live)}}, Ctx: sc.Expr}

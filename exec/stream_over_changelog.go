@@ -49,6 +49,8 @@ type ChangelogOver struct {
 	keyBuf   []byte
 	sortVecs []colVec       // Reach >= 0: the ORDER BY values of the batch being pushed
 	deleted  [][]expr.Datum // Reach >= 0: output rows of deleted input rows, to retract
+	rows     int64          // input rows held
+	bytes    int64          // estimated bytes held, kept up to date as rows come and go
 	started  bool
 }
 
@@ -82,6 +84,7 @@ func (o *ChangelogOver) init() {
 	}
 	o.started = true
 	o.parts = map[string]*overPartition{}
+	o.rows, o.bytes = 0, 0
 	o.wm = math.MinInt64
 	in := o.Window.Input.Columns()
 	o.nin = len(in)
@@ -135,6 +138,7 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 		if p == nil {
 			p = &overPartition{key: string(o.keyBuf)}
 			o.parts[p.key] = p
+			o.bytes += partitionBytes + int64(len(p.key))
 		}
 		if !p.dirty {
 			p.dirty = true
@@ -144,7 +148,9 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 		insert := c.Diff == nil || c.Diff[i] == ChangeInsert
 		if o.Reach < 0 {
 			if insert {
-				p.rows = append(p.rows, o.newRow(cols, i))
+				r := o.newRow(cols, i)
+				o.added(r)
+				p.rows = append(p.rows, r)
 				continue
 			}
 			j := len(p.rows) - 1
@@ -154,6 +160,7 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 			if j < 0 {
 				return errOverDelete()
 			}
+			o.removed(p.rows[j])
 			p.rows = slices.Delete(p.rows, j, j+1)
 			continue
 		}
@@ -171,6 +178,7 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 				r.sort[k] = o.sortVecs[k].sortValAt(i)
 			}
 			r.fresh = true
+			o.added(r)
 			p.rows = slices.Insert(p.rows, at, r)
 			continue
 		}
@@ -185,12 +193,45 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 		if out := p.rows[j].out; out != nil {
 			o.deleted = append(o.deleted, out)
 		}
+		o.removed(p.rows[j])
 		p.rows = slices.Delete(p.rows, j, j+1)
 		if j < len(p.rows) {
 			p.rows[j].gap = true
 		}
 	}
 	return nil
+}
+
+// Estimated bytes of a partition and of a row besides their values.
+const (
+	partitionBytes = 64
+	overRowBytes   = 80
+)
+
+func (o *ChangelogOver) added(r *overRow) {
+	o.rows++
+	o.bytes += overRowBytes + int64(len(r.key)) + int64(len(r.sort))*sortValBytes + datumsBytes(r.vals)
+}
+
+func (o *ChangelogOver) removed(r *overRow) {
+	o.rows--
+	o.bytes -= overRowBytes + int64(len(r.key)) + int64(len(r.sort))*sortValBytes + datumsBytes(r.vals) + datumsBytes(r.out)
+}
+
+func outRowsBytes(rs []overRow) int64 {
+	var n int64
+	for _, r := range rs {
+		n += 40 + int64(len(r.key)) + datumsBytes(r.vals)
+	}
+	return n
+}
+
+func datumsBytes(ds []expr.Datum) int64 {
+	var n int64
+	for _, d := range ds {
+		n += datumBytes(d)
+	}
+	return n
 }
 
 func (o *ChangelogOver) newRow(cols []arrow.Array, i int) *overRow {
@@ -269,6 +310,7 @@ func (o *ChangelogOver) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	for _, p := range dirty {
 		if len(p.rows) == 0 {
 			delete(o.parts, p.key)
+			o.bytes -= partitionBytes + int64(len(p.key))
 		}
 	}
 	if cb, ok := ob.finish(); ok {
@@ -312,6 +354,7 @@ func (o *ChangelogOver) recomputeWhole(sc *StreamCtx, parts []*overPartition, ob
 				ob.add(ChangeInsert, r.vals, 0)
 			}
 		}
+		o.bytes += outRowsBytes(outs[q]) - outRowsBytes(p.out)
 		p.out = outs[q]
 	}
 	return nil
@@ -366,6 +409,7 @@ func (o *ChangelogOver) recompute(sc *StreamCtx, parts []*overPartition, ob *cha
 				}
 				ob.add(ChangeInsert, nw, 0)
 			}
+			o.bytes += datumsBytes(nw) - datumsBytes(r.out)
 			r.out = nw
 		}
 	}
@@ -455,29 +499,10 @@ func (o *ChangelogOver) MinEpoch(next int64) int64 {
 	return 1
 }
 
-// StateSize counts the input rows held, and their and the output rows'
-// bytes.
+// StateSize counts the input rows held and estimates their and the
+// output rows' bytes (kept up to date as rows come and go: no walk).
 func (o *ChangelogOver) StateSize() (rows, bytes int64) {
-	for _, p := range o.parts {
-		rows += int64(len(p.rows))
-		bytes += 64 + int64(len(p.key))
-		for _, r := range p.rows {
-			bytes += 80 + int64(len(r.key)) + int64(len(r.sort))*sortValBytes
-			for _, d := range r.vals {
-				bytes += datumBytes(d)
-			}
-			for _, d := range r.out {
-				bytes += datumBytes(d)
-			}
-		}
-		for _, r := range p.out {
-			bytes += 40 + int64(len(r.key))
-			for _, d := range r.vals {
-				bytes += datumBytes(d)
-			}
-		}
-	}
-	return rows, bytes
+	return o.rows, o.bytes
 }
 
 // Snapshot layout: a meta batch with the watermark, and the input rows
