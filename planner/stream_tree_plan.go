@@ -68,7 +68,7 @@ func planTreeStreaming(cat Catalog, plan Node, st *parse.StreamingStmt, opts Str
 	case mode == "":
 		mode = natural
 	case mode == CompleteMode:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "complete mode is not supported for a join of two streams, Top-N or OVER")
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "complete mode is not supported for a join of two streams, Top-N, OVER or stateful stages over one another (they emit a changelog: use update mode)")
 	case mode != AppendMode && mode != UpdateMode:
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid output_mode \"%s\"", mode).WithHint("Use append, update or complete.")
 	case mode != natural:
