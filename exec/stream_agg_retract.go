@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -95,7 +96,9 @@ type multisetVal struct {
 	n int64
 }
 
-func (m *multisetVal) bytes() int64 { return 120 + datumBytes(m.d) + int64(len(m.v.s)) }
+func (m *multisetVal) bytes() int64 {
+	return int64(unsafe.Sizeof(multisetVal{})) + datumBytes(m.d) + int64(len(m.v.s))
+}
 
 var _ StreamOperator = (*RetractingAggregate)(nil)
 
@@ -610,7 +613,7 @@ func (a *RetractingAggregate) updateBytes(g *retractGroup) {
 	}
 	for k := range g.aggs {
 		cell := &g.aggs[k]
-		b += 120 + int64(len(cell.scales))*16 + cell.setB
+		b += int64(unsafe.Sizeof(retractCell{})) + int64(len(cell.scales))*16 + cell.setB
 	}
 	a.bytes += b - g.bytes
 	g.bytes = b

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -205,7 +206,7 @@ func (o *ChangelogOver) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 // Estimated bytes of a partition and of a row besides their values.
 const (
 	partitionBytes = 64
-	overRowBytes   = 80
+	overRowBytes   = int64(unsafe.Sizeof(overRow{})) + 8 // and the pointer to it
 )
 
 func (o *ChangelogOver) added(r *overRow) {
@@ -242,8 +243,9 @@ func (o *ChangelogOver) newRow(cols []arrow.Array, i int) *overRow {
 	return &overRow{key: string(o.keyBuf), vals: vals}
 }
 
-// sortValBytes is what a kept ORDER BY value is taken to hold.
-const sortValBytes = 48
+// sortValBytes is what a kept ORDER BY value holds (besides a string's
+// bytes).
+const sortValBytes = int64(unsafe.Sizeof(sortVal{}))
 
 func errOverDelete() error {
 	return sqlerr.New(sqlerr.InternalError, "streaming OVER: a delete of a row its partition never had")
