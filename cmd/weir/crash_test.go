@@ -120,6 +120,12 @@ var crashTables = []struct{ name, ddl, oracle string }{
 		GROUP BY a.id, a.region) q GROUP BY region`,
 		`SELECT region, count(*), avg(top), max(top), sum(pairs) FROM (SELECT a.id, a.region, max(b.id) AS top, count(*) AS pairs FROM ev a JOIN ev b
 		 ON a.region = b.region AND a.amount = b.amount AND b.ts BETWEEN a.ts - INTERVAL '10 minutes' AND a.ts + INTERVAL '10 minutes' GROUP BY a.id, a.region) q GROUP BY region`},
+	// Nexmark q6's shape: a rolling average over the changelog of a
+	// non-windowed aggregation (ordered by a unique key, so that ties do
+	// not make PostgreSQL's frames arbitrary).
+	{"rolling_top", `CREATE STREAMING TABLE rolling_top AS SELECT region, id, top, avg(top) OVER (PARTITION BY region ORDER BY top, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS avg3
+		FROM (SELECT id, region, max(amount) AS top FROM STREAM ev GROUP BY id, region) q`,
+		`SELECT region, id, top, avg(top) OVER (PARTITION BY region ORDER BY top, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM (SELECT id, region, max(amount) AS top FROM ev GROUP BY id, region) q`},
 }
 
 // sessionOracle sessionizes with window functions: a new session starts
