@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,7 @@ func TestStreamingJoinDifferential(t *testing.T) {
 	delay := [2]int64{sjImpDelay, sjClkDelay}
 	var kept [2][]sjEvent
 	var late int64
+	var lateIDs []string // side.id of each late row, as the late_rows table names them
 	for _, b := range batches {
 		maxT := int64(math.MinInt64)
 		for _, e := range b.rows {
@@ -135,6 +137,7 @@ func TestStreamingJoinDifferential(t *testing.T) {
 			}
 			if e.ts >= 0 && e.ts < wm[b.side] && e.ad != 0 {
 				late++
+				lateIDs = append(lateIDs, fmt.Sprintf(`"%s.id=%d"`, []string{"i", "c"}[b.side], e.id))
 				continue
 			}
 			if e.id > 0 {
@@ -163,7 +166,7 @@ func TestStreamingJoinDifferential(t *testing.T) {
 	kinds := map[string]string{"sj_inner": "JOIN", "sj_left": "LEFT JOIN", "sj_right": "RIGHT JOIN", "sj_full": "FULL JOIN"}
 	var names []string
 	for name, kind := range kinds {
-		sdExec(t, w, "weir", "CREATE STREAMING TABLE "+name+" AS SELECT i.id AS iid, i.t AS it, c.id AS cid, c.t AS ct"+
+		sdExec(t, w, "weir", "CREATE STREAMING TABLE "+name+" WITH (late_rows = late_"+name+") AS SELECT i.id AS iid, i.t AS it, c.id AS cid, c.t AS ct"+
 			" FROM STREAM imp i WATERMARK t DELAY OF INTERVAL 2 MINUTES "+kind+" STREAM clk c WATERMARK t DELAY OF INTERVAL 3 MINUTES"+on)
 		names = append(names, name)
 	}
@@ -197,6 +200,12 @@ func TestStreamingJoinDifferential(t *testing.T) {
 		}
 		if p := prog[name]; p.late != late {
 			t.Errorf("seed %d: %s: late_rows = %d, want %d", seed, name, p.late, late)
+		}
+		// The late_rows table holds exactly the rows the rule calls late.
+		gotLate := sdRows(t, w, "weir", "SELECT CASE WHEN late_row->>'i.id' IS NOT NULL THEN 'i.id=' || (late_row->>'i.id') ELSE 'c.id=' || (late_row->>'c.id') END FROM late_"+name)
+		slices.Sort(lateIDs)
+		if d, n := diffSorted(lateIDs, gotLate, 15); n > 0 {
+			t.Errorf("seed %d: %s: %d late rows differ (- only in the rule, + only in late_%s):%s", seed, name, n, name, d)
 		}
 	}
 	for _, name := range names {
