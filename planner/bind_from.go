@@ -186,7 +186,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true}
 
 func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (Node, *scope, error) {
 	if rf.Lateral || len(rf.Functions) != 1 {
@@ -266,6 +266,17 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 
 func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*FunctionScan, error) {
 	switch name {
+	case "explode":
+		// Databricks' explode(array) is unnest; its column is named col.
+		if len(args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function explode with %d arguments does not exist", len(args))
+		}
+		fs, err := b.bindSetReturning("unnest", args, pos)
+		if err != nil {
+			return nil, err
+		}
+		fs.Cols[0].Name = "col"
+		return fs, nil
 	case "generate_series":
 		if len(args) < 2 || len(args) > 3 {
 			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function generate_series with %d arguments does not exist", len(args))

@@ -39,6 +39,16 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		// can be selected, as pgAdmin does.
 		return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "aclexplode returns records: select a field, as (aclexplode(acl)).privilege_type, or call it in FROM")
 	}
+	if name == "explode" {
+		// Databricks' generator in a select list: one row per element,
+		// none for a NULL or empty array, as unnest (FROM explode(...):
+		// bindSetReturning).
+		if len(f.Args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function explode with %d arguments does not exist", len(f.Args)).
+				WithHint("explode takes one array.")
+		}
+		return b.bindSRFCall(f, "unnest", ec)
+	}
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)
 	}

@@ -392,16 +392,16 @@ func appendOffset(buf []byte, off int64, long bool) []byte {
 
 // sparkParsed collects the fields parsing found.
 type sparkParsed struct {
-	year, month, day, doy      int64
-	hasYear, hasMonth, hasDay  bool
-	hasDoy, bc                 bool
-	hour24, hour12             int64 // H/k, and h/K (as 0-11)
-	has24, has12               bool
-	pm, hasAmPm                bool
-	min, sec, nanos            int64
-	offset                     int64
-	hasOffset                  bool
-	loc                        *time.Location
+	year, month, day, doy     int64
+	hasYear, hasMonth, hasDay bool
+	hasDoy, bc                bool
+	hour24, hour12            int64 // H/k, and h/K (as 0-11)
+	has24, has12              bool
+	pm, hasAmPm               bool
+	min, sec, nanos           int64
+	offset                    int64
+	hasOffset                 bool
+	loc                       *time.Location
 }
 
 // sparkParseError is Databricks' CANNOT_PARSE_TIMESTAMP (ANSI mode: an

@@ -1,6 +1,9 @@
 package expr
 
 import (
+	"context"
+
+	"github.com/weir-sql/weir/internal/pgtest"
 	"testing"
 	"time"
 
@@ -189,4 +192,52 @@ func FuzzSparkPattern(f *testing.F) {
 		}
 		parseSparkText(p, in, time.UTC)
 	})
+}
+
+// TestToTimestampPostgresFormatsAgainstPostgres: formats PostgreSQL
+// users write keep PostgreSQL's results, checked against PostgreSQL.
+func TestToTimestampPostgresFormatsAgainstPostgres(t *testing.T) {
+	pg := pgtest.Shared(t)
+	conn := pg.Connect(t)
+	if _, err := conn.Exec(context.Background(), "SET TimeZone = 'UTC'"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ in, format string }{
+		{"2016-12-31", "yyyy-MM-dd"},
+		{"2016-12-31", "yyyy-mm-dd"},
+		{"2016-12-31 13:05:09", "YYYY-MM-DD HH24:MI:SS"},
+		{"2016-12-31 01:05:09 PM", "YYYY-MM-DD HH12:MI:SS AM"},
+		{"31/12/2016", "dd/MM/yyyy"},
+		{"20161231", "yyyyMMdd"},
+		{"31 Dec 2016", "DD Mon YYYY"},
+		{"2016-12-31T13:05:09", `YYYY-MM-DD"T"HH24:MI:SS`},
+		{"2016-12-31 13:05:09.25", "YYYY-MM-DD HH24:MI:SS.US"},
+		{"2016-12-31 11", "YYYY-MM-DD HH"},
+		{"2016-12-31 10:00", "yyyy-MM-dd"},
+	}
+	for _, c := range cases {
+		if isSparkDatetimeFormat(c.format) {
+			t.Errorf("%q is read as Spark's", c.format)
+		}
+		for _, fn := range []string{"to_timestamp", "to_date"} {
+			q := "SELECT (extract(epoch from " + fn + "($1, $2)::timestamptz) * 1000000)::int8"
+			var want int64
+			if err := conn.QueryRow(context.Background(), q, c.in, c.format).Scan(&want); err != nil {
+				t.Errorf("%s(%q, %q): postgres: %v", fn, c.in, c.format, err)
+				continue
+			}
+			got, _, err := evalFunc(t, fn, []arg{txt(c.in), txt(c.format)})
+			if err != nil {
+				t.Errorf("%s(%q, %q): %v", fn, c.in, c.format, err)
+				continue
+			}
+			g := got.(int64)
+			if fn == "to_date" {
+				g *= usPerDay
+			}
+			if g != want {
+				t.Errorf("%s(%q, %q): got %d, PostgreSQL %d", fn, c.in, c.format, g, want)
+			}
+		}
+	}
 }
