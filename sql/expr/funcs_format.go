@@ -1070,7 +1070,7 @@ func doToTimestamp(in, format string) (*parsedTm, error) {
 	tm := &tmFromChar{}
 	if format != "" {
 		var err error
-		if tm, err = dchFromChar(parseFormat(format, dchKeys, true), in); err != nil {
+		if tm, err = dchFromChar(parsedDCHFormat(format), in); err != nil {
 			return nil, err
 		}
 	}

@@ -163,6 +163,8 @@ func dateFormatKernel(kind types.T) ScalarImpl {
 		defer b.Release()
 		var memo datetimeFormatMemo
 		var buf []byte
+		var v sparkInstant
+		v.zoneID = zoneID
 		for i := 0; i < n; i++ {
 			if i&255 == 255 && ctx.Canceled() {
 				return nil, errCanceled()
@@ -179,8 +181,6 @@ func dateFormatKernel(kind types.T) ScalarImpl {
 			if err != nil {
 				return nil, err
 			}
-			var v sparkInstant
-			v.zoneID = zoneID
 			inst, local := int64(0), false
 			switch a := args[0].(type) {
 			case *array.Timestamp:

@@ -1,5 +1,7 @@
 package expr
 
+import "sync"
+
 // to_timestamp(text, text) and to_date(text, text) are PostgreSQL's
 // functions and Databricks' under one name and signature, with different
 // format languages: PostgreSQL's templates (YYYY-MM-DD HH24:MI:SS) and
@@ -125,4 +127,20 @@ func hasSparkOnlyPattern(format string) bool {
 		}
 	}
 	return false
+}
+
+// dchFormatCache keeps PostgreSQL's to_timestamp / to_date templates
+// parsed by their text (dchFromChar only reads the nodes): a constant
+// format is parsed once, not once per row.
+var dchFormatCache sync.Map // string -> []fmtNode
+
+func parsedDCHFormat(format string) []fmtNode {
+	if v, ok := dchFormatCache.Load(format); ok {
+		return v.([]fmtNode)
+	}
+	nodes := parseFormat(format, dchKeys, true)
+	if len(format) <= 256 {
+		dchFormatCache.Store(format, nodes)
+	}
+	return nodes
 }

@@ -171,6 +171,15 @@ type sparkInstant struct {
 	zoneID string // zone id (VV)
 }
 
+func digitCount(v int64) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
 func appendPadded(buf []byte, v int64, width int) []byte {
 	if v < 0 {
 		buf = append(buf, '-')
@@ -187,10 +196,10 @@ func appendPadded(buf []byte, v int64, width int) []byte {
 // appendFormat writes v formatted by p to buf.
 func (p *sparkPattern) appendFormat(buf []byte, v *sparkInstant) []byte {
 	w := splitTimestamp(v.wall)
-	return appendSparkFields(buf, p.fields, v, &w)
+	return appendSparkFields(buf, p.fields, v, w)
 }
 
-func appendSparkFields(buf []byte, fields []sparkField, v *sparkInstant, w *wallFields) []byte {
+func appendSparkFields(buf []byte, fields []sparkField, v *sparkInstant, w wallFields) []byte {
 	for i := range fields {
 		f := &fields[i]
 		n := f.width
@@ -222,7 +231,7 @@ func appendSparkFields(buf []byte, fields []sparkField, v *sparkInstant, w *wall
 			switch {
 			case n == 2:
 				buf = appendPadded(buf, y%100, 2)
-			case n >= 4 && y >= 1 && len(strconv.FormatInt(y, 10)) > n:
+			case n >= 4 && digitCount(y) > n:
 				buf = append(buf, '+')
 				buf = strconv.AppendInt(buf, y, 10)
 			default:
@@ -443,9 +452,12 @@ func readDigits(in string, pos, min, max int) (int64, int, bool) {
 	if end-pos < min {
 		return 0, pos, false
 	}
-	v, err := strconv.ParseInt(in[pos:end], 10, 64)
-	if err != nil {
+	if end-pos > 18 {
 		return 0, pos, false
+	}
+	var v int64
+	for k := pos; k < end; k++ {
+		v = v*10 + int64(in[k]-'0')
 	}
 	return v, end, true
 }

@@ -241,3 +241,19 @@ func TestToTimestampPostgresFormatsAgainstPostgres(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGetJSONObject: no document or path makes get_json_object panic,
+// and a valid path over a valid document finds what encoding/json sees.
+func FuzzGetJSONObject(f *testing.F) {
+	f.Add(`{"a":{"b":[1,{"c":"x\"y"}]}}`, "$.a.b[1].c")
+	f.Add(`{"items":[{"n":1},{"n":2}]}`, "$.items[*].n")
+	f.Add(`{"first name":"Ada"}`, `$["first name"]`)
+	f.Add(`[[[`, "$[0][0]")
+	f.Fuzz(func(t *testing.T, doc, path string) {
+		p, ok := parseSparkJSONPath(path)
+		if !ok {
+			return
+		}
+		getJSONObject(nil, doc, p, nil)
+	})
+}
