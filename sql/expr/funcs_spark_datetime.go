@@ -266,6 +266,26 @@ func init() {
 			return floorDiv(toLocal(us, ctx.location()), usPerDay), nil
 		})},
 	)
+	// to_date(ts) as Databricks has it: the date of a timestamp (in the
+	// session zone for timestamptz); PostgreSQL has no to_date of one
+	// argument.
+	for _, t := range []types.T{types.TimestampTZ, types.Timestamp, types.Date} {
+		t := t
+		RegisterScalar("to_date", Overload{Args: []types.T{t}, Ret: types.Date, Impl: func(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+			loc := ctx.location()
+			b := NewBuilder(ctx.Allocator(), types.Date).(*array.Date32Builder)
+			defer b.Release()
+			b.Reserve(n)
+			for i := 0; i < n; i++ {
+				if args[0].IsNull(i) {
+					b.AppendNull()
+					continue
+				}
+				b.UnsafeAppend(arrow.Date32(sparkDay(args[0], i, t, loc)))
+			}
+			return b.NewArray(), nil
+		}})
+	}
 	RegisterScalar("try_to_timestamp",
 		Overload{Args: tt, Ret: types.TimestampTZ, Impl: textFormatKernel(false, true, types.TimestampTZ)},
 		Overload{Args: []types.T{types.Text}, Ret: types.TimestampTZ, Impl: Strict(types.TimestampTZ, func(ctx *Ctx, a []Datum) (Datum, error) {
