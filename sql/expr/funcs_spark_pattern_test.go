@@ -257,3 +257,39 @@ func FuzzGetJSONObject(f *testing.F) {
 		getJSONObject(nil, doc, p, nil)
 	})
 }
+
+func TestJavaRegexToRE2(t *testing.T) {
+	cases := []struct{ java, re2 string }{
+		{`(\d+)-(\d+)`, `(\d+)-(\d+)`},
+		{`\p{Alpha}+`, `[[:alpha:]]+`},
+		{`[\p{Digit}_]`, `[[:digit:]_]`},
+		{`\P{Upper}`, `[[:^upper:]]`},
+		{`\p{javaLowerCase}\P{javaUpperCase}`, `\p{Ll}\P{Lu}`},
+		{`\p{L}\p{IsAlphabetic}`, `\p{L}\pL`},
+		{`[\[\]]x`, `[\[\]]x`},
+		{`\Q[a\E`, `\Q[a\E`},
+	}
+	for _, c := range cases {
+		got, err := javaRegexToRE2(c.java)
+		if err != nil || got != c.re2 {
+			t.Errorf("%q: got %q, %v; want %q", c.java, got, err, c.re2)
+		}
+	}
+	for _, bad := range []string{`[a-z&&[^aeiou]]`, `[a-z[0-9]]`, `[[:alpha:]]`, `\p{Alpha`} {
+		if _, err := javaRegexToRE2(bad); sqlerr.From(err).Code != sqlerr.InvalidRegularExpression {
+			t.Errorf("%q: got %v, want 2201B", bad, err)
+		}
+	}
+}
+
+// FuzzJavaRegex: no pattern makes the translation panic.
+func FuzzJavaRegex(f *testing.F) {
+	for _, s := range []string{`\p{Alpha}[\p{Digit}]`, `[a-z&&[b]]`, `\Q[\E`, `[^]]`, `\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if re2, err := javaRegexToRE2(p); err == nil {
+			compileRegex(re2, false)
+		}
+	})
+}

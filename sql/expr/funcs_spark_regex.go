@@ -42,7 +42,7 @@ func regexpExtractKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, erro
 	}
 	b := newTextBuilder(ctx, n, len(sa.ValueBytes())/4)
 	defer b.Release()
-	var m regexMemo
+	var m javaRegexMemo
 	var loc []int
 	for i := 0; i < n; i++ {
 		if i&255 == 255 && ctx.Canceled() {
@@ -53,7 +53,7 @@ func regexpExtractKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, erro
 			b.AppendNull()
 			continue
 		}
-		if err := m.get(pa.Value(i), "", false); err != nil {
+		if err := m.getJava(pa.Value(i)); err != nil {
 			return nil, err
 		}
 		if groups := m.re.NumSubexp(); idx < 0 || idx > int64(groups) {
@@ -90,7 +90,7 @@ func regexpExtractAllKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, e
 	}
 	lb, vb := newTextListBuilder(ctx, n)
 	defer lb.Release()
-	var m regexMemo
+	var m javaRegexMemo
 	for i := 0; i < n; i++ {
 		if i&255 == 255 && ctx.Canceled() {
 			return nil, errCanceled()
@@ -100,7 +100,7 @@ func regexpExtractAllKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, e
 			lb.AppendNull()
 			continue
 		}
-		if err := m.get(pa.Value(i), "", false); err != nil {
+		if err := m.getJava(pa.Value(i)); err != nil {
 			return nil, err
 		}
 		if groups := m.re.NumSubexp(); idx < 0 || idx > int64(groups) {
@@ -135,7 +135,7 @@ func splitKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
 	}
 	lb, vb := newTextListBuilder(ctx, n)
 	defer lb.Release()
-	var m regexMemo
+	var m javaRegexMemo
 	for i := 0; i < n; i++ {
 		if i&255 == 255 && ctx.Canceled() {
 			return nil, errCanceled()
@@ -171,7 +171,7 @@ func splitKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
 			}
 			continue
 		}
-		if err := m.get(pattern, "", false); err != nil {
+		if err := m.getJava(pattern); err != nil {
 			return nil, err
 		}
 		last, pieces := 0, int64(0)
