@@ -186,7 +186,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true, "posexplode": true}
 
 func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (Node, *scope, error) {
 	if rf.Lateral || len(rf.Functions) != 1 {
@@ -277,6 +277,22 @@ func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*Func
 		}
 		fs.Cols[0].Name = "col"
 		return fs, nil
+	case "posexplode":
+		// Databricks' posexplode(array): (pos, col), pos from 0; unnest
+		// of the positions beside the array.
+		if len(args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function posexplode with %d arguments does not exist", len(args))
+		}
+		fs, err := b.bindSetReturning("unnest", args, pos)
+		if err != nil {
+			return nil, err
+		}
+		positions, err := b.callResolved("_posexplode_positions", fs.Args, types.T{}, pos)
+		if err != nil {
+			return nil, err
+		}
+		return &FunctionScan{Func: "unnest", Args: []expr.Expr{positions, fs.Args[0]},
+			Cols: []Column{{Name: "pos", T: types.Int4}, {Name: "col", T: fs.Cols[0].T}}}, nil
 	case "generate_series":
 		if len(args) < 2 || len(args) > 3 {
 			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function generate_series with %d arguments does not exist", len(args))

@@ -49,6 +49,10 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		return b.bindSRFCall(f, "unnest", ec)
 	}
+	if name == "posexplode" {
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "posexplode is supported in FROM only").
+			WithHint("Write SELECT pos, col FROM posexplode(array).")
+	}
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)
 	}

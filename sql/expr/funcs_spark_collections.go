@@ -290,3 +290,31 @@ func init() {
 		RegisterScalar(name, ov)
 	}
 }
+
+// arrayPositions is _posexplode_positions(array): the 0-based positions
+// of the array's elements as int[], which FROM posexplode(array) unnests
+// beside the array (the planner's spelling of Databricks' posexplode).
+func arrayPositions(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+	lb := NewBuilder(ctx.Allocator(), types.ArrayOf(types.Int4)).(*array.ListBuilder)
+	defer lb.Release()
+	vb := lb.ValueBuilder().(*array.Int32Builder)
+	for i := 0; i < n; i++ {
+		if args[0].IsNull(i) {
+			lb.AppendNull()
+			continue
+		}
+		_, s, e, ok := listBounds(args[0], i)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.InternalError, "posexplode: not an array column")
+		}
+		lb.Append(true)
+		for k := 0; k < e-s; k++ {
+			vb.Append(int32(k))
+		}
+	}
+	return lb.NewArray(), nil
+}
+
+func init() {
+	RegisterScalar("_posexplode_positions", Overload{Args: []types.T{AnyArray}, Ret: types.ArrayOf(types.Int4), Impl: arrayPositions})
+}
