@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -186,7 +187,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true, "posexplode": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true, "posexplode": true, "json_tuple": true}
 
 func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (Node, *scope, error) {
 	if rf.Lateral || len(rf.Functions) != 1 {
@@ -276,6 +277,23 @@ func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*Func
 			return nil, err
 		}
 		fs.Cols[0].Name = "col"
+		return fs, nil
+	case "json_tuple":
+		// Databricks' json_tuple(json, k1, k2, ...): one row, a text
+		// column c0, c1, ... per key.
+		if len(args) < 2 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function json_tuple with %d arguments does not exist", len(args)).
+				WithHint("json_tuple takes a JSON string and one or more keys.")
+		}
+		fs := &FunctionScan{Func: "unnest"}
+		for i, k := range args[1:] {
+			field, err := b.callResolved("_json_tuple_field", []expr.Expr{args[0], k}, types.T{}, pos)
+			if err != nil {
+				return nil, err
+			}
+			fs.Args = append(fs.Args, &expr.ArrayConstructor{Elems: []expr.Expr{field}, T: types.ArrayOf(types.Text)})
+			fs.Cols = append(fs.Cols, Column{Name: fmt.Sprintf("c%d", i), T: types.Text})
+		}
 		return fs, nil
 	case "posexplode":
 		// Databricks' posexplode(array): (pos, col), pos from 0; unnest

@@ -49,9 +49,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		return b.bindSRFCall(f, "unnest", ec)
 	}
-	if name == "posexplode" {
-		return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "posexplode is supported in FROM only").
-			WithHint("Write SELECT pos, col FROM posexplode(array).")
+	if name == "posexplode" || name == "json_tuple" {
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "%s is supported in FROM only", name).
+			WithHint("Call it as a table: SELECT ... FROM " + name + "(...) AS t.")
 	}
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)

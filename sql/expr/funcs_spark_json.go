@@ -385,3 +385,39 @@ func init() {
 		RegisterScalar("get_json_object", Overload{Args: []types.T{t, types.Text}, Ret: types.Text, Impl: getJSONObjectKernel})
 	}
 }
+
+// jsonTupleField is _json_tuple_field(json, key): json_tuple's value of
+// one top-level key (FROM json_tuple(json, k1, k2, ...) unnests one of
+// these per key), as get_json_object(json, '$.key') reads it, the key
+// taken literally (dots and brackets included).
+func jsonTupleField(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+	ja, ok1 := args[0].(*array.String)
+	ka, ok2 := args[1].(*array.String)
+	if !ok1 || !ok2 {
+		return nil, sqlerr.New(sqlerr.InternalError, "json_tuple: unexpected argument columns")
+	}
+	b := newTextBuilder(ctx, n, len(ja.ValueBytes())/4)
+	defer b.Release()
+	var buf []byte
+	var matches [][2]int
+	path := &sparkJSONPath{steps: []sparkJSONStep{{kind: '.'}}}
+	for i := 0; i < n; i++ {
+		if ja.IsNull(i) || ka.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		path.steps[0].key = ka.Value(i)
+		var ok bool
+		buf, matches, ok = getJSONObject(buf[:0], ja.Value(i), path, matches)
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		b.BinaryBuilder.Append(buf)
+	}
+	return b.NewArray(), nil
+}
+
+func init() {
+	RegisterScalar("_json_tuple_field", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text, Impl: jsonTupleField})
+}
