@@ -44,10 +44,53 @@ func pickKernel(ret types.T, pick func(args []arrow.Array, i int) int) ScalarImp
 				b.AppendNull()
 				continue
 			}
-			AppendDatum(b, DatumAt(a, i))
+			appendValueFrom(b, a, i)
 		}
 		return b.NewArray(), nil
 	}
+}
+
+// appendValueFrom appends a's value at i (not NULL) to b, a column of
+// the same type: the common shapes by a typed copy, others through Datum.
+func appendValueFrom(b array.Builder, a arrow.Array, i int) {
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		if c, ok := a.(*array.Int64); ok {
+			bb.Append(c.Value(i))
+			return
+		}
+	case *array.Int32Builder:
+		if c, ok := a.(*array.Int32); ok {
+			bb.Append(c.Value(i))
+			return
+		}
+	case *array.Float64Builder:
+		if c, ok := a.(*array.Float64); ok {
+			bb.Append(c.Value(i))
+			return
+		}
+	case *array.StringBuilder:
+		if c, ok := a.(*array.String); ok {
+			bb.Append(c.Value(i))
+			return
+		}
+	case *array.TimestampBuilder:
+		if c, ok := a.(*array.Timestamp); ok {
+			bb.Append(c.Value(i))
+			return
+		}
+	case *array.Date32Builder:
+		if c, ok := a.(*array.Date32); ok {
+			bb.Append(c.Value(i))
+			return
+		}
+	case *array.BooleanBuilder:
+		if c, ok := a.(*array.Boolean); ok {
+			bb.Append(c.Value(i))
+			return
+		}
+	}
+	AppendDatum(b, DatumAt(a, i))
 }
 
 func firstArgType(args []types.T) types.T { return args[0] }
@@ -113,14 +156,16 @@ func arrayContainsRows(ctx *Ctx, args []arrow.Array, n int, cmp func(a, b Datum)
 		if !ok {
 			return nil, sqlerr.New(sqlerr.InternalError, "array_contains: not an array column")
 		}
-		v := DatumAt(args[1], i)
-		found, sawNull := false, false
-		for k := s; k < e && !found; k++ {
-			if vals.IsNull(k) {
-				sawNull = true
-				continue
+		found, sawNull, typed := containsTyped(vals, s, e, args[1], i)
+		if !typed {
+			v := DatumAt(args[1], i)
+			for k := s; k < e && !found; k++ {
+				if vals.IsNull(k) {
+					sawNull = true
+					continue
+				}
+				found = cmp(DatumAt(vals, k), v) == 0
 			}
-			found = cmp(DatumAt(vals, k), v) == 0
 		}
 		switch {
 		case found:
@@ -132,6 +177,48 @@ func arrayContainsRows(ctx *Ctx, args []arrow.Array, n int, cmp func(a, b Datum)
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// containsTyped looks for value row i among vals[s:e] without boxing
+// when both are int4, int8 or text columns (typed false otherwise).
+func containsTyped(vals arrow.Array, s, e int, value arrow.Array, i int) (found, sawNull, typed bool) {
+	switch ev := vals.(type) {
+	case *array.Int32:
+		c, ok := value.(*array.Int32)
+		if !ok {
+			return false, false, false
+		}
+		return scanFor(ev, s, e, c.Value(i))
+	case *array.Int64:
+		c, ok := value.(*array.Int64)
+		if !ok {
+			return false, false, false
+		}
+		return scanFor(ev, s, e, c.Value(i))
+	case *array.String:
+		c, ok := value.(*array.String)
+		if !ok {
+			return false, false, false
+		}
+		return scanFor(ev, s, e, c.Value(i))
+	}
+	return false, false, false
+}
+
+func scanFor[T comparable, A interface {
+	IsNull(int) bool
+	Value(int) T
+}](vals A, s, e int, v T) (found, sawNull, typed bool) {
+	for k := s; k < e; k++ {
+		if vals.IsNull(k) {
+			sawNull = true
+			continue
+		}
+		if vals.Value(k) == v {
+			return true, sawNull, true
+		}
+	}
+	return false, sawNull, true
 }
 
 // arraySize is size(array): its number of elements (NULL for NULL).
