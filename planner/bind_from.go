@@ -187,7 +187,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true, "posexplode": true, "json_tuple": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true, "explode_outer": true, "posexplode": true, "json_tuple": true}
 
 func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (Node, *scope, error) {
 	if rf.Lateral || len(rf.Functions) != 1 {
@@ -267,10 +267,18 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 
 func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*FunctionScan, error) {
 	switch name {
-	case "explode":
+	case "explode", "explode_outer":
 		// Databricks' explode(array) is unnest; its column is named col.
+		// explode_outer unnests one NULL for a NULL or empty array.
 		if len(args) != 1 {
-			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function explode with %d arguments does not exist", len(args))
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function %s with %d arguments does not exist", name, len(args))
+		}
+		if name == "explode_outer" && args[0].Type().IsArray() {
+			outer, err := b.callResolved("_explode_outer_array", args, types.T{}, pos)
+			if err != nil {
+				return nil, err
+			}
+			args = []expr.Expr{outer}
 		}
 		fs, err := b.bindSetReturning("unnest", args, pos)
 		if err != nil {

@@ -405,3 +405,30 @@ func arrayPositions(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
 func init() {
 	RegisterScalar("_posexplode_positions", Overload{Args: []types.T{AnyArray}, Ret: types.ArrayOf(types.Int4), Impl: arrayPositions})
 }
+
+// outerArray is _explode_outer_array(array): the array itself, or one
+// NULL element for a NULL or empty array (explode_outer is unnest of it:
+// one row of NULL where explode gives none).
+func outerArray(argTypes []types.T, ret types.T) ScalarImpl {
+	return func(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+		b := NewBuilder(ctx.Allocator(), ret)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if !args[0].IsNull(i) {
+				if _, s, e, ok := listBounds(args[0], i); ok && e > s {
+					AppendDatum(b, DatumAt(args[0], i))
+					continue
+				}
+			}
+			AppendDatum(b, []Datum{nil})
+		}
+		return b.NewArray(), nil
+	}
+}
+
+func init() {
+	ov := Overload{Args: []types.T{AnyArray}, RetFn: firstArgType, Specialize: outerArray}
+	ov.Impl = outerArray([]types.T{types.ArrayOf(types.Text)}, types.ArrayOf(types.Text))
+	RegisterScalar("_explode_outer_array", ov)
+}
