@@ -49,6 +49,9 @@ func (m *datetimeFormatMemo) get(format string, shared bool) (*sparkPattern, err
 
 // parseSparkText parses s by p into a UTC instant (session zone loc).
 func parseSparkText(p *sparkPattern, s string, loc *time.Location) (int64, error) {
+	if p.formatOnly != 0 {
+		return 0, errSparkParseLetter(p.formatOnly)
+	}
 	r, at, ok := p.parse(s)
 	if !ok {
 		return 0, sparkParseError(s, at)
@@ -58,6 +61,11 @@ func parseSparkText(p *sparkPattern, s string, loc *time.Location) (int64, error
 		return 0, sparkParseError(s, 0)
 	}
 	return us, nil
+}
+
+func errSparkParseLetter(c byte) error {
+	return sqlerr.New(sqlerr.InvalidDatetimeFormat, "invalid datetime pattern: '%c' is for formatting only, not for parsing", c).
+		WithHint("Spark allows E, F, q and Q in date_format, not in to_timestamp or to_date.")
 }
 
 // textFormatKernel runs text, format -> timestamptz (date: -> date) for
@@ -106,6 +114,9 @@ func textFormatKernel(shared, try bool, out types.T) ScalarImpl {
 			p, err := memo.get(format, shared)
 			if err != nil {
 				return nil, err
+			}
+			if p != nil && p.formatOnly != 0 {
+				return nil, errSparkParseLetter(p.formatOnly)
 			}
 			s := sa.Value(i)
 			if p == nil {

@@ -34,6 +34,9 @@ type sparkField struct {
 // sparkPattern is a compiled Spark datetime pattern.
 type sparkPattern struct {
 	fields []sparkField
+	// formatOnly is a letter Spark allows in formatting only (E, F, q,
+	// Q: "not allowed for datetime parsing"), 0 if none.
+	formatOnly byte
 }
 
 // sparkPatternCache keeps compiled patterns by their text: a query's
@@ -48,7 +51,7 @@ func errSparkPattern(format, why string) error {
 // sparkMaxWidth is the longest run Spark accepts for each letter it
 // supports (a missing letter is not a pattern letter).
 var sparkMaxWidth = [128]int{
-	'G': 5, 'y': 10, 'M': 5, 'L': 5, 'd': 2, 'D': 3, 'Q': 4, 'q': 4, 'E': 5,
+	'G': 5, 'y': 10, 'M': 5, 'L': 5, 'd': 2, 'D': 3, 'Q': 4, 'q': 4, 'E': 5, 'F': 1,
 	'a': 1, 'h': 2, 'K': 2, 'k': 2, 'H': 2, 'm': 2, 's': 2, 'S': 9,
 	'V': 2, 'z': 4, 'O': 4, 'X': 5, 'x': 5, 'Z': 5,
 }
@@ -65,9 +68,23 @@ func compileSparkPattern(format string) (*sparkPattern, error) {
 	if rest != "" {
 		return nil, errSparkPattern(format, "']' without '['")
 	}
-	p := &sparkPattern{fields: fields}
+	p := &sparkPattern{fields: fields, formatOnly: formatOnlyLetter(fields)}
 	sparkPatternCache.Store(format, p)
 	return p, nil
+}
+
+func formatOnlyLetter(fields []sparkField) byte {
+	for i := range fields {
+		switch f := &fields[i]; f.letter {
+		case 'E', 'F', 'q', 'Q':
+			return f.letter
+		case '[':
+			if c := formatOnlyLetter(f.opt); c != 0 {
+				return c
+			}
+		}
+	}
+	return 0
 }
 
 // compileSparkFields compiles s up to the end or an unmatched ']' (depth
@@ -250,6 +267,8 @@ func appendSparkFields(buf []byte, fields []sparkField, v *sparkInstant, w wallF
 			}
 		case 'd':
 			buf = appendPadded(buf, w.d, n)
+		case 'F':
+			buf = appendPadded(buf, (w.d-1)%7+1, 1)
 		case 'D':
 			doy := daysFromCivil(w.y, w.mon, w.d) - daysFromCivil(w.y, 1, 1) + 1
 			buf = appendPadded(buf, doy, n)
@@ -564,6 +583,8 @@ func parseSparkFields(in string, pos int, fields []sparkField, r *sparkParsed) (
 			}
 			// The quarter only checks nothing: Spark resolves the date
 			// from the month.
+		case 'F':
+			_, pos, ok = readDigits(in, pos, 1, 1)
 		case 'E':
 			words := sparkDayShort[:]
 			if n == 4 {

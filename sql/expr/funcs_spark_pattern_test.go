@@ -76,7 +76,7 @@ func TestSparkPatternFormat(t *testing.T) {
 		{"HH:mm:ss.SSSSSS Z", la, "06:05:09.123456 -0700"},
 		{"EEE, d MMM yyyy h:mm a z", la, "Fri, 8 Apr 2016 6:05 AM PDT"},
 		{"EEEE MMMM", time.UTC, "Friday April"},
-		{"D Q QQQ QQQQ", time.UTC, "99 2 Q2 2nd quarter"},
+		{"D Q QQQ QQQQ F", time.UTC, "99 2 Q2 2nd quarter 1"},
 		{"k K h a", time.UTC, "13 1 1 PM"},
 		{"G yyyy", time.UTC, "AD 2016"},
 		{"'It''s' HH 'o''clock'", time.UTC, "It's 13 o'clock"},
@@ -129,7 +129,7 @@ func TestSparkPatternParse(t *testing.T) {
 		{"yyyy-MM-dd'T'HH:mm:ss.SSSXXX", "2016-04-08T13:05:09.123+02:00", la, utc(2016, 4, 8, 11, 5, 9, 123000000)},
 		{"yyyy-MM-dd'T'HH:mm:ss.SSSX", "2016-04-08T13:05:09.1Z", la, utc(2016, 4, 8, 13, 5, 9, 100000000)},
 		{"dd MMM yyyy hh:mm a", "08 apr 2016 01:05 pm", time.UTC, utc(2016, 4, 8, 13, 5, 0, 0)},
-		{"EEE, dd MMM yyyy HH:mm:ss z", "Fri, 08 Apr 2016 06:05:09 PDT", time.UTC, utc(2016, 4, 8, 13, 5, 9, 0)},
+		{"dd MMM yyyy HH:mm:ss z", "08 Apr 2016 06:05:09 PDT", time.UTC, utc(2016, 4, 8, 13, 5, 9, 0)},
 		{"yyyy-MM-dd HH:mm VV", "2016-04-08 06:05 America/Los_Angeles", time.UTC, utc(2016, 4, 8, 13, 5, 0, 0)},
 		{"M/d/yyyy", "4/8/2016", time.UTC, utc(2016, 4, 8, 0, 0, 0, 0)},
 		{"HH:mm", "13:05", time.UTC, utc(1970, 1, 1, 13, 5, 0, 0)},
@@ -159,6 +159,8 @@ func TestSparkPatternParse(t *testing.T) {
 		{"yyyy-MM-dd", "not-a-timestamp"},
 		{"HH:mm", "24:00"},
 		{"yyyy-MM-dd HH:mm:ss", ""},
+		{"EEE, dd MMM yyyy", "Fri, 08 Apr 2016"}, // E, F, q, Q: formatting only
+		{"yyyy QQQ", "2016 Q2"},
 	}
 	for _, c := range bad {
 		p, err := compileSparkPattern(c.format)
