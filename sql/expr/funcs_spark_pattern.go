@@ -786,6 +786,9 @@ func (r *sparkParsed) wallClock() (int64, bool) {
 		if r.bc {
 			y = 1 - y
 		}
+		if y < -4712 || y > 294276 {
+			return 0, false // past PostgreSQL's timestamp range
+		}
 	}
 	var days int64
 	switch {
