@@ -45,6 +45,33 @@ func TestSparkFormatDialect(t *testing.T) {
 		{"DDth Mon", false},
 		{"HH:MM:SS", false},
 		{"YYYY-MM-DD HH", false},
+		// The formats of PostgreSQL's documentation and of common use.
+		{"DD Mon YYYY HH:MI:SSPM", false},
+		{"HH24:MI:SS", false},
+		{"Day, DD  HH12:MI:SS", false},
+		{"FMMonth", false},
+		{"YYYY MM DD", false},
+		{"IYYY-IW-ID", false},
+		{"J", false},
+		{"MM/DD/YY", false},
+		{"dd.mm.yyyy", false},
+		{"dd.mm.yyyy hh24:mi", false},
+		{"yyyy-mm-dd hh:mi:ss", false},
+		{"mm/dd/yyyy hh:mi am", false},
+		{"YYYY-MM-DD HH24:MI:SS TZH:TZM", false},
+		{"YYYY-MM-DD HH24:MI:SS.MS", false},
+		{"HH24MISS", false},
+		{"YYYY-MM-DDTHH24:MI:SS", false},
+		{"Y,YYY", false},
+		{"YYYY-MM-DD HH:MI:SS.FF3", false},
+		{"DDD YYYY", false},
+		{"WW YYYY", false},
+		{"CC", false},
+		{"RM", false},
+		// Spark readings where PostgreSQL's would be nonsense.
+		{"yyyy-mm-dd hh:mm:ss", true},
+		{"hh:mm", true},
+		{"mm:ss", true},
 	}
 	for _, c := range cases {
 		if got := isSparkDatetimeFormat(c.format); got != c.spark {
@@ -216,6 +243,14 @@ func TestToTimestampPostgresFormatsAgainstPostgres(t *testing.T) {
 		{"2016-12-31 13:05:09.25", "YYYY-MM-DD HH24:MI:SS.US"},
 		{"2016-12-31 11", "YYYY-MM-DD HH"},
 		{"2016-12-31 10:00", "yyyy-MM-dd"},
+		{"31 Dec 2016 01:05:09PM", "DD Mon YYYY HH:MI:SSPM"},
+		{"31.12.2016", "dd.mm.yyyy"},
+		{"2016-12-31 01:05:09", "yyyy-mm-dd hh:mi:ss"},
+		{"12/31/2016 01:05 pm", "mm/dd/yyyy hh:mi am"},
+		{"2016-12-31 13:05:09 +02:00", "YYYY-MM-DD HH24:MI:SS TZH:TZM"},
+		{"2016 366", "YYYY DDD"},
+		{"2016-12-31 13:05:09.123", "YYYY-MM-DD HH24:MI:SS.MS"},
+		{"December 31, 2016", "FMMonth DD, YYYY"},
 	}
 	for _, c := range cases {
 		if isSparkDatetimeFormat(c.format) {
