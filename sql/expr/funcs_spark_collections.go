@@ -372,9 +372,11 @@ func init() {
 	RegisterScalar("array_size", Overload{Args: []types.T{AnyArray}, Ret: types.Int4, Impl: arraySize})
 	for _, name := range []string{"element_at", "try_element_at"} {
 		try := name == "try_element_at"
-		ov := Overload{Args: []types.T{AnyArray, types.Int4}, RetFn: func(a []types.T) types.T { return a[0].Elem() }, Specialize: elementAt(try)}
-		ov.Impl = elementAt(try)([]types.T{types.ArrayOf(types.Text), types.Int4}, types.Text)
-		RegisterScalar(name, ov)
+		for _, it := range []types.T{types.Int4, types.Int8} {
+			ov := Overload{Args: []types.T{AnyArray, it}, RetFn: func(a []types.T) types.T { return a[0].Elem() }, Specialize: elementAt(try)}
+			ov.Impl = elementAt(try)([]types.T{types.ArrayOf(types.Text), it}, types.Text)
+			RegisterScalar(name, ov)
+		}
 	}
 }
 

@@ -195,14 +195,13 @@ func splitKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
 
 func init() {
 	tt := []types.T{types.Text, types.Text}
-	tti := []types.T{types.Text, types.Text, types.Int4}
-	RegisterScalar("regexp_extract",
-		Overload{Args: tt, Ret: types.Text, Impl: regexpExtractKernel},
-		Overload{Args: tti, Ret: types.Text, Impl: regexpExtractKernel})
-	RegisterScalar("regexp_extract_all",
-		Overload{Args: tt, Ret: types.ArrayOf(types.Text), Impl: regexpExtractAllKernel},
-		Overload{Args: tti, Ret: types.ArrayOf(types.Text), Impl: regexpExtractAllKernel})
-	RegisterScalar("split",
-		Overload{Args: tt, Ret: types.ArrayOf(types.Text), Impl: splitKernel},
-		Overload{Args: tti, Ret: types.ArrayOf(types.Text), Impl: splitKernel})
+	RegisterScalar("regexp_extract", Overload{Args: tt, Ret: types.Text, Impl: regexpExtractKernel})
+	RegisterScalar("regexp_extract_all", Overload{Args: tt, Ret: types.ArrayOf(types.Text), Impl: regexpExtractAllKernel})
+	RegisterScalar("split", Overload{Args: tt, Ret: types.ArrayOf(types.Text), Impl: splitKernel})
+	for _, it := range []types.T{types.Int4, types.Int8} {
+		tti := []types.T{types.Text, types.Text, it}
+		RegisterScalar("regexp_extract", Overload{Args: tti, Ret: types.Text, Impl: regexpExtractKernel})
+		RegisterScalar("regexp_extract_all", Overload{Args: tti, Ret: types.ArrayOf(types.Text), Impl: regexpExtractAllKernel})
+		RegisterScalar("split", Overload{Args: tti, Ret: types.ArrayOf(types.Text), Impl: splitKernel})
+	}
 }
