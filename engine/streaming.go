@@ -386,7 +386,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
 			// under the new query, which needs every input row they read.
-			if err := checkpoint.CheckIdentity(name, existing.Options["state_fingerprint"], sp.StateFingerprint()); err != nil {
+			if err := checkpoint.CheckIdentity(name, existing.Streaming.StateFingerprint, sp.StateFingerprint()); err != nil {
 				return "", err
 			}
 			if recs, err := checkpoint.LoadEpochs(s.eng.store, existing.OID); err != nil {
@@ -404,13 +404,13 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 		}
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
-		Options: map[string]string{"definition": text, "output_mode": sp.Mode, "trigger": trig.kind,
-			"state_fingerprint": sp.StateFingerprint()}}
+		Streaming: &catalog.StreamingTable{Definition: text, OutputMode: sp.Mode, Trigger: trig.kind,
+			StateFingerprint: sp.StateFingerprint()}}
 	if lateName := st.Options["late_rows"]; lateName != "" {
 		if err := s.ensureLateRowsTable(schema, lateName, sp, io); err != nil {
 			return "", err
 		}
-		rel.Options["late_rows"] = lateName
+		rel.Streaming.LateRows = lateName
 	}
 	for _, c := range sp.Cols {
 		t := c.T
@@ -462,7 +462,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	oid := rel.OID
 	var lateOID uint32
 	var lateSchema *arrow.Schema
-	if name := rel.Options["late_rows"]; name != "" && sp.Tree == nil {
+	if name := rel.Streaming.LateRows; name != "" && sp.Tree == nil {
 		if lr, err := e.cat.LookupRelation(sys.searchPath(), "", name); err == nil {
 			lateOID = lr.OID
 			cols := make([]planner.Column, len(lr.Columns))
@@ -545,7 +545,7 @@ func (e *Engine) startStreamingTables() {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		st, err := parse.ParseStreaming(rel.Options["definition"])
+		st, err := parse.ParseStreaming(rel.Streaming.Definition)
 		var sp *planner.StreamPlan
 		trig := trigger{kind: "continuous"}
 		if err == nil && st != nil {
@@ -600,7 +600,7 @@ func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPla
 		}
 		return nil
 	}
-	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindTable, Options: map[string]string{}}
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindTable}
 	for _, c := range cols {
 		t := c.T
 		if t.OID == types.OidUnknown {

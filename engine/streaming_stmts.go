@@ -134,7 +134,7 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 		failed = status == statusFailed
 	}
 	if ss.Full || failed || r == nil || r.plan == nil {
-		st, err := parse.ParseStreaming(rel.Options["definition"])
+		st, err := parse.ParseStreaming(rel.Streaming.Definition)
 		if err != nil || st == nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "streaming table \"%s\" has an unreadable definition", rel.Name)
 		}
@@ -232,7 +232,7 @@ func (s *Session) showStreamingTables(st *statement) (wire.Result, error) {
 				epoch, rows = p.Epoch, p.OutputRows
 			}
 		}
-		vals := []any{rel.Name, status, rel.Options["output_mode"], rel.Options["trigger"], input, epoch, rows}
+		vals := []any{rel.Name, status, rel.Streaming.OutputMode, rel.Streaming.Trigger, input, epoch, rows}
 		for i, v := range vals {
 			cols[i] = append(cols[i], v)
 		}

@@ -48,9 +48,9 @@ func (s *Snapshot) userRelations() []relation {
 			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
 			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL,
 		}
-		if r.Kind == catalog.KindStreamingTable {
+		if st := r.Streaming; st != nil {
 			rel.Options = []any{"query=" + strings.Join(strings.Fields(r.ViewSQL), " "),
-				"output_mode=" + r.Options["output_mode"], "trigger=" + r.Options["trigger"]}
+				"output_mode=" + st.OutputMode, "trigger=" + st.Trigger}
 		}
 		out = append(out, rel)
 	}
