@@ -110,6 +110,11 @@ type Column struct {
 	Type    types.T
 	NotNull bool
 	Default string // SQL text of the DEFAULT expression, "" if none
+	// Comment is the column's COMMENT (shown through pg_description).
+	Comment string `json:",omitempty"`
+	// Generated is a streaming table column's GENERATED ALWAYS AS
+	// expression, as written ("" if none).
+	Generated string `json:",omitempty"`
 }
 
 type Relation struct {
@@ -204,6 +209,9 @@ type Database struct {
 	OID  uint32
 	Name string
 }
+
+// Clone returns a deep copy the caller may change.
+func (r *Relation) Clone() *Relation { return r.clone() }
 
 // clone returns a deep copy, so that the catalog's copy never shares
 // memory with a caller's.

@@ -366,7 +366,7 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 }
 
 func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io noticer) (string, error) {
-	sp, trig, err := s.planStreaming(st)
+	sp, trig, err := s.planStreamingTable(st, nil) // streaming_ddl.go: declared columns
 	if err != nil {
 		return "", err
 	}
@@ -418,6 +418,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			t = types.Text
 		}
 		rel.Columns = append(rel.Columns, catalog.Column{Name: c.Name, Type: t})
+	}
+	if err := s.applyTableSpec(rel, st, io); err != nil { // streaming_ddl.go
+		return "", err
 	}
 	created, err := s.eng.cat.CreateRelation(rel, false)
 	if err != nil {
@@ -545,11 +548,14 @@ func (e *Engine) startStreamingTables() {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		st, err := parse.ParseStreaming(rel.Streaming.Definition)
+		if rel.Streaming.PlanText() == "" {
+			continue // declared without a query, and no flow yet
+		}
+		st, err := parse.ParseStreaming(rel.Streaming.PlanText())
 		var sp *planner.StreamPlan
 		trig := trigger{kind: "continuous"}
 		if err == nil && st != nil {
-			sp, trig, err = sys.planStreaming(st)
+			sp, trig, err = sys.planStreamingTable(st, shapeOf(rel))
 		}
 		if err != nil || sp == nil {
 			msg := "cannot plan the streaming table"
