@@ -293,6 +293,10 @@ func selectInDeclaredOrder(query string, got []planner.Column, declared []catalo
 			}
 			val = outputs[i]
 		}
+		if cr := val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetString_().GetSval() == d.Name {
+			targets = append(targets, pg_query.MakeResTargetNodeWithVal(val, -1)) // already its name
+			continue
+		}
 		targets = append(targets, pg_query.MakeResTargetNodeWithNameAndVal(d.Name, val, -1))
 	}
 	sel.TargetList = targets
