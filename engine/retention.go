@@ -83,7 +83,8 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 	e.logs.TrimTo(rel, old, trimmed)
 }
 
-// retentionLoop applies retention every second until the engine closes.
+// retentionLoop applies retention, and runs the schedules of scheduled
+// streaming tables (schedule.go), every second until the engine closes.
 func (e *Engine) retentionLoop() {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -93,6 +94,7 @@ func (e *Engine) retentionLoop() {
 			return
 		case <-t.C:
 			e.applyRetention()
+			e.runSchedules(time.Now())
 		}
 	}
 }

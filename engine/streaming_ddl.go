@@ -21,19 +21,25 @@ import (
 // and ALTER STREAMING TABLE. Schedules and expectations are stored and
 // shown but not acted on yet; a NOTICE says so.
 
-// tableShape is what a streaming table's query must give: its declared
-// columns (nil when the query defines them).
+// tableShape is what a streaming table's query must give — its declared
+// columns (nil when the query defines them) — and its schedule, which
+// decides the trigger when the query's WITH names none (schedule.go).
 type tableShape struct {
-	name string
-	cols []catalog.Column
+	name     string
+	cols     []catalog.Column
+	schedule *catalog.Schedule
 }
 
 // shapeOf is the shape stored for rel.
 func shapeOf(rel *catalog.Relation) *tableShape {
-	if rel.Streaming == nil || !rel.Streaming.Declared {
+	if rel.Streaming == nil {
 		return nil
 	}
-	return &tableShape{name: rel.Name, cols: rel.Columns}
+	sh := &tableShape{name: rel.Name, schedule: rel.Streaming.Schedule}
+	if rel.Streaming.Declared {
+		sh.cols = rel.Columns
+	}
+	return sh
 }
 
 // planStreamingTable plans a streaming table's query (or a flow's) for a
@@ -63,15 +69,18 @@ type discardNotices struct{}
 func (discardNotices) Notice(string, string, string) {}
 
 func (s *Session) planToShape(st *parse.StreamingStmt, shape *tableShape) (*planner.StreamPlan, trigger, error) {
-	if shape == nil && st.Spec != nil && len(st.Spec.Columns) > 0 {
+	if shape == nil && st.Spec != nil {
 		cols, err := declaredColumns(st.Spec)
 		if err != nil {
 			return nil, trigger{}, err
 		}
-		shape = &tableShape{name: st.Name, cols: cols}
+		shape = &tableShape{name: lastName(st.Name), cols: cols, schedule: catalogSchedule(st.Spec.Schedule, "")}
 	}
 	sp, trig, err := s.planStreaming(st)
-	if err != nil || shape == nil {
+	if err == nil && shape != nil && st.Options["trigger"] == "" {
+		trig = scheduledTrigger(shape.schedule, trig)
+	}
+	if err != nil || shape == nil || len(shape.cols) == 0 {
 		return sp, trig, err
 	}
 	if err := checkDeclared(shape, sp.Cols, false); err != nil {
@@ -91,6 +100,9 @@ func (s *Session) planToShape(st *parse.StreamingStmt, shape *tableShape) (*plan
 	sp, trig, err = s.planStreaming(&again)
 	if err != nil {
 		return nil, trig, err
+	}
+	if st.Options["trigger"] == "" {
+		trig = scheduledTrigger(shape.schedule, trig)
 	}
 	if err := checkDeclared(shape, sp.Cols, true); err != nil {
 		return nil, trig, err
@@ -340,12 +352,12 @@ func (s *Session) applyTableSpec(rel *catalog.Relation, st *parse.StreamingStmt,
 		rel.Columns = cols
 		rel.Streaming.Declared = true
 	}
-	return fillStreamingSpec(rel, spec, io)
+	return fillStreamingSpec(rel, spec, s.settings["timezone"], io)
 }
 
 // fillStreamingSpec checks the table clauses against rel's columns and
 // stores them in rel.Streaming.
-func fillStreamingSpec(rel *catalog.Relation, spec *parse.TableSpec, io noticer) error {
+func fillStreamingSpec(rel *catalog.Relation, spec *parse.TableSpec, tz string, io noticer) error {
 	st := rel.Streaming
 	for _, k := range spec.PrimaryKey {
 		i := rel.Column(k)
@@ -373,7 +385,7 @@ func fillStreamingSpec(rel *catalog.Relation, spec *parse.TableSpec, io noticer)
 		st.Comment, st.HasComment = *spec.Comment, true
 	}
 	st.Properties = catalogProperties(spec.Properties)
-	if err := setSchedule(st, spec.Schedule, rel.Name, io); err != nil {
+	if err := setSchedule(st, spec.Schedule, rel.Name, tz, io); err != nil {
 		return err
 	}
 	st.Expectations = nil
@@ -397,8 +409,22 @@ func catalogProperties(ps []parse.Property) []catalog.Property {
 	return out
 }
 
+// catalogSchedule is a schedule as the catalog keeps it; a CRON without
+// AT TIME ZONE runs in tz (the session's).
+func catalogSchedule(sc *parse.Schedule, tz string) *catalog.Schedule {
+	if sc == nil {
+		return nil
+	}
+	c := &catalog.Schedule{Kind: sc.Kind, Every: sc.Every, Unit: sc.Unit, Cron: sc.Cron, TimeZone: sc.TimeZone,
+		AtMostEveryUS: sc.AtMostEvery.Microseconds(), Text: sc.String()}
+	if c.Kind == "cron" && c.TimeZone == "" {
+		c.TimeZone = tz
+	}
+	return c
+}
+
 // setSchedule stores a schedule (nil: none), checking its time zone.
-func setSchedule(st *catalog.StreamingTable, sc *parse.Schedule, table string, io noticer) error {
+func setSchedule(st *catalog.StreamingTable, sc *parse.Schedule, table, tz string, io noticer) error {
 	if sc == nil {
 		st.Schedule = nil
 		return nil
@@ -409,12 +435,13 @@ func setSchedule(st *catalog.StreamingTable, sc *parse.Schedule, table string, i
 				WithHint("A time zone name such as 'America/Los_Angeles' or 'UTC' (AT TIME ZONE LOCAL is not accepted, as in Databricks).")
 		}
 	}
-	st.Schedule = &catalog.Schedule{Kind: sc.Kind, Every: sc.Every, Unit: sc.Unit, Cron: sc.Cron, TimeZone: sc.TimeZone,
-		AtMostEveryUS: sc.AtMostEvery.Microseconds(), Text: sc.String()}
-	if sc.Kind == "on update" && sc.AtMostEvery == 0 {
-		return nil // what weir does anyway: refresh as the input commits
+	st.Schedule = catalogSchedule(sc, tz)
+	switch {
+	case sc.Kind == "on update" && sc.AtMostEvery > 0:
+		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s: AT MOST EVERY is stored, not applied yet: the table refreshes as its input commits", table))
+	case sc.Kind != "on update":
+		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s refreshes on schedule %s (trigger available_now in between, unless WITH (trigger = ...) names another)", table, sc.String()))
 	}
-	io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s: schedule %s stored; weir does not run schedules yet, the table refreshes as its trigger says (continuous unless WITH (trigger = ...))", table, sc.String()))
 	return nil
 }
 
@@ -454,7 +481,7 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 			}
 			probe := existing.Clone()
 			probe.Streaming.Definition = text
-			if err := fillStreamingSpec(probe, st.Spec, io); err != nil {
+			if err := fillStreamingSpec(probe, st.Spec, s.settings["timezone"], io); err != nil {
 				return nil, err
 			}
 			_, err := s.eng.cat.UpdateStreamingTable(existing.OID, func(r *catalog.Relation) error {
@@ -474,9 +501,10 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 		}
 		return nil, sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
-	if err := fillStreamingSpec(rel, st.Spec, io); err != nil {
+	if err := fillStreamingSpec(rel, st.Spec, s.settings["timezone"], io); err != nil {
 		return nil, err
 	}
+	rel.Streaming.Trigger = scheduledTrigger(rel.Streaming.Schedule, trigger{kind: "continuous"}).kind
 	if _, err := s.eng.cat.CreateRelation(rel, false); err != nil {
 		return nil, err
 	}
@@ -589,13 +617,13 @@ func (s *Session) alterStreamingTable(st *parse.StreamingStmt, io noticer) (wire
 				return sqlerr.New(sqlerr.DuplicateObject, "streaming table \"%s\" already has a schedule (%s)", rel.Name, t.Schedule.Text).
 					WithHint("Use ALTER STREAMING TABLE " + rel.Name + " ALTER SCHEDULE ... to change it.")
 			}
-			return setSchedule(t, spec.Schedule, rel.Name, io)
+			return setSchedule(t, spec.Schedule, rel.Name, s.settings["timezone"], io)
 		case "alter schedule":
 			if t.Schedule == nil {
 				return sqlerr.New(sqlerr.UndefinedObject, "streaming table \"%s\" has no schedule", rel.Name).
 					WithHint("Use ALTER STREAMING TABLE " + rel.Name + " ADD SCHEDULE ... to add one.")
 			}
-			return setSchedule(t, spec.Schedule, rel.Name, io)
+			return setSchedule(t, spec.Schedule, rel.Name, s.settings["timezone"], io)
 		case "drop schedule":
 			if t.Schedule == nil {
 				return sqlerr.New(sqlerr.UndefinedObject, "streaming table \"%s\" has no schedule", rel.Name)
@@ -636,7 +664,47 @@ func (s *Session) alterStreamingTable(st *parse.StreamingStmt, io noticer) (wire
 	if err != nil {
 		return nil, err
 	}
+	if strings.HasSuffix(spec.Alter, "schedule") {
+		if err := s.rescheduled(rel.OID); err != nil {
+			return nil, err
+		}
+	}
 	return commandResult("ALTER STREAMING TABLE"), nil
+}
+
+// rescheduled restarts a running streaming table whose schedule changed,
+// so that it runs with the trigger the new schedule gives.
+func (s *Session) rescheduled(oid uint32) error {
+	s.eng.forgetSchedule(oid)
+	rel, ok := s.eng.cat.RelationByOID(oid)
+	if !ok || rel.Streaming.PlanText() == "" {
+		return nil
+	}
+	r := s.eng.runnerFor(oid)
+	if r == nil || r.plan == nil {
+		return nil
+	}
+	st, err := parse.ParseStreaming(rel.Streaming.PlanText())
+	if err != nil || st == nil {
+		return sqlerr.New(sqlerr.InternalError, "streaming table \"%s\" has an unreadable definition", rel.Name)
+	}
+	sp, trig, err := s.planStreamingTable(st, shapeOf(rel))
+	if err != nil {
+		return err
+	}
+	if trig.kind == r.trigger.kind {
+		return nil
+	}
+	updated, err := s.eng.cat.UpdateStreamingTable(oid, func(r *catalog.Relation) error {
+		r.Streaming.Trigger = trig.kind
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.eng.stopRunner(oid)
+	s.eng.startRunner(updated, sp, trig)
+	return nil
 }
 
 // lastName is the unqualified part of a name as the streaming statements
