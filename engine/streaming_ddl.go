@@ -84,7 +84,7 @@ func (s *Session) planToShape(st *parse.StreamingStmt, shape *tableShape) (*plan
 		return sp, trig, err
 	}
 	if err := checkDeclared(shape, sp.Cols, false); err != nil {
-		return nil, trig, err
+		return nil, trig, atDeclared(err, st.Spec)
 	}
 	if sameColumns(shape.cols, sp.Cols) {
 		return sp, trig, nil
@@ -105,10 +105,28 @@ func (s *Session) planToShape(st *parse.StreamingStmt, shape *tableShape) (*plan
 		trig = scheduledTrigger(shape.schedule, trig)
 	}
 	if err := checkDeclared(shape, sp.Cols, true); err != nil {
-		return nil, trig, err
+		return nil, trig, atDeclared(err, st.Spec)
 	}
 	*st = again
 	return sp, trig, nil
+}
+
+// atDeclared gives an error about a declared column the position of its
+// definition in the statement, when the statement declares it (CREATE
+// STREAMING TABLE; a flow's target was declared elsewhere).
+func atDeclared(err error, spec *parse.TableSpec) error {
+	e, ok := err.(*sqlerr.Error)
+	if !ok || spec == nil || e.Position != 0 {
+		return err
+	}
+	for _, c := range spec.Columns {
+		if strings.HasPrefix(e.Message, "column \""+c.Name+"\" of streaming table") {
+			c2 := *e
+			c2.Position = c.Pos
+			return &c2
+		}
+	}
+	return err
 }
 
 // declaredColumns resolves a column list's types. Spark's type names that
