@@ -77,7 +77,7 @@ func TestCreateLookupDropPersist(t *testing.T) {
 	v0 := c.Version()
 	r, err := c.CreateRelation(&Relation{Name: "t", Kind: KindTable, PrimaryKey: []string{"a"},
 		Columns: []Column{{Name: "a", Type: types.Int8, NotNull: true}, {Name: "b", Type: types.Text, Default: "'x'"}},
-		Table: &TableOptions{Retention: 24 * time.Hour}}, false)
+		Table:   &TableOptions{Retention: 24 * time.Hour}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

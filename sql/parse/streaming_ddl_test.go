@@ -24,9 +24,9 @@ func TestParseDatabricksDDL(t *testing.T) {
 		query string
 	}{
 		{
-			sql:  "CREATE OR REFRESH STREAMING TABLE csv_data (id int, ts timestamp, event string) AS SELECT * FROM STREAM raw_events",
-			kind: CreateStreamingTable,
-			spec: TableSpec{HasColumns: true, Columns: []ColumnSpec{{Name: "id", Type: "int"}, {Name: "ts", Type: "timestamp"}, {Name: "event", Type: "string"}}},
+			sql:   "CREATE OR REFRESH STREAMING TABLE csv_data (id int, ts timestamp, event string) AS SELECT * FROM STREAM raw_events",
+			kind:  CreateStreamingTable,
+			spec:  TableSpec{HasColumns: true, Columns: []ColumnSpec{{Name: "id", Type: "int"}, {Name: "ts", Type: "timestamp"}, {Name: "event", Type: "string"}}},
 			query: "SELECT * FROM raw_events",
 		},
 		{
@@ -40,15 +40,15 @@ func TestParseDatabricksDDL(t *testing.T) {
 			query: "SELECT * FROM raw_events",
 		},
 		{
-			sql:  "CREATE OR REFRESH STREAMING TABLE csv_data (id int, ts timestamp, CONSTRAINT pk_id PRIMARY KEY (id)) AS SELECT * FROM STREAM raw_events",
-			kind: CreateStreamingTable,
-			spec: TableSpec{HasColumns: true, PrimaryKey: []string{"id"}, Columns: []ColumnSpec{{Name: "id", Type: "int"}, {Name: "ts", Type: "timestamp"}}},
+			sql:   "CREATE OR REFRESH STREAMING TABLE csv_data (id int, ts timestamp, CONSTRAINT pk_id PRIMARY KEY (id)) AS SELECT * FROM STREAM raw_events",
+			kind:  CreateStreamingTable,
+			spec:  TableSpec{HasColumns: true, PrimaryKey: []string{"id"}, Columns: []ColumnSpec{{Name: "id", Type: "int"}, {Name: "ts", Type: "timestamp"}}},
 			query: "SELECT * FROM raw_events",
 		},
 		{
-			sql:  "CREATE OR REFRESH STREAMING TABLE avro_data (CONSTRAINT date_parsing EXPECT (to_date(dt) >= '2000-01-01') ON VIOLATION FAIL UPDATE, CONSTRAINT valid EXPECT (x > 0)) AS SELECT * FROM STREAM raw_events",
-			kind: CreateStreamingTable,
-			spec: TableSpec{HasColumns: true, Expectations: []Expectation{{Name: "date_parsing", Expr: "to_date(dt) >= '2000-01-01'", OnViolation: "fail update"}, {Name: "valid", Expr: "x > 0"}}},
+			sql:   "CREATE OR REFRESH STREAMING TABLE avro_data (CONSTRAINT date_parsing EXPECT (to_date(dt) >= '2000-01-01') ON VIOLATION FAIL UPDATE, CONSTRAINT valid EXPECT (x > 0)) AS SELECT * FROM STREAM raw_events",
+			kind:  CreateStreamingTable,
+			spec:  TableSpec{HasColumns: true, Expectations: []Expectation{{Name: "date_parsing", Expr: "to_date(dt) >= '2000-01-01'", OnViolation: "fail update"}, {Name: "valid", Expr: "x > 0"}}},
 			query: "SELECT * FROM raw_events",
 		},
 		{
