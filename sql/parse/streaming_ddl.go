@@ -216,7 +216,7 @@ func (p *stmtParser) tableSpec(spec *TableSpec, i int) (int, error) {
 		case p.isWord(j, "constraint"):
 			j, err = p.expectation(spec, j, close)
 		case p.isWord(j, "foreign") || p.isWord(j, "check") || p.isWord(j, "unique"):
-			return j, p.errAtH(sqlerr.FeatureNotSupported, j, "%s constraints are not supported on streaming tables", strings.ToUpper(p.word(j))).
+			return j, p.errAtH(sqlerr.FeatureNotSupported, j, "%s constraints are not supported on streaming tables", constraintWord(p.word(j))).
 				WithHint("Check data quality with CONSTRAINT name EXPECT (condition).")
 		case p.nameLike(j) || p.at(j).kind == pg_query.Token_IDENT:
 			j, err = p.columnSpec(spec, j, close)
@@ -326,7 +326,7 @@ func (p *stmtParser) nameList(i int) ([]string, int, error) {
 // ends the column's type).
 func (p *stmtParser) columnProperty(j int) bool {
 	switch p.word(j) {
-	case "not", "null", "primary", "generated", "comment", "mask", "default", "constraint":
+	case "not", "null", "primary", "generated", "comment", "mask", "default", "constraint", "references", "check", "unique":
 		return true
 	}
 	return false
@@ -416,6 +416,9 @@ func (p *stmtParser) columnSpec(spec *TableSpec, j, close int) (int, error) {
 		case p.isWord(j, "mask"):
 			return j, p.errAtH(sqlerr.FeatureNotSupported, j, "column masks are not supported yet: they need privileges, which weir does not have").
 				WithHint("Leave the MASK clause out, or compute the masked value in the query.")
+		case p.isWord(j, "references") || p.isWord(j, "check") || p.isWord(j, "unique"):
+			return j, p.errAtH(sqlerr.FeatureNotSupported, j, "%s constraints are not supported on streaming tables", constraintWord(p.word(j))).
+				WithHint("Check data quality with CONSTRAINT name EXPECT (condition).")
 		case p.isWord(j, "default"):
 			return j, p.errAtH(sqlerr.FeatureNotSupported, j, "DEFAULT is not supported on streaming table columns: the query gives every column").
 				WithHint("Use GENERATED ALWAYS AS (expression), or coalesce() in the query.")
@@ -804,4 +807,12 @@ func (p *stmtParser) alterStreaming(st *StreamingStmt) error {
 // errAtH is errAt as a *sqlerr.Error, for errors that carry a hint.
 func (p *stmtParser) errAtH(code string, i int, format string, args ...any) *sqlerr.Error {
 	return sqlerr.At(code, p.pos(i), format, args...)
+}
+
+// constraintWord names a PostgreSQL constraint by its keyword.
+func constraintWord(w string) string {
+	if w == "references" || w == "foreign" {
+		return "FOREIGN KEY"
+	}
+	return strings.ToUpper(w)
 }
