@@ -9,11 +9,13 @@ import (
 	"github.com/weir-sql/weir/sql/types"
 )
 
-// Schedules (SCHEDULE EVERY n HOURS | CRON '…' of Databricks' DDL) run
-// through the trigger machinery: a streaming table with a schedule and no
-// trigger of its own runs available_now — it processes its input, then
-// waits — and the scheduler refreshes it at the schedule's times, as
-// REFRESH STREAMING TABLE does. EVERY counts from the table's start (or
+// Schedules (SCHEDULE EVERY n HOURS | CRON '…' and TRIGGER ON UPDATE AT
+// MOST EVERY interval of Databricks' DDL) run through the trigger
+// machinery: a streaming table with a schedule and no trigger of its own
+// runs available_now — it processes its input, then waits — and the
+// scheduler refreshes it at the schedule's times, as REFRESH STREAMING
+// TABLE does (AT MOST EVERY d: every d, taking what committed meanwhile).
+// TRIGGER ON UPDATE alone is weir's default, continuous. EVERY counts from the table's start (or
 // the server's); CRON fires in the schedule's time zone (the creating
 // session's when none was given). A refresh missed while the server was
 // down is not made up for; the first one after a restart comes at the
@@ -29,8 +31,8 @@ type scheduler struct {
 // scheduledTrigger is the trigger a table of schedule sc runs with when
 // its definition names none.
 func scheduledTrigger(sc *catalog.Schedule, trig trigger) trigger {
-	if sc == nil || sc.Kind == "on update" {
-		return trig
+	if sc == nil || sc.Kind == "on update" && sc.AtMostEveryUS == 0 {
+		return trig // TRIGGER ON UPDATE: as the input commits, weir's default
 	}
 	return trigger{kind: "available_now", stateLimit: trig.stateLimit}
 }
@@ -76,8 +78,16 @@ func (sch *scheduler) due(rels []*catalog.Relation, now time.Time) []uint32 {
 		}
 		seen[rel.OID] = true
 		switch sc := st.Schedule; sc.Kind {
-		case "every":
+		case "every", "on update":
+			// TRIGGER ON UPDATE AT MOST EVERY d: a refresh every d takes
+			// what committed meanwhile (nothing to do if nothing did).
 			d := (&parse.Schedule{Kind: "every", Every: sc.Every, Unit: sc.Unit}).Interval()
+			if sc.Kind == "on update" {
+				d = time.Duration(sc.AtMostEveryUS) * time.Microsecond
+			}
+			if d <= 0 {
+				continue
+			}
 			next, ok := sch.next[rel.OID]
 			if !ok {
 				sch.next[rel.OID] = now.Add(d)

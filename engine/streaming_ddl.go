@@ -454,10 +454,7 @@ func setSchedule(st *catalog.StreamingTable, sc *parse.Schedule, table, tz strin
 		}
 	}
 	st.Schedule = catalogSchedule(sc, tz)
-	switch {
-	case sc.Kind == "on update" && sc.AtMostEvery > 0:
-		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s: AT MOST EVERY is stored, not applied yet: the table refreshes as its input commits", table))
-	case sc.Kind != "on update":
+	if sc.Kind != "on update" || sc.AtMostEvery > 0 {
 		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s refreshes on schedule %s (trigger available_now in between, unless WITH (trigger = ...) names another)", table, sc.String()))
 	}
 	return nil
