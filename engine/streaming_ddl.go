@@ -377,6 +377,9 @@ func (s *Session) applyTableSpec(rel *catalog.Relation, st *parse.StreamingStmt,
 // stores them in rel.Streaming.
 func fillStreamingSpec(rel *catalog.Relation, spec *parse.TableSpec, tz string, io noticer) error {
 	st := rel.Streaming
+	if spec.Private {
+		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s: PRIVATE has no effect: weir has no pipelines, every table is in its schema for all to see", rel.Name))
+	}
 	for _, k := range spec.PrimaryKey {
 		i := rel.Column(k)
 		if i < 0 {

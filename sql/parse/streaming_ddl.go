@@ -11,7 +11,7 @@ import (
 
 // Databricks' streaming-table DDL (dialect.md, "Databricks DDL"):
 //
-//	CREATE [OR REFRESH] STREAMING [LIVE] TABLE [IF NOT EXISTS] name
+//	CREATE [OR REFRESH] [PRIVATE] STREAMING [LIVE] TABLE [IF NOT EXISTS] name
 //	  [ ( column type [NOT NULL | PRIMARY KEY | GENERATED ALWAYS AS (expr) | COMMENT 'c'] [, ...]
 //	      [, CONSTRAINT n EXPECT (cond) [ON VIOLATION {DROP ROW | FAIL UPDATE}]] [, ...]
 //	      [, [CONSTRAINT n] PRIMARY KEY (col [, ...])] ) ]
@@ -39,6 +39,9 @@ const (
 // STREAMING TABLE say beyond the query.
 type TableSpec struct {
 	Live bool // CREATE ... STREAMING LIVE TABLE (the legacy spelling)
+	// Private is CREATE PRIVATE STREAMING TABLE: in a Databricks pipeline,
+	// a table only the pipeline sees.
+	Private bool
 	// HasColumns is true when a column list was given (it may hold only
 	// expectations, in which case Columns is empty).
 	HasColumns   bool
@@ -69,7 +72,7 @@ type TableSpec struct {
 }
 
 func (s *TableSpec) empty() bool {
-	return !s.Live && !s.HasColumns && s.Comment == nil && s.Properties == nil && s.PartitionedBy == nil &&
+	return !s.Live && !s.Private && !s.HasColumns && s.Comment == nil && s.Properties == nil && s.PartitionedBy == nil &&
 		s.ClusterBy == nil && s.Schedule == nil && !s.NoQuery
 }
 
@@ -181,6 +184,9 @@ func (p *stmtParser) createStreamingAt(i int) (next int, live, ok bool) {
 	i++
 	if p.isWord(i, "or") && (p.isWord(i+1, "refresh") || p.isWord(i+1, "replace")) {
 		i += 2
+	}
+	if p.isWord(i, "private") && p.isWord(i+1, "streaming") {
+		i++ // CREATE PRIVATE STREAMING TABLE (pipelines); create reads it
 	}
 	if !p.isWord(i, "streaming") {
 		return i, false, false

@@ -88,6 +88,12 @@ func TestParseDatabricksDDL(t *testing.T) {
 			query: "SELECT * FROM raw_events",
 		},
 		{
+			sql:   "CREATE OR REFRESH PRIVATE STREAMING TABLE p AS SELECT * FROM STREAM raw_events",
+			kind:  CreateStreamingTable,
+			spec:  TableSpec{Private: true},
+			query: "SELECT * FROM raw_events",
+		},
+		{
 			sql:   "CREATE FLOW users_flow AS INSERT INTO users BY NAME SELECT * FROM STREAM raw_users",
 			kind:  CreateFlow,
 			spec:  TableSpec{Flow: "users_flow", FlowTarget: QualifiedName{Name: "users"}},

@@ -255,6 +255,7 @@ func (p *stmtParser) create(st *StreamingStmt, i int) error {
 	if p.isWord(i+1, "or") {
 		st.OrReplace = true
 	}
+	spec.Private = p.isWord(i+1, "private") || p.isWord(i+3, "private")
 	i, live, _ := p.createStreamingAt(i)
 	spec.Live = live
 	if p.isWord(i, "if") && p.isWord(i+1, "not") && p.isWord(i+2, "exists") {
