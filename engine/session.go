@@ -298,7 +298,7 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 // take the slower path.
 func mayBeStreaming(q string) bool {
 	u := strings.ToUpper(q)
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE"} {
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW"} {
 		if strings.Contains(u, k) {
 			return true
 		}
