@@ -94,7 +94,7 @@ func (s *Session) describedRelation(d *parse.DescribeSpec) (*catalog.Relation, e
 	case 3:
 		if parts[0] != s.db {
 			return nil, &sqlerr.Error{Code: sqlerr.FeatureNotSupported, Position: d.NamePos,
-				Message: "cross-database references are not implemented: " + strings.Join(parts, ".")}
+				Message: "cross-database references are not implemented: \"" + strings.Join(parts, ".") + "\""}
 		}
 		schema = parts[1]
 	case 2:
@@ -257,21 +257,18 @@ func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 		}
 	}
 	out = append(out, [2]string{"State", status})
-	out = append(out, [2]string{"Checkpoint", fmt.Sprintf("epoch %d; epoch records under store keys %s", epoch, storeKeyText(state.EpochPrefix(rel.OID)))})
+	out = append(out, [2]string{"Checkpoint", fmt.Sprintf("epoch %d; epoch records under store key prefix %s (e/, table OID %d as 4 bytes big-endian, /)",
+		epoch, storeKeyText(state.EpochPrefix(rel.OID)), rel.OID)})
 	return out
 }
 
-// storeKeyText spells a store key with its binary parts in hex.
+// storeKeyText spells a store key with its bytes outside printable
+// ASCII (and every byte of the OID) in hex: e/0x00004004/.
 func storeKeyText(k []byte) string {
-	var b strings.Builder
-	for _, c := range k {
-		if c >= 0x20 && c < 0x7f && c != '\\' {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "\\x%02x", c)
-		}
+	if len(k) < 7 {
+		return fmt.Sprintf("%q", k)
 	}
-	return b.String()
+	return fmt.Sprintf("%s0x%x%s", k[:2], k[2:6], k[6:])
 }
 
 func tableType(k catalog.RelKind) string {
@@ -448,8 +445,17 @@ func watermarkClause(col string, delayUS int64) string {
 
 // durationText spells microseconds as an interval PostgreSQL reads back.
 func durationText(us int64) string {
-	if us%1_000_000 == 0 {
-		return fmt.Sprintf("%d seconds", us/1_000_000)
+	for _, u := range []struct {
+		us   int64
+		name string
+	}{{86_400_000_000, "day"}, {3_600_000_000, "hour"}, {60_000_000, "minute"}, {1_000_000, "second"}} {
+		if us != 0 && us%u.us == 0 {
+			n := us / u.us
+			if n == 1 {
+				return "1 " + u.name
+			}
+			return fmt.Sprintf("%d %ss", n, u.name)
+		}
 	}
 	return fmt.Sprintf("%d microseconds", us)
 }

@@ -17,7 +17,15 @@ import (
 // STREAM and WATERMARK clauses are what make it a streaming query).
 
 func (s *Session) showCreate(rel *catalog.Relation) (string, error) {
-	name := quoteName(rel.Schema) + "." + quoteName(rel.Name)
+	// Qualified unless the relation is in the schema an unqualified
+	// CREATE makes it in, as pg_get_viewdef qualifies only names that need
+	// it. (A schema-qualified CREATE STREAMING TABLE keeps the dotted name
+	// whole today, so the unqualified form is also the one that re-creates
+	// a streaming table of the current schema.)
+	name := quoteName(rel.Name)
+	if sp := s.searchPath(); len(sp) == 0 || sp[0] != rel.Schema {
+		name = quoteName(rel.Schema) + "." + name
+	}
 	switch rel.Kind {
 	case catalog.KindView:
 		return "CREATE VIEW " + name + " AS " + strings.TrimRight(strings.TrimSpace(rel.ViewSQL), ";"), nil
