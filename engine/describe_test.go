@@ -250,13 +250,13 @@ func TestDescribeErrorsArePostgres(t *testing.T) {
 		}
 	}
 	for q, pos := range map[string]int32{
-		"DESCRIBE sales.customer name extra":     30,
-		"DESCRIBE TABLE":                         15,
-		"SHOW CREATE TABLE sales.customer x":     34,
-		"SHOW TBLPROPERTIES sales.customer (a b": 35,
+		"DESCRIBE sales.customer name extra":      30,
+		"DESCRIBE TABLE":                          15,
+		"SHOW CREATE TABLE sales.customer x":      34,
+		"SHOW TBLPROPERTIES sales.customer (a b":  35,
 		"SHOW TBLPROPERTIES sales.customer (a b)": 38,
-		"SHOW TBLPROPERTIES sales.customer (1)":  36,
-		"DESC a.b.c.d":                           11,
+		"SHOW TBLPROPERTIES sales.customer (1)":   36,
+		"DESC a.b.c.d":                            11,
 	} {
 		_, err := w.Exec(ctx, q)
 		we := asPgError(err)
