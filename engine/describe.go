@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
@@ -103,7 +104,11 @@ func (s *Session) describedRelation(d *parse.DescribeSpec) (*catalog.Relation, e
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, parts[len(parts)-1])
 	if err != nil {
 		e := sqlerr.From(err)
-		return nil, &sqlerr.Error{Code: e.Code, Message: e.Message, Position: d.NamePos}
+		out := &sqlerr.Error{Code: e.Code, Message: e.Message, Position: d.NamePos}
+		if name := parts[len(parts)-1]; expr.HasScalar(name) || expr.IsAggregate(name) {
+			out.Hint = fmt.Sprintf("%s is a function, not a table: psql's \\df %s describes it.", name, name)
+		}
+		return nil, out
 	}
 	return rel, nil
 }

@@ -249,6 +249,9 @@ func TestDescribeErrorsArePostgres(t *testing.T) {
 			}
 		}
 	}
+	if _, err := w.Exec(ctx, "DESCRIBE abs"); asPgError(err) == nil || !strings.Contains(asPgError(err).Hint, `\df abs`) {
+		t.Errorf("DESCRIBE abs: %v, want a hint naming \\df", err)
+	}
 	for q, pos := range map[string]int32{
 		"DESCRIBE sales.customer name extra":      30,
 		"DESCRIBE TABLE":                          15,
