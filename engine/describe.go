@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/checkpoint"
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -262,8 +264,12 @@ func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 		}
 	}
 	out = append(out, [2]string{"State", status})
-	out = append(out, [2]string{"Checkpoint", fmt.Sprintf("epoch %d; epoch records under store key prefix %s (e/, table OID %d as 4 bytes big-endian, /)",
-		epoch, storeKeyText(state.EpochPrefix(rel.OID)), rel.OID)})
+	cp := fmt.Sprintf("epoch %d; epoch records under store key prefix %s (e/, table OID %d as 4 bytes big-endian, /)",
+		epoch, storeKeyText(state.EpochPrefix(rel.OID)), rel.OID)
+	if snap, err := checkpoint.SnapshotEpoch(s.eng.store, rel.OID, exec.SnapshotFormat); err == nil && snap > 0 {
+		cp += fmt.Sprintf("; state snapshot of epoch %d", snap)
+	}
+	out = append(out, [2]string{"Checkpoint", cp})
 	return out
 }
 
