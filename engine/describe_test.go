@@ -161,10 +161,13 @@ func TestShowCreateTableRoundTrip(t *testing.T) {
 		 AS SELECT id, customer, amount, placed FROM STREAM orders WHERE amount > 100`,
 		`CREATE STREAMING TABLE per_customer WITH (trigger = 'processing_time 1 second', output_mode = 'update')
 		 AS SELECT customer, count(*) AS n, sum(amount) AS total FROM STREAM orders GROUP BY customer`,
+		`CREATE STREAMING TABLE per_minute WITH (late_rows = 'late_orders')
+		 AS SELECT window_start, count(*) AS n FROM STREAM orders WATERMARK placed DELAY OF INTERVAL 5 SECONDS
+		 WINDOW TUMBLING (SIZE INTERVAL 1 MINUTE) GROUP BY window_start EMIT ON WINDOW CLOSE`,
 		"CREATE VIEW sales.recent AS SELECT id, amount FROM sales.orders WHERE placed > '2026-01-01'",
 		"CREATE SOURCE sales.bids WITH (connector = 'nexmark', table = 'bid', max_events = 50)",
 	}
-	names := []string{"sales.orders", "sales.big_orders", "sales.per_customer", "sales.recent", "sales.bids"}
+	names := []string{"sales.orders", "sales.big_orders", "sales.per_customer", "sales.per_minute", "sales.recent", "sales.bids"}
 	ctx := context.Background()
 
 	a := startServer(t, t.TempDir()).connect(t)
