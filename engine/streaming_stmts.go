@@ -17,6 +17,9 @@ import (
 
 // streamingColumns is the result shape of a streaming statement.
 func streamingColumns(st *parse.StreamingStmt) []wire.Column {
+	if cols, ok := describeColumns(st); ok { // describe.go
+		return cols
+	}
 	switch st.Kind {
 	case parse.ShowStreamingTables:
 		return []wire.Column{{Name: "name", Type: types.Text}, {Name: "status", Type: types.Text},
@@ -34,6 +37,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	ss := st.stream
 	if isSourceStatement(ss) {
 		return s.runSourceStatement(st, io)
+	}
+	if parse.IsDescribe(ss.Kind) {
+		return s.runDescribe(st) // describe.go
 	}
 	if s.tx.open && ss.Kind != parse.ShowStreamingTables && ss.Kind != parse.ExplainStreamingTable && ss.Kind != parse.ExplainCreateStreamingTable {
 		return nil, sqlerr.New(sqlerr.ActiveTransaction, "streaming table statements cannot run inside a transaction block")

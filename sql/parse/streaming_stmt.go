@@ -84,6 +84,12 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		}
 		return st, nil
 	}
+	if ok, err := p.describeStatement(st); ok { // describe_stmt.go
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
 	if p.isWord(0, "create") && p.isWord(1, "flow") || p.isWord(0, "alter") && p.isWord(1, "streaming") && p.is(2, pg_query.Token_TABLE) ||
 		p.createStreaming(0) {
 		// The legacy LIVE. prefix goes before anything is read.
