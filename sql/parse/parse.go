@@ -39,6 +39,11 @@ func Parse(sql string) ([]Statement, error) {
 			}
 		}
 	}
+	if err != nil && !isStackDepthError(err) {
+		if t2, s2, ok := dialectRetry(sql); ok { // Databricks' spellings (databricks_query.go)
+			tree, sql, err = t2, s2, nil
+		}
+	}
 	if isStackDepthError(err) {
 		return nil, sqlerr.StackDepthExceeded()
 	}
