@@ -883,6 +883,13 @@ func (q *queryRewriter) finish(from, end int) error {
 		return err
 	}
 	tree, err := pg_query.Parse(text)
+	if err != nil && !isStackDepthError(err) {
+		// Databricks' query spellings (GROUP BY ALL, QUALIFY, raw:path …)
+		// stay in Query as written; Parse rewrites them again.
+		if t2, _, ok := dialectRetry(text); ok {
+			tree, err = t2, nil
+		}
+	}
 	if isStackDepthError(err) {
 		return sqlerr.StackDepthExceeded()
 	}
