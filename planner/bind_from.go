@@ -83,7 +83,7 @@ func (b *binder) bindFromItem(n *pg_query.Node, parent *scope) (Node, *scope, er
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr, parent)
 	}
-	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "FROM item %T is not supported", n.GetNode())
+	return nil, nil, notSupported(nodeLocation(n), NodeName(n)+" in FROM")
 }
 
 func scopeOf(cols []Column, alias string, colnames []string, parent *scope) *scope {

@@ -12,7 +12,7 @@ import (
 func (b *binder) bindSelectNode(n *pg_query.Node, parent *scope) (Node, error) {
 	s := n.GetSelectStmt()
 	if s == nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %T is not a query", n.GetNode())
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not a query", NodeName(n))
 	}
 	return b.bindSelect(s, parent)
 }

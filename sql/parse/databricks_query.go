@@ -109,9 +109,27 @@ func (d *dbxRewrite) endsClause(i int) bool {
 // GROUP BY ALL a, b (ALL as a set quantifier); only ALL with nothing after
 // it is Databricks'. "$00" keeps the text's length.
 func (d *dbxRewrite) allMarkers() {
+	var open []int // the '(' tokens around i
 	for i := 0; i+2 < len(d.toks); i++ {
+		switch d.toks[i].kind {
+		case tokLParen:
+			open = append(open, i)
+		case tokRParen:
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
 		if !d.is(i+1, pg_query.Token_BY) || !d.is(i+2, pg_query.Token_ALL) {
 			continue
+		}
+		if len(open) > 0 {
+			// Only a query's own clause: not ORDER BY inside OVER (...)
+			// or an aggregate's argument list.
+			switch d.word(open[len(open)-1] + 1) {
+			case "select", "with", "values", "table":
+			default:
+				continue
+			}
 		}
 		switch {
 		case d.is(i, pg_query.Token_GROUP_P) && d.endsClause(i+3):
@@ -248,17 +266,22 @@ func (d *dbxRewrite) qualify() {
 		if at < 0 {
 			at = i
 		}
-		cond := d.rw.render(d.toks[i+1].start, d.toks[end-1].end)
+		cs, ce := d.toks[i+1].start, d.toks[end-1].end
+		cond := d.rw.render(cs, ce)
 		item := ", (" + cond + ") AS \"" + qualifyMarker + "\""
+		verbatim := cond == d.sql[cs:ce]
 		// The edits are big: the condition's own small edits (JSON paths,
 		// intervals) are rendered into the moved text above.
 		q := &queryRewriter{tokenStream: d.tokenStream}
+		moved := edit{text: item, copied: verbatim, copyAt: 3, copyLen: len(cond), copyFrom: cs}
 		if at == i {
 			// No FROM: the item goes where the clause was.
-			d.rw.big = append(d.rw.big, edit{start: q.cutStart(i), end: d.toks[end-1].end, text: item})
+			moved.start, moved.end = q.cutStart(i), d.toks[end-1].end
+			d.rw.big = append(d.rw.big, moved)
 		} else {
 			d.rw.big = append(d.rw.big, edit{start: q.cutStart(i), end: d.toks[end-1].end})
-			d.rw.big = append(d.rw.big, edit{start: d.toks[at].start, end: d.toks[at].start, text: item + " "})
+			moved.start, moved.end, moved.text = d.toks[at].start, d.toks[at].start, item+" "
+			d.rw.big = append(d.rw.big, moved)
 		}
 		d.changed = true
 		i = end - 1
