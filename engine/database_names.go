@@ -53,3 +53,7 @@ func (s *Session) lookupStreamingName(ss *parse.StreamingStmt) (*catalog.Relatio
 	}
 	return s.eng.cat.LookupRelation(s.searchPath(), schema, name)
 }
+
+// CurrentDatabase lets the binder check the catalog of names it builds
+// itself (Databricks' IDENTIFIER('catalog.schema.table')).
+func (v *catalogView) CurrentDatabase() string { return v.s.db }

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -144,4 +146,93 @@ func replaceAlias(n *pg_query.Node, alias map[string]*pg_query.Node, sc *scope) 
 // window functions yet.
 func qualifyNotSupported(rt *pg_query.ResTarget, what string) error {
 	return sqlerr.At(sqlerr.FeatureNotSupported, int(rt.Location)+1, "QUALIFY with %s is not supported: filter in an outer query (SELECT * FROM (…) WHERE …)", what)
+}
+
+// volumesHint is what to do instead of reading Unity Catalog volumes.
+const volumesHint = "Load the files into an input table with COPY table FROM STDIN (psql: \\copy), and read the table, with FROM STREAM table in a streaming table."
+
+// databricksFileFunction refuses Databricks' file readers with what weir
+// has instead: a path in a Unity Catalog volume (/Volumes/…) names the
+// feature weir lacks; cloud_files is Auto Loader's legacy spelling, whose
+// options weir cannot honour.
+func databricksFileFunction(name string, fc *pg_query.FuncCall) error {
+	if name != "read_files" && name != "cloud_files" {
+		return nil
+	}
+	pos := int(fc.Location) + 1
+	if len(fc.Args) > 0 {
+		if c := fc.Args[0].GetAConst(); c != nil && c.GetSval() != nil && strings.HasPrefix(c.GetSval().Sval, "/Volumes/") {
+			return sqlerr.At(sqlerr.FeatureNotSupported, pos, "Unity Catalog volumes are not supported: weir has no file system at %s", c.GetSval().Sval).WithHint(volumesHint)
+		}
+	}
+	if name == "cloud_files" {
+		return sqlerr.At(sqlerr.FeatureNotSupported, pos, "cloud_files (Auto Loader) is not supported, nor its options").WithHint(volumesHint)
+	}
+	return nil
+}
+
+// identifierClause reads Databricks' IDENTIFIER('schema.table') in FROM as
+// the relation it names (a constant string only; IDENTIFIER(:param) is
+// refused by the caller's function lookup).
+func identifierClause(fc *pg_query.FuncCall, alias *pg_query.Alias) (*pg_query.RangeVar, bool) {
+	if len(fc.Args) != 1 {
+		return nil, false
+	}
+	c := fc.Args[0].GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return nil, false
+	}
+	parts := splitIdentifier(c.GetSval().Sval)
+	rv := &pg_query.RangeVar{Inh: true, Relpersistence: "p", Alias: alias, Location: fc.Location}
+	switch len(parts) {
+	case 1:
+		rv.Relname = parts[0]
+	case 2:
+		rv.Schemaname, rv.Relname = parts[0], parts[1]
+	case 3:
+		rv.Catalogname, rv.Schemaname, rv.Relname = parts[0], parts[1], parts[2]
+	default:
+		return nil, false
+	}
+	return rv, true
+}
+
+// splitIdentifier splits a.b.c, with `quoted` or "quoted" parts kept as
+// written and the others folded to lower case (Databricks' names do not
+// depend on case; weir's, as PostgreSQL's, are stored folded).
+func splitIdentifier(s string) []string {
+	var parts []string
+	var cur strings.Builder
+	quote := rune(0)
+	quoted := false
+	flush := func() {
+		p := cur.String()
+		if !quoted {
+			p = strings.ToLower(strings.TrimSpace(p))
+		}
+		parts = append(parts, p)
+		cur.Reset()
+		quoted = false
+	}
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '`' || r == '"':
+			quote, quoted = r, true
+		case r == '.':
+			flush()
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	flush()
+	for _, p := range parts {
+		if p == "" {
+			return nil
+		}
+	}
+	return parts
 }

@@ -60,3 +60,21 @@ func CheckQualifiedName(parts []string, db string) error {
 	}
 	return nil
 }
+
+// DatabaseCatalog is implemented by catalogs that know the session's
+// database, so that the binder can check a relation's catalog qualifier.
+type DatabaseCatalog interface {
+	CurrentDatabase() string
+}
+
+// checkRangeVarDatabase refuses a relation qualified by another database.
+func (b *binder) checkRangeVarDatabase(rv *pg_query.RangeVar) error {
+	if rv.Catalogname == "" {
+		return nil
+	}
+	dc, ok := b.cat.(DatabaseCatalog)
+	if !ok || dc.CurrentDatabase() == rv.Catalogname {
+		return nil
+	}
+	return sqlerr.At(sqlerr.FeatureNotSupported, int(rv.Location)+1, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
+}

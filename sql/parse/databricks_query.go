@@ -482,11 +482,26 @@ func jsonField(text string) string {
 // dialectRetry is Parse's last try when PostgreSQL's grammar rejects a
 // text: Databricks' spellings (after Spark's window fields, when those
 // are there too). It returns the tree and the text its locations are in.
-func dialectRetry(sql string) (*pg_query.ParseResult, string, bool) {
+// A Databricks feature weir does not have replaces *perr with a 0A000
+// naming it (databricks_refused.go).
+func dialectRetry(sql string, perr *error) (*pg_query.ParseResult, string, bool) {
+	if err := refusedFeature(sql); err != nil {
+		*perr = err
+		return nil, sql, false
+	}
 	base := sql
 	if r, ok := SparkWindowFields(sql); ok {
 		base = r
 	}
+	if r, ok := backtickNames(base); ok {
+		base = r
+	}
 	tree, ok := databricksQuery(base)
+	if !ok && base != sql {
+		// Only names (backticks, window fields) needed rewriting.
+		if t, err := pg_query.Parse(base); err == nil {
+			return t, base, true
+		}
+	}
 	return tree, base, ok
 }

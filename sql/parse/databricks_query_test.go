@@ -128,3 +128,33 @@ func version(t *testing.T) int32 {
 	}
 	return r.Version
 }
+
+func TestDatabricksRefused(t *testing.T) {
+	for _, tc := range []struct {
+		sql, msg string
+		pos      int
+	}{
+		{"COPY INTO t FROM '/Volumes/a/b/c' FILEFORMAT = CSV", "COPY INTO is not supported", 6},
+		{"LIST '/Volumes/a/b'", "Unity Catalog volumes", 6},
+		{"SELECT * FROM json.`/Volumes/a/b.json`", "querying files by path (json.`path`)", 15},
+	} {
+		_, err := Parse(tc.sql)
+		e := sqlerr.From(err)
+		if err == nil || e.Code != sqlerr.FeatureNotSupported || !strings.Contains(e.Message, tc.msg) || e.Position != tc.pos || e.Hint == "" {
+			t.Errorf("%s: got %s %q at %d (hint %q)", tc.sql, e.Code, e.Message, e.Position, e.Hint)
+		}
+	}
+	// A volume path in a statement PostgreSQL takes is PostgreSQL's.
+	if _, err := Parse("SELECT '/Volumes/a/b'"); err != nil {
+		t.Error(err)
+	}
+	// Backtick names become quoted names of the same length.
+	stmts, err := Parse("SELECT `Zip Code` FROM `t`")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := stmts[0].Node.GetSelectStmt().TargetList[0].GetResTarget().Val.GetColumnRef()
+	if cr.Fields[0].GetString_().Sval != "zip code" || cr.Location != 7 {
+		t.Errorf("got %v at %d", cr.Fields, cr.Location)
+	}
+}

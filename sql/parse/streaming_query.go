@@ -886,7 +886,7 @@ func (q *queryRewriter) finish(from, end int) error {
 	if err != nil && !isStackDepthError(err) {
 		// Databricks' query spellings (GROUP BY ALL, QUALIFY, raw:path …)
 		// stay in Query as written; Parse rewrites them again.
-		if t2, _, ok := dialectRetry(text); ok {
+		if t2, _, ok := dialectRetry(text, &err); ok {
 			tree, err = t2, nil
 		}
 	}
