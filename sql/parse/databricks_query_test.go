@@ -137,6 +137,8 @@ func TestDatabricksRefused(t *testing.T) {
 		{"COPY INTO t FROM '/Volumes/a/b/c' FILEFORMAT = CSV", "COPY INTO is not supported", 6},
 		{"LIST '/Volumes/a/b'", "Unity Catalog volumes", 6},
 		{"SELECT * FROM json.`/Volumes/a/b.json`", "querying files by path (json.`path`)", 15},
+		{"CREATE TABLE t (a int) LOCATION '/Volumes/a/b'", "Unity Catalog volumes", 33},
+		{"SELECT raw:a[*].b FROM t", "JSON path step [*]", 13},
 	} {
 		_, err := Parse(tc.sql)
 		e := sqlerr.From(err)

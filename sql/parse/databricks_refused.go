@@ -36,6 +36,10 @@ func refusedFeature(sql string) error {
 				return refuse(i, "Unity Catalog volumes are not supported: weir has no file system at %s", v)
 			}
 		}
+		if t.kind == pg_query.Token_ASCII_91 && ts.is(i+1, pg_query.Token_ASCII_42) && ts.is(i+2, pg_query.Token_ASCII_93) {
+			return sqlerr.At(sqlerr.FeatureNotSupported, ts.pos(i), "the JSON path step [*] (every array element) is not supported").
+				WithHint("Use jsonb_path_query(raw::jsonb, '$.path[*]') for every element, or index one: raw:path[0].")
+		}
 		if strings.HasPrefix(t.text, "`") && ts.is(i-1, tokDot) && fileFormats[ts.word(i-2)] {
 			return refuse(i-2, "querying files by path (%s.`path`) is not supported", ts.word(i-2))
 		}
