@@ -162,7 +162,7 @@ func (d *dbxRewrite) fromValues() {
 		width := 0
 		j := v + 1
 		for d.is(j, tokLParen) {
-			spans, close := (&queryRewriter{tokenStream: d.tokenStream}).args(j)
+			spans, close := d.args(j)
 			if close < 0 {
 				return
 			}
@@ -272,14 +272,13 @@ func (d *dbxRewrite) qualify() {
 		verbatim := cond == d.sql[cs:ce]
 		// The edits are big: the condition's own small edits (JSON paths,
 		// intervals) are rendered into the moved text above.
-		q := &queryRewriter{tokenStream: d.tokenStream}
 		moved := edit{text: item, copied: verbatim, copyAt: 3, copyLen: len(cond), copyFrom: cs}
 		if at == i {
 			// No FROM: the item goes where the clause was.
-			moved.start, moved.end = q.cutStart(i), d.toks[end-1].end
+			moved.start, moved.end = d.cutStart(i), d.toks[end-1].end
 			d.rw.big = append(d.rw.big, moved)
 		} else {
-			d.rw.big = append(d.rw.big, edit{start: q.cutStart(i), end: d.toks[end-1].end})
+			d.rw.big = append(d.rw.big, edit{start: d.cutStart(i), end: d.toks[end-1].end})
 			moved.start, moved.end, moved.text = d.toks[at].start, d.toks[at].start, item+" "
 			d.rw.big = append(d.rw.big, moved)
 		}

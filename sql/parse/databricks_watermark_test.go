@@ -71,6 +71,12 @@ ON a.id = b.id AND a.click_time BETWEEN b.impression_time AND b.impression_time 
 			inputs: []StreamInput{{Name: "src", Stream: true, Watermark: wmk("ts", "ts", 10*s)}},
 		},
 		{
+			name:   "the clause inside a subquery, alias after",
+			sql:    `SELECT w_start, cnt FROM (SELECT window.start AS w_start, count(*) AS cnt FROM STREAM src WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS s GROUP BY window(s.ts, '10 seconds')) AS agg WHERE cnt > 1`,
+			query:  `SELECT w_start, cnt FROM (SELECT "window".start AS w_start, count(*) AS cnt FROM src AS s GROUP BY "window"(s.ts, '10 seconds')) AS agg WHERE cnt > 1`,
+			inputs: []StreamInput{{Name: "src", Alias: "s", Stream: true, Watermark: wmk("ts", "ts", 10*s)}},
+		},
+		{
 			name:   "subquery without STREAM, alias first",
 			sql:    `SELECT count(*) FROM (SELECT * FROM src) s WATERMARK s.ts DELAY OF INTERVAL 10 SECONDS GROUP BY window(ts, '10 seconds')`,
 			query:  `SELECT count(*) FROM (SELECT * FROM src) s GROUP BY "window"(ts, '10 seconds')`,

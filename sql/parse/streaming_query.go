@@ -596,7 +596,7 @@ func (q *queryRewriter) ksqlWindow(i, to int, f *frame) (int, error) {
 // cutStart is where removing the clause starting at token i begins: the
 // whitespace before it goes too, so no double spaces are left behind
 // (comments stay).
-func (q *queryRewriter) cutStart(i int) int {
+func (q *tokenStream) cutStart(i int) int {
 	start := q.toks[i].start
 	floor := 0
 	if i > 0 {
@@ -636,7 +636,7 @@ func (q *queryRewriter) validateWindow(spec *WindowSpec, sizeTok, slideTok, gapT
 }
 
 // args splits the call whose '(' is at open into argument token spans.
-func (q *queryRewriter) args(open int) (spans [][2]int, close int) {
+func (q *tokenStream) args(open int) (spans [][2]int, close int) {
 	close = q.matchParen(open)
 	if close < 0 {
 		return nil, -1
