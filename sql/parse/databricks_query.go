@@ -152,45 +152,39 @@ func (d *dbxRewrite) allMarkers() {
 }
 
 // fromValues rewrites FROM VALUES rows [[AS] alias [(cols)]] (and JOIN
-// VALUES …), which PostgreSQL takes only in parentheses.
+// VALUES …), which PostgreSQL takes only in parentheses, and a statement
+// VALUES 1, 2, 3 (rows of one bare constant each, which PostgreSQL never
+// takes).
 func (d *dbxRewrite) fromValues() {
 	for i := 0; i+2 < len(d.toks); i++ {
-		if !d.is(i, pg_query.Token_FROM) && !d.is(i, pg_query.Token_JOIN) || !d.is(i+1, pg_query.Token_VALUES) || !d.is(i+2, tokLParen) {
+		top := i == 0 && d.is(0, pg_query.Token_VALUES)
+		v := i + 1
+		if top {
+			v = 0
+		} else if !d.is(i, pg_query.Token_FROM) && !d.is(i, pg_query.Token_JOIN) || !d.is(v, pg_query.Token_VALUES) {
 			continue
 		}
-		v := i + 1
-		width := 0
-		j := v + 1
-		for d.is(j, tokLParen) {
-			spans, close := d.args(j)
-			if close < 0 {
-				return
-			}
-			if width == 0 {
-				width = len(spans)
-			}
-			j = close + 1
-			if !d.is(j, tokComma) || !d.is(j+1, tokLParen) {
-				break
-			}
-			j++
+		rows, width := d.valuesRows(v + 1)
+		if len(rows) == 0 || top && !rows[0].bare {
+			continue
 		}
-		last := j - 1
+		j := rows[len(rows)-1].last + 1
 		alias, cols := `"*VALUES*"`, false
 		k := j
-		switch {
-		case d.is(k, pg_query.Token_AS) && d.labelLike(k+1):
-			alias, k = d.toks[k+1].text, k+2
-		case d.nameLike(k) && !d.isWord(k, "qualify"):
-			alias, k = d.toks[k].text, k+1
-		}
-		if d.is(k, tokLParen) {
-			cols = true
-			if close := d.matchParen(k); close > 0 {
-				k = close + 1
+		if !top {
+			switch {
+			case d.is(k, pg_query.Token_AS) && d.labelLike(k+1):
+				alias, k = d.toks[k+1].text, k+2
+			case d.nameLike(k) && !d.isWord(k, "qualify"):
+				alias, k = d.toks[k].text, k+1
+			}
+			if d.is(k, tokLParen) {
+				cols = true
+				if close := d.matchParen(k); close > 0 {
+					k = close + 1
+				}
 			}
 		}
-		d.small(v, v, "(VALUES")
 		names := ""
 		if !cols {
 			var b strings.Builder
@@ -204,17 +198,88 @@ func (d *dbxRewrite) fromValues() {
 			b.WriteString(")")
 			names = b.String()
 		}
-		if k == j {
-			d.small(last, last, d.toks[last].text+") AS "+alias+names)
+		if top {
+			d.small(v, v, "SELECT * FROM (VALUES")
 		} else {
+			d.small(v, v, "(VALUES")
+		}
+		suffix := ")"
+		if k == j {
+			suffix += " AS " + alias + names
+		} else if !cols {
 			// The alias as written stays; the columns are named after it.
-			d.small(last, last, d.toks[last].text+")")
-			if !cols {
-				d.small(k-1, k-1, d.toks[k-1].text+names)
+			d.small(k-1, k-1, d.toks[k-1].text+names)
+		}
+		for n, r := range rows {
+			text := d.sql[d.toks[r.first].start:d.toks[r.last].end]
+			if r.bare {
+				text = "(" + text + ")"
 			}
+			if n == len(rows)-1 {
+				text += suffix
+			} else if !r.bare {
+				continue
+			}
+			d.small(r.first, r.last, text)
 		}
 		i = k - 1
 	}
+}
+
+// valuesRow is one row of VALUES: tokens [first, last], in parentheses or
+// one bare constant.
+type valuesRow struct {
+	first, last int
+	bare        bool
+}
+
+// valuesRows reads the rows after VALUES and the width of the first.
+func (d *dbxRewrite) valuesRows(j int) (rows []valuesRow, width int) {
+	for {
+		switch {
+		case d.is(j, tokLParen):
+			spans, close := d.args(j)
+			if close < 0 {
+				return nil, 0
+			}
+			if width == 0 {
+				width = len(spans)
+			}
+			rows = append(rows, valuesRow{first: j, last: close})
+			j = close + 1
+		case d.bareConstant(j) > j:
+			end := d.bareConstant(j)
+			if width == 0 {
+				width = 1
+			}
+			rows = append(rows, valuesRow{first: j, last: end - 1, bare: true})
+			j = end
+		default:
+			return rows, width
+		}
+		if !d.is(j, tokComma) {
+			return rows, width
+		}
+		j++
+	}
+}
+
+// bareConstant returns the index after a constant ([-]number, string,
+// TRUE, FALSE, NULL) at j, or j.
+func (d *dbxRewrite) bareConstant(j int) int {
+	k := j
+	if d.is(k, tokMinus) {
+		k++
+	}
+	switch d.at(k).kind {
+	case pg_query.Token_ICONST, pg_query.Token_FCONST:
+		return k + 1
+	case pg_query.Token_SCONST, pg_query.Token_TRUE_P, pg_query.Token_FALSE_P, pg_query.Token_NULL_P:
+		if k == j {
+			return k + 1
+		}
+	}
+	return j
 }
 
 // qualify moves QUALIFY cond into its SELECT's list as a hidden item the

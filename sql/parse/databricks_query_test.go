@@ -20,6 +20,8 @@ func TestDatabricksQueries(t *testing.T) {
 		{"SELECT * FROM (SELECT a FROM t ORDER BY ALL) s", "SELECT * FROM (SELECT a FROM t ORDER BY $-1) s"},
 		{"SELECT * FROM VALUES (1, 'a'), (2, 'b') AS t(a, b)", "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) t(a, b)"},
 		{"SELECT * FROM VALUES (1), (2)", `SELECT * FROM (VALUES (1), (2)) "*VALUES*"(col1)`},
+		{"VALUES 1, 2, -3 ORDER BY 1", `SELECT * FROM (VALUES (1), (2), (-3)) "*VALUES*"(col1) ORDER BY 1`},
+		{"SELECT a FROM VALUES 'x', 'y' AS t(a)", `SELECT a FROM (VALUES ('x'), ('y')) t(a)`},
 		{"SELECT * FROM VALUES (1, 2) v JOIN VALUES (1, 3) AS w ON v.col1 = w.col1",
 			"SELECT * FROM (VALUES (1, 2)) v(col1, col2) JOIN (VALUES (1, 3)) w(col1, col2) ON v.col1 = w.col1"},
 		{"SELECT a, rank() OVER (ORDER BY b) AS r FROM t QUALIFY r = 1 ORDER BY a",
