@@ -19,6 +19,8 @@ import (
 //	FROM VALUES (1, 'a'), (2, 'b') [AS t[(a, b)]]
 //	                                -> FROM (VALUES …) AS t(a, b), Spark's names
 //	                                   col1, col2 … when none are given
+//	VALUES 1, 2, 3                  -> SELECT * FROM (VALUES (1), (2), (3)) AS "*VALUES*"(col1)
+//	`Name`                          -> "name" (backtickNames)
 //	raw:store.fruit[0]['type']      -> (raw::json #>> '{store,fruit,0,type}')
 //	INTERVAL 10 SECONDS             -> INTERVAL '10 seconds'
 //
@@ -26,8 +28,9 @@ import (
 // sent, so errors point into it.
 
 // AllColumns is the ParamRef number that stands for Databricks' GROUP BY
-// ALL and ORDER BY ALL: no client can write it ($0 is the lowest a client
-// can spell, and that is not a parameter).
+// ALL and ORDER BY ALL: no client can write it (a parameter is $ and
+// digits). The rewrite writes $00 (the length of ALL) and fixTree renumbers
+// it; a text that holds a $0 of its own is not rewritten.
 const AllColumns = -1
 
 // QualifyColumn is the name of the select-list item that holds a QUALIFY
