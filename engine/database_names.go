@@ -38,18 +38,28 @@ func (st *statement) checkDatabaseNames() error {
 	return planner.CheckDatabaseNames(st.parsed.Node, db)
 }
 
-// lookupStreamingName finds the relation a weir statement names as
-// [catalog.]schema.name or name: the parser keeps the parts joined in
+// streamingNameParts takes apart the name a weir statement gives
+// ([catalog.]schema.name or name): the parser keeps the parts joined in
 // Name (with Schema the part before the last), so the schema and the name
-// are taken apart here, the catalog checked against the session's
-// database.
-func (s *Session) lookupStreamingName(ss *parse.StreamingStmt) (*catalog.Relation, error) {
-	schema, name := ss.Schema, ss.Name
+// are split here and the catalog checked against the session's database.
+// CREATE, DROP, EXPLAIN and SUBSCRIBE of a streaming table still use the
+// joined Name (dbxddl's; they should call this too).
+func (s *Session) streamingNameParts(ss *parse.StreamingStmt) (schema, name string, err error) {
+	schema, name = ss.Schema, ss.Name
 	if parts := strings.Split(ss.Name, "."); schema != "" && len(parts) >= 2 {
 		if err := planner.CheckQualifiedName(parts, s.db); err != nil {
-			return nil, err
+			return "", "", err
 		}
 		schema, name = parts[len(parts)-2], parts[len(parts)-1]
+	}
+	return schema, name, nil
+}
+
+// lookupStreamingName finds the relation a weir statement names.
+func (s *Session) lookupStreamingName(ss *parse.StreamingStmt) (*catalog.Relation, error) {
+	schema, name, err := s.streamingNameParts(ss)
+	if err != nil {
+		return nil, err
 	}
 	return s.eng.cat.LookupRelation(s.searchPath(), schema, name)
 }
