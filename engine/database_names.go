@@ -2,10 +2,14 @@ package engine
 
 import (
 	"strings"
+	"unicode/utf8"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
 )
 
 // checkDatabaseNames refuses a name qualified by another database than the
@@ -27,7 +31,10 @@ func (st *statement) checkDatabaseNames() error {
 		}
 		for _, p := range stmts {
 			if err := planner.CheckDatabaseNames(p.Node, db); err != nil {
-				return shiftError(err, ss.QueryOffset)
+				// The canonical query is not the text the client sent
+				// (STREAM and WATERMARK are cut out): point at the
+				// catalog's name in the statement itself.
+				return atCatalogName(err, st.parsed.Text, st.parsed.Offset)
 			}
 		}
 		return nil
@@ -67,3 +74,28 @@ func (s *Session) lookupStreamingName(ss *parse.StreamingStmt) (*catalog.Relatio
 // CurrentDatabase lets the binder check the catalog of names it builds
 // itself (Databricks' IDENTIFIER('catalog.schema.table')).
 func (v *catalogView) CurrentDatabase() string { return v.s.db }
+
+// atCatalogName sets err's position to the first name in text followed by
+// a dot that is the catalog the error names (its message quotes
+// catalog.schema.name).
+func atCatalogName(err error, text string, offset int) error {
+	se, ok := err.(*sqlerr.Error)
+	if !ok {
+		return err
+	}
+	quoted := se.Message[strings.LastIndexByte(se.Message[:len(se.Message)-1], '"')+1:]
+	catalog, _, _ := strings.Cut(strings.TrimSuffix(quoted, `"`), ".")
+	res, scanErr := pg_query.Scan(text)
+	if scanErr != nil {
+		return err
+	}
+	for i, t := range res.Tokens {
+		word := text[t.Start:t.End]
+		if strings.Trim(strings.ToLower(word), `"`) == catalog && i+1 < len(res.Tokens) && text[res.Tokens[i+1].Start:res.Tokens[i+1].End] == "." {
+			cp := *se
+			cp.Position = utf8.RuneCountInString(text[:t.Start]) + 1 + offset
+			return &cp
+		}
+	}
+	return err
+}
