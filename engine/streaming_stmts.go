@@ -136,7 +136,7 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 // refreshStreamingTable runs a streaming table now (available_now, or
 // after a failure); FULL recomputes it from the retained input.
 func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
-	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
+	rel, err := s.lookupStreamingName(ss)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ GROUP BY window_start, window_end, region`,
 			sql:    `CREATE STREAMING TABLE t AS SELECT count(*) FROM STREAM(raw) r WATERMARK to_timestamp(r.ts_text) AS et DELAY OF INTERVAL 1 MINUTE WINDOW SESSION (GAP INTERVAL 30 MINUTES) GROUP BY window_start`,
 			want:   StreamingStmt{Kind: CreateStreamingTable, Name: "t", AnyStream: true},
 			query:  `SELECT count(*) FROM SESSION((SELECT *, to_timestamp(r.ts_text) AS et FROM raw r), et, INTERVAL '30 minutes') AS r GROUP BY window_start`,
-			inputs: []StreamInput{{Name: "raw", Alias: "r", Stream: true, Watermark: wmk("to_timestamp(r.ts_text)", "et", m)}},
+			inputs: []StreamInput{{Name: "raw", Alias: "r", Stream: true, Watermark: wmk("to_timestamp(ts_text)", "et", m)}},
 			window: &WindowSpec{Kind: Session, Gap: 30 * m, TimeColumn: "et"},
 		},
 		{
@@ -79,7 +79,7 @@ GROUP BY window_start, window_end, region`,
 			sql:    `CREATE STREAMING TABLE t AS SELECT o.region, window_start, count(*) FROM STREAM(orders) o WATERMARK o.event_time DELAY OF INTERVAL 10 MINUTES WINDOW HOPPING  (SIZE INTERVAL 10 MINUTES, ADVANCE BY INTERVAL 5 MINUTES) WHERE o.amount > 0 GROUP BY 1, 2`,
 			want:   StreamingStmt{Kind: CreateStreamingTable, Name: "t", AnyStream: true},
 			query:  `SELECT o.region, window_start, count(*) FROM HOP(orders, event_time, INTERVAL '5 minutes', INTERVAL '10 minutes') AS o WHERE o.amount > 0 GROUP BY 1, 2`,
-			inputs: []StreamInput{{Name: "orders", Alias: "o", Stream: true, Watermark: wmk("o.event_time", "event_time", 10*m)}},
+			inputs: []StreamInput{{Name: "orders", Alias: "o", Stream: true, Watermark: wmk("event_time", "event_time", 10*m)}},
 			window: &WindowSpec{Kind: Hopping, Size: 10 * m, Slide: 5 * m, TimeColumn: "event_time"},
 		},
 		{
@@ -165,8 +165,8 @@ JOIN payments p
   ON p.order_id = o.order_id
  AND p.paid_at BETWEEN o.event_time AND o.event_time + INTERVAL '15 minutes'`,
 			inputs: []StreamInput{
-				{Name: "orders", Alias: "o", Stream: true, Watermark: wmk("o.event_time", "event_time", 10*m)},
-				{Name: "payments", Alias: "p", Stream: true, Watermark: wmk("p.paid_at", "paid_at", 10*m)},
+				{Name: "orders", Alias: "o", Stream: true, Watermark: wmk("event_time", "event_time", 10*m)},
+				{Name: "payments", Alias: "p", Stream: true, Watermark: wmk("paid_at", "paid_at", 10*m)},
 			},
 		},
 		{
