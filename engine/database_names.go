@@ -48,9 +48,8 @@ func (st *statement) checkDatabaseNames() error {
 // streamingNameParts takes apart the name a weir statement gives
 // ([catalog.]schema.name or name): the parser keeps the parts joined in
 // Name (with Schema the part before the last), so the schema and the name
-// are split here and the catalog checked against the session's database.
-// CREATE, DROP, EXPLAIN and SUBSCRIBE of a streaming table still use the
-// joined Name (dbxddl's; they should call this too).
+// are split here and the catalog checked against the session's database
+// (runStreaming does it for every streaming statement).
 func (s *Session) streamingNameParts(ss *parse.StreamingStmt) (schema, name string, err error) {
 	schema, name = ss.Schema, ss.Name
 	if parts := strings.Split(ss.Name, "."); schema != "" && len(parts) >= 2 {

@@ -41,6 +41,18 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	if parse.IsDescribe(ss.Kind) {
 		return s.runDescribe(st) // describe.go
 	}
+	if ss.Name != "" {
+		// [catalog.]schema.name: the parser keeps the parts joined; every
+		// statement below uses the schema and the name apart (the catalog
+		// checked against the session's database).
+		schema, name, err := s.streamingNameParts(ss) // database_names.go
+		if err != nil {
+			return nil, err
+		}
+		cp := *ss
+		cp.Schema, cp.Name = schema, name
+		ss = &cp
+	}
 	if s.tx.open && ss.Kind != parse.ShowStreamingTables && ss.Kind != parse.ExplainStreamingTable && ss.Kind != parse.ExplainCreateStreamingTable {
 		return nil, sqlerr.New(sqlerr.ActiveTransaction, "streaming table statements cannot run inside a transaction block")
 	}
