@@ -19,27 +19,13 @@ import (
 // one, which is read again, since new input may have arrived since. Any
 // other read (a re-run epoch reads exactly its logged input) waits for the
 // prefetch to finish, drops it, and reads directly.
-//
-// A prepare step (SetPrepare) runs on every read that returned rows, in
-// the background for a prefetched one: the streaming table's stateless
-// stage then runs on the next micro-batch while its operators work on
-// this one. Prepare runs for one read at a time, never concurrently with
-// itself.
-func Prefetch(src Source) *Prefetcher { return &Prefetcher{src: src} }
+func Prefetch(src Source) Source { return &prefetching{src: src} }
 
-// Prefetcher is a Source that reads ahead (see Prefetch).
-type Prefetcher struct {
+type prefetching struct {
 	src     Source
 	mu      sync.Mutex
 	pending *prefetched
-	prepare func(Read) (any, error)
 }
-
-// SetPrepare sets the step that computes Read.Prepared from a read's
-// batches. Call it before the first Read. An error fails the read it
-// was computed for (a prefetched read is then read again, and prepared
-// in the caller's goroutine, so the caller gets the error).
-func (p *Prefetcher) SetPrepare(prepare func(Read) (any, error)) { p.prepare = prepare }
 
 // prefetched is a read in flight (done not closed) or finished.
 type prefetched struct {
@@ -50,7 +36,7 @@ type prefetched struct {
 	err  error
 }
 
-func (p *Prefetcher) Read(ctx context.Context, from int64, max int) (Read, error) {
+func (p *prefetching) Read(ctx context.Context, from int64, max int) (Read, error) {
 	p.mu.Lock()
 	pf := p.pending
 	p.pending = nil
@@ -73,11 +59,6 @@ func (p *Prefetcher) Read(ctx context.Context, from int64, max int) (Read, error
 		if rd, err = p.src.Read(ctx, from, max); err != nil {
 			return Read{}, err
 		}
-		if p.prepare != nil && len(rd.Batches) > 0 {
-			if rd.Prepared, err = p.prepare(rd); err != nil {
-				return Read{}, err
-			}
-		}
 	}
 	if len(rd.Batches) > 0 {
 		next := &prefetched{from: rd.Next, max: max, done: make(chan struct{})}
@@ -87,13 +68,10 @@ func (p *Prefetcher) Read(ctx context.Context, from int64, max int) (Read, error
 		go func() {
 			defer close(next.done)
 			next.rd, next.err = p.src.Read(context.Background(), next.from, next.max)
-			if next.err == nil && p.prepare != nil && len(next.rd.Batches) > 0 {
-				next.rd.Prepared, next.err = p.prepare(next.rd)
-			}
 		}()
 	}
 	return rd, nil
 }
 
 // Start is the wrapped source's (it may be called from any goroutine).
-func (p *Prefetcher) Start() (int64, error) { return p.src.Start() }
+func (p *prefetching) Start() (int64, error) { return p.src.Start() }

@@ -57,7 +57,4 @@ type Read struct {
 	Backlog      int64 // rows held after Next
 	Watermark    int64 // event-time lower bound of the rows after Next
 	HasWatermark bool
-	// Prepared is what a prefetcher's prepare step (Prefetcher.SetPrepare)
-	// computed from Batches; nil when none ran.
-	Prepared any
 }

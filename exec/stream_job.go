@@ -225,7 +225,6 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *
 		watermark: math.MinInt64, proj: newStreamProjection(nil, plan.Output, plan.Cols),
 		outSchema: planner.Schema(plan.Cols), history: newChangeHistory()}
 	j.setOperator()
-	j.runPreAhead() // stream_pre_ahead.go
 	empty := []arrow.RecordBatch{}
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
@@ -359,14 +358,9 @@ func (j *StreamJob) runSingle(ctx context.Context, ectx *expr.Ctx, rd connector.
 	} else if has && c > candidate {
 		candidate = c
 	}
-	var pre []arrow.RecordBatch
-	if p, ok := rd.Prepared.(*preparedPre); ok {
-		pre = p.rows // computed ahead by the source's prefetcher
-	} else {
-		var err error
-		if pre, err = j.runPre(ctx, ectx, batches); err != nil {
-			return nil, 0, err
-		}
+	pre, err := j.runPre(ctx, ectx, batches)
+	if err != nil {
+		return nil, 0, err
 	}
 	if candidate > j.watermark {
 		j.watermark = candidate
