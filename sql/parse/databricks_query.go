@@ -563,9 +563,12 @@ func dialectRetry(sql string, perr *error) (*pg_query.ParseResult, string, bool)
 	if r, ok := backtickNames(base); ok {
 		base = r
 	}
+	if r, ok := sparkCalls(base); ok { // spark_calls.go
+		base = r
+	}
 	tree, ok := databricksQuery(base)
 	if !ok && base != sql {
-		// Only names (backticks, window fields) needed rewriting.
+		// Only names (backticks, window fields) or calls needed rewriting.
 		if t, err := pg_query.Parse(base); err == nil {
 			return t, base, true
 		}
