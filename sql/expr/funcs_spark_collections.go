@@ -266,7 +266,7 @@ func elementAt(try bool) func(args []types.T, ret types.T) ScalarImpl {
 						WithHint("Use try_element_at to return NULL instead.")
 				case idx > 0 && idx <= size:
 					k = int64(s) + idx - 1
-				case idx < 0 && -idx <= size:
+				case idx < 0 && idx >= -size: // not -idx <= size: -MinInt64 overflows
 					k = int64(e) + idx
 				default:
 					if try || idx == 0 {
