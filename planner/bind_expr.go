@@ -148,7 +148,7 @@ func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
 	case *pg_query.Node_AIndirection:
 		return b.bindIndirection(x.AIndirection, ec)
 	case *pg_query.Node_RowExpr:
-		return nil, notSupported(x.RowExpr.Location, "row constructor")
+		return b.bindRowExpr(x.RowExpr, ec)
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n.GetNode())
 }
@@ -259,6 +259,18 @@ func (b *binder) bindColumnRef(c *pg_query.ColumnRef, ec *exprCtx) (expr.Expr, e
 	}
 	idx, col, depth, err := ec.sc.resolve(qual, name, int(c.Location)+1)
 	if err != nil {
+		// w.start where w is a struct column (no table w has a column start).
+		if len(fields) > 1 {
+			if e, ok, serr := b.structColumnRef(fields, c, ec); ok {
+				return e, serr
+			}
+		}
+		// Spark's bare window / session_window: the struct of the window
+		// GROUP BY window(...) assigned; window.start read from a column
+		// window (a subquery's) after the parser's window_start rewrite.
+		if e, ok, serr := b.sparkWindowColumn(qual, name, c, ec); ok {
+			return e, serr
+		}
 		// A whole-row reference to a table (SELECT t FROM t) is not supported;
 		// say what was not found.
 		return nil, err
@@ -821,11 +833,14 @@ func (b *binder) bindFieldSelect(arg *pg_query.Node, field string, ec *exprCtx) 
 	}
 	cr := arg.GetColumnRef()
 	if cr == nil || ec.sc == nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "field selection from this expression is not supported")
+		return b.bindStructFieldSelect(arg, field, ec)
 	}
 	qual, name := splitColumnRef(stringList(cr.Fields))
 	idx, col, depth, err := ec.sc.resolveField(qual, name, field, int(cr.Location)+1)
 	if err != nil {
+		if e, serr := b.bindStructFieldSelect(arg, field, ec); serr == nil {
+			return e, nil
+		}
 		return nil, err
 	}
 	if depth > 0 {

@@ -289,7 +289,7 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 	input = b.planJoins(input, where)
 
 	groupItems := s.GroupClause
-	if i, fc := sparkWindowGroup(groupItems); fc != nil {
+	if i, fc := sparkWindowGroupIn(groupItems, s.TargetList, sc); fc != nil {
 		others := append(append([]*pg_query.Node{}, groupItems[:i]...), groupItems[i+1:]...)
 		var err error
 		if input, sc, err = b.bindSparkWindow(fc, input, sc, others); err != nil {

@@ -20,6 +20,8 @@
 //	interval                     arrow.MonthDayNanoInterval     (nanos = micros*1000)
 //	uuid                         arrow.FixedSizeBinary(16)
 //	T[]                          arrow.List of T's representation (one dimension)
+//	struct (record with fields)  arrow.Struct of the fields' representations
+//	                             (struct.go: the type modifier names the shape)
 //	unknown (untyped literal)    arrow.String
 package types
 
@@ -208,7 +210,14 @@ func (t T) Info() *Info {
 }
 
 // Arrow returns the Arrow type that carries values of t.
-func (t T) Arrow() arrow.DataType { return t.Info().Arrow }
+func (t T) Arrow() arrow.DataType {
+	if t.OID == OidRecord {
+		if dt, ok := structArrow(t); ok {
+			return dt
+		}
+	}
+	return t.Info().Arrow
+}
 
 // IsArray reports whether t is an array type (T[]). int2vector and
 // oidvector have an element type in pg_type but are not arrays here: like
