@@ -4,6 +4,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -707,6 +708,9 @@ func figureColname(n *pg_query.Node) (string, int) {
 			// The type as the grammar names it internally: int4 for
 			// integer, bpchar for char(n), char for "char".
 			if names := stringList(x.TypeCast.TypeName.Names); len(names) > 0 {
+				if names[len(names)-1] == parse.SparkTypeNameFunc {
+					return sparkTypeColname(x.TypeCast.TypeName), 1
+				}
 				return names[len(names)-1], 1
 			}
 		}

@@ -114,7 +114,7 @@ func (p *sparkTypeParser) word() string {
 	return p.s[st:p.i]
 }
 
-// name reads a field name: a word, or `back quoted` (`` doubles).
+// name reads a field name: a word, or `back quoted` (“ doubles).
 func (p *sparkTypeParser) name() (string, error) {
 	if p.peek() != '`' {
 		w := p.word()
