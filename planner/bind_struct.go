@@ -25,14 +25,23 @@ func (b *binder) structField(e expr.Expr) (expr.Expr, error) {
 	return e, nil
 }
 
-// makeStruct builds a struct of the named fields from bound expressions.
+// makeStruct builds a struct of the named fields from bound expressions;
+// untyped literals become text (Spark's string).
 func (b *binder) makeStruct(names []string, vals []expr.Expr) (expr.Expr, error) {
+	return b.makeStructOf(names, vals, true)
+}
+
+// makeStructOf is makeStruct; with typeUnknown false an untyped literal
+// stays of type unknown, as PostgreSQL's ROW('a') sends it.
+func (b *binder) makeStructOf(names []string, vals []expr.Expr, typeUnknown bool) (expr.Expr, error) {
 	fields := make([]types.StructField, len(vals))
 	out := make([]expr.Expr, len(vals))
 	for i, v := range vals {
-		v, err := b.structField(v)
-		if err != nil {
-			return nil, err
+		var err error
+		if typeUnknown {
+			if v, err = b.structField(v); err != nil {
+				return nil, err
+			}
 		}
 		out[i] = v
 		fields[i] = types.StructField{Name: names[i], Type: v.Type()}
@@ -41,7 +50,8 @@ func (b *binder) makeStruct(names []string, vals []expr.Expr) (expr.Expr, error)
 }
 
 // bindRowExpr is ROW(a, b) or (a, b): fields f1, f2, ... as PostgreSQL
-// names an anonymous record's columns.
+// names an anonymous record's columns, an untyped literal left unknown as
+// PostgreSQL leaves it (its binary form says so).
 func (b *binder) bindRowExpr(r *pg_query.RowExpr, ec *exprCtx) (expr.Expr, error) {
 	names := make([]string, len(r.Args))
 	vals := make([]expr.Expr, len(r.Args))
@@ -53,7 +63,7 @@ func (b *binder) bindRowExpr(r *pg_query.RowExpr, ec *exprCtx) (expr.Expr, error
 		names[i] = fmt.Sprintf("f%d", i+1)
 		vals[i] = e
 	}
-	return b.makeStruct(names, vals)
+	return b.makeStructOf(names, vals, false)
 }
 
 // bindStructFunc binds the struct-valued Spark functions; ok is false for
