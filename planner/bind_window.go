@@ -172,6 +172,10 @@ func (b *binder) bindSparkWindow(fc *pg_query.FuncCall, input Node, sc *scope, o
 	ec := &exprCtx{sc: sc, what: "GROUP BY"}
 	w := &WindowAssign{Input: input}
 	if name == "window" {
+		if len(fc.Args) == 4 {
+			return nil, nil, sqlerr.At(sqlerr.FeatureNotSupported, pos, "window() with a start offset is not supported: windows start at 1970-01-01 00:00:00 UTC").
+				WithHint("Leave out the fourth argument, or shift the event time: window(ts - INTERVAL '15 seconds', ...).")
+		}
 		if len(fc.Args) < 2 || len(fc.Args) > 3 {
 			return nil, nil, sqlerr.At(sqlerr.UndefinedFunction, pos, "window() takes an event-time column, a width and optionally a slide")
 		}

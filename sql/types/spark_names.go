@@ -201,7 +201,7 @@ func (p *sparkTypeParser) typ() (T, error) {
 		}
 		return StructOf(fs), p.closeAngle()
 	case "map":
-		return T{}, sqlerr.New(sqlerr.FeatureNotSupported, "MAP is not supported").
+		return T{}, sqlerr.New(sqlerr.FeatureNotSupported, "MAP is not supported: use STRUCT<...> or jsonb").
 			WithHint("Use STRUCT<...> for a fixed set of keys, or jsonb for a map.")
 	case "decimal", "dec", "numeric":
 		mods, err := p.ints()
