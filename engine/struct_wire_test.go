@@ -3,6 +3,8 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +79,51 @@ func runFormat(ctx context.Context, t *testing.T, c *pgconn.PgConn, q string, fo
 	}
 	_, out.err = rr.Close()
 	return out
+}
+
+// TestStructTextInputMatchesPostgres reads composite literals into a
+// STRUCT<...> as PostgreSQL reads them into a row type of the same fields
+// (record_in), and prints them back (record_out): same text, or the same
+// SQLSTATE.
+func TestStructTextInputMatchesPostgres(t *testing.T) {
+	pg := pgtest.Shared(t)
+	w := startServer(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pgc := pg.Connect(t)
+	wc := w.connect(t).PgConn()
+	if _, err := pgc.Exec(ctx, `DROP TYPE IF EXISTS weir_ab; CREATE TYPE weir_ab AS (a int, b text, c timestamp)`); err != nil {
+		t.Fatal(err)
+	}
+	defer pgc.Exec(context.Background(), `DROP TYPE IF EXISTS weir_ab`)
+	inputs := []string{
+		`(1,x,2024-01-01)`, ` (2,"a b","2024-01-01 00:00:10") `, `(,,)`, `(3,"q""r\\s",)`,
+		`(4,(p),)`, `(5,"",)`, `(6,a"b"c,)`, `(7, spaced ,)`,
+		`(1,x)`, `(1,x,2024-01-01,9)`, `1,x,y`, `(1,x,2024-01-01)z`, `(x,y,)`, `(1,"x,)`, ``,
+	}
+	for _, in := range inputs {
+		lit := "'" + strings.ReplaceAll(in, "'", "''") + "'"
+		want := runFormat(ctx, t, pgc.PgConn(), "SELECT "+lit+"::weir_ab::text", 0)
+		got := runFormat(ctx, t, wc, "SELECT CAST("+lit+" AS STRUCT<a: INT, b: STRING, c: TIMESTAMP_NTZ>)::text", 0)
+		if want.err != nil || got.err != nil {
+			if sqlstate(want.err) != sqlstate(got.err) {
+				t.Errorf("%q\n  PostgreSQL: %v\n  weir:       %v", in, want.err, got.err)
+			}
+			continue
+		}
+		if string(want.values[0]) != string(got.values[0]) {
+			t.Errorf("%q\n  PostgreSQL: %s\n  weir:       %s", in, want.values[0], got.values[0])
+		}
+	}
+}
+
+func sqlstate(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
