@@ -16,7 +16,8 @@ import (
 // TestStructWireFormsMatchPostgres checks that a struct value reaches the
 // client as PostgreSQL's anonymous record does: the same column type
 // (record, typmod -1), record_out's text and record_send's binary bytes,
-// for the ROW(...) expressions PostgreSQL itself evaluates.
+// for the ROW(...) expressions PostgreSQL itself evaluates, and row
+// comparisons give PostgreSQL's answers (NULL fields included).
 func TestStructWireFormsMatchPostgres(t *testing.T) {
 	pg := pgtest.Shared(t)
 	w := startServer(t, t.TempDir())
@@ -32,6 +33,7 @@ func TestStructWireFormsMatchPostgres(t *testing.T) {
 		`SELECT ROW(1::int8, 1.5::float8, 'ab'::bytea, '2024-02-29'::date, 7::int2)`,
 		`SELECT ROW(NULL::text), ROW('NULL'), ROW()`,
 		`SELECT (ROW(1, 'x'::text)).f2, ROW(1, 'x'::text)::text`,
+		`SELECT ROW(1, 2) = ROW(1, 2), ROW(1, 2) <> ROW(1, 3), ROW(1, NULL) = ROW(1, 2), ROW(1, NULL) = ROW(2, 2), ROW(1, 2) < ROW(1, 3), ROW(1, 2) < ROW(0, 3), ROW(1, NULL) < ROW(2, 0), ROW(1, NULL) < ROW(1, 0), ROW(1, 2) <= ROW(1, 2), ROW(1, 2) >= ROW(1, 3), ROW(1, 'a') > ROW(1, 'b')`,
 	}
 	for _, q := range queries {
 		for _, format := range []int16{0, 1} {

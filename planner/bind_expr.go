@@ -468,6 +468,11 @@ func (b *binder) bindOp(op string, l, r *pg_query.Node, ec *exprCtx, pos int) (e
 		return nil, err
 	}
 	args = append(args, re)
+	if len(args) == 2 {
+		if e, ok, err := b.bindStructCompare(op, l, r, args[0], args[1], pos); ok {
+			return e, err
+		}
+	}
 	if len(args) == 1 && op == "-" {
 		if c, ok := re.(*expr.Const); ok {
 			switch v := c.Val.(type) {
@@ -538,14 +543,20 @@ func (b *binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		f := eq.(*expr.FuncCall)
+		f, ok := eq.(*expr.FuncCall)
+		if !ok {
+			return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "IS DISTINCT FROM is not supported for struct values")
+		}
 		return &expr.DistinctFrom{Left: f.Args[0], Right: f.Args[1], Eq: f.Impl, Negate: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		eq, err := b.bindOp("=", a.Lexpr, a.Rexpr, ec, pos)
 		if err != nil {
 			return nil, err
 		}
-		f := eq.(*expr.FuncCall)
+		f, ok := eq.(*expr.FuncCall)
+		if !ok {
+			return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "NULLIF is not supported for struct values")
+		}
 		return &expr.Case{Whens: []expr.Expr{eq}, Thens: []expr.Expr{&expr.Const{T: f.Args[0].Type()}}, Else: f.Args[0], T: f.Args[0].Type()}, nil
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		return b.bindInList(a, ec)

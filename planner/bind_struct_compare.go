@@ -1,0 +1,140 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// Comparison of struct values, as PostgreSQL compares rows.
+//
+// With a ROW(...) constructor on either side (w = ROW(1, 'x')) it is the
+// row-wise comparison of the fields (make_row_comparison_op): = is the AND
+// of the fields' =, <> the OR of their <>, and < <= > >= decide on the
+// first pair of fields that differ; a NULL field where it decides makes the
+// result NULL. Between two struct values otherwise (a = b of two struct
+// columns) it is record_eq / record_ne: fields are compared with NULL equal
+// to NULL, and a NULL struct gives NULL. Ordering two struct values other
+// than by a row constructor is not supported yet.
+
+func isComparison(op string) bool {
+	switch op {
+	case "=", "<>", "!=", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
+}
+
+// bindStructCompare binds l op r for struct-valued sides; ok is false
+// when they are not both structs.
+func (b *binder) bindStructCompare(op string, ln, rn *pg_query.Node, l, r expr.Expr, pos int) (expr.Expr, bool, error) {
+	if !isComparison(op) || !l.Type().IsStruct() || !r.Type().IsStruct() {
+		return nil, false, nil
+	}
+	if op == "!=" {
+		op = "<>"
+	}
+	lf, rf := structFields(l), structFields(r)
+	if len(lf) != len(rf) {
+		return nil, true, sqlerr.At(sqlerr.SyntaxError, pos+1, "unequal number of entries in row expressions")
+	}
+	rowForm := ln.GetRowExpr() != nil || rn.GetRowExpr() != nil
+	if !rowForm && op != "=" && op != "<>" {
+		return nil, true, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "ordering struct values with %s is not supported; compare a field, or with ROW(...)", op)
+	}
+	if len(lf) == 0 {
+		return &expr.Const{Val: op == "=" || op == "<=" || op == ">=", T: types.Bool}, true, nil
+	}
+	if !rowForm {
+		e, err := b.recordEquality(op, l, r, lf, rf, pos)
+		return e, true, err
+	}
+	e, err := b.rowComparison(op, lf, rf, pos)
+	return e, true, err
+}
+
+// structFields gives one expression per field: a ROW(...)'s own, or the
+// field selections of a struct value.
+func structFields(e expr.Expr) []expr.Expr {
+	if m, ok := e.(*expr.MakeStruct); ok {
+		return m.Fields
+	}
+	fs := e.Type().Fields()
+	out := make([]expr.Expr, len(fs))
+	for i, f := range fs {
+		out[i] = &expr.FieldSelect{Arg: e, Index: i, Name: f.Name, T: f.Type}
+	}
+	return out
+}
+
+func (b *binder) rowComparison(op string, lf, rf []expr.Expr, pos int) (expr.Expr, error) {
+	pair := func(o string, i int) (expr.Expr, error) {
+		return b.opOver(o, []expr.Expr{lf[i], rf[i]}, pos)
+	}
+	switch op {
+	case "=", "<>":
+		args := make([]expr.Expr, len(lf))
+		for i := range lf {
+			e, err := pair(op, i)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = e
+		}
+		if len(args) == 1 {
+			return args[0], nil
+		}
+		return &expr.BoolOp{And: op == "=", Args: args}, nil
+	}
+	// a < b: (a1 < b1) OR (a1 = b1 AND (a2 < b2 OR (a2 = b2 AND ... an op bn)))
+	strict := op
+	switch op {
+	case "<=":
+		strict = "<"
+	case ">=":
+		strict = ">"
+	}
+	last := len(lf) - 1
+	acc, err := pair(op, last)
+	if err != nil {
+		return nil, err
+	}
+	for i := last - 1; i >= 0; i-- {
+		lt, err := pair(strict, i)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := pair("=", i)
+		if err != nil {
+			return nil, err
+		}
+		acc = &expr.BoolOp{And: false, Args: []expr.Expr{lt, &expr.BoolOp{And: true, Args: []expr.Expr{eq, acc}}}}
+	}
+	return acc, nil
+}
+
+func (b *binder) recordEquality(op string, l, r expr.Expr, lf, rf []expr.Expr, pos int) (expr.Expr, error) {
+	same := make([]expr.Expr, len(lf))
+	for i := range lf {
+		eq, err := b.opOver("=", []expr.Expr{lf[i], rf[i]}, pos)
+		if err != nil {
+			return nil, err
+		}
+		f, ok := eq.(*expr.FuncCall)
+		if !ok || len(f.Args) != 2 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "could not identify an equality operator for field %d", i+1)
+		}
+		same[i] = &expr.DistinctFrom{Left: f.Args[0], Right: f.Args[1], Eq: f.Impl, Negate: true}
+	}
+	var all expr.Expr = same[0]
+	if len(same) > 1 {
+		all = &expr.BoolOp{And: true, Args: same}
+	}
+	if op == "<>" {
+		all = &expr.Not{Arg: all}
+	}
+	anyNull := &expr.BoolOp{And: false, Args: []expr.Expr{&expr.IsNull{Arg: l}, &expr.IsNull{Arg: r}}}
+	return &expr.Case{Whens: []expr.Expr{anyNull}, Thens: []expr.Expr{&expr.Const{T: types.Bool}}, Else: all, T: types.Bool}, nil
+}
