@@ -341,6 +341,9 @@ type WindowAssign struct {
 	Time        expr.Expr // event time over Input (timestamp or timestamptz)
 	Size        int64     // microseconds (tumbling, hopping)
 	Slide       int64     // microseconds (hopping)
+	// Offset shifts tumbling and hopping windows from the Unix epoch
+	// (microseconds, 0 <= Offset < the slide): Spark's window(..., start).
+	Offset      int64
 	Gap         int64     // microseconds (session)
 	PartitionBy []expr.Expr
 	Cols        []Column
