@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -76,15 +77,20 @@ func (b *binder) bindStructFunc(name string, f *pg_query.FuncCall, ec *exprCtx) 
 		names := make([]string, len(f.Args))
 		vals := make([]expr.Expr, len(f.Args))
 		for i, a := range f.Args {
-			e, err := b.bindExpr(a, ec)
-			if err != nil {
-				return nil, true, err
-			}
 			names[i] = fmt.Sprintf("col%d", i+1)
-			if cr := a.GetColumnRef(); cr != nil {
+			// struct(2 AS two), which the parser wrote weir_struct_field(2, 'two').
+			if fc := a.GetFuncCall(); fc != nil && funcName(fc.Funcname) == parse.StructFieldAliasFunc && len(fc.Args) == 2 {
+				if c := fc.Args[1].GetAConst(); c != nil && c.GetSval() != nil {
+					a, names[i] = fc.Args[0], c.GetSval().Sval
+				}
+			} else if cr := a.GetColumnRef(); cr != nil {
 				if fs := stringList(cr.Fields); len(fs) > 0 {
 					names[i] = fs[len(fs)-1]
 				}
+			}
+			e, err := b.bindExpr(a, ec)
+			if err != nil {
+				return nil, true, err
 			}
 			vals[i] = e
 		}

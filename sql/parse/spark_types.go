@@ -123,5 +123,6 @@ func binaryIsType(toks []*pg_query.ScanToken, i int) bool {
 func sparkRewrite(sql string) (string, bool) {
 	s1, ok1 := SparkWindowFields(sql)
 	s2, ok2 := SparkTypeNames(s1)
-	return s2, ok1 || ok2
+	s3, ok3 := SparkStructAliases(s2)
+	return s3, ok1 || ok2 || ok3
 }

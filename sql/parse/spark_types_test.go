@@ -46,3 +46,20 @@ func TestSparkTypesParse(t *testing.T) {
 		t.Errorf("an unclosed STRUCT<: %v", err)
 	}
 }
+
+func TestSparkStructAliases(t *testing.T) {
+	cases := map[string]string{
+		"SELECT struct(1, 2 AS two, 3)":                      "SELECT struct(1, weir_struct_field(2, 'two'), 3)",
+		"SELECT struct(a + 1 AS \"X\", CAST(b AS int) AS c)": "SELECT struct(weir_struct_field(a + 1, 'X'), weir_struct_field(CAST(b AS int), 'c'))",
+		"SELECT struct(struct(1 AS a) AS b)":                 "SELECT struct(weir_struct_field(struct(weir_struct_field(1, 'a')), 'b'))",
+	}
+	for in, want := range cases {
+		got, ok := SparkStructAliases(in)
+		if !ok || got != want {
+			t.Errorf("%s\n  got  %s\n  want %s", in, got, want)
+		}
+	}
+	if _, ok := SparkStructAliases("SELECT struct(1, CAST(x AS int))"); ok {
+		t.Error("a CAST inside struct() was rewritten")
+	}
+}
