@@ -234,5 +234,6 @@ func (b *binder) bindSparkWindow(fc *pg_query.FuncCall, input Node, sc *scope, o
 	w.Cols = append(append([]Column{}, input.Columns()...), Column{Name: "window_start", T: tt}, Column{Name: "window_end", T: tt})
 	out := &scope{parent: sc.parent, cols: append([]scopeCol{}, sc.cols...), usingCols: sc.usingCols}
 	out.cols = append(out.cols, scopeCol{Name: "window_start", T: tt}, scopeCol{Name: "window_end", T: tt})
+	b.noteSparkWindow(out, fc)
 	return w, out, nil
 }

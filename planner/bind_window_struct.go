@@ -2,6 +2,8 @@ package planner
 
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -46,7 +48,36 @@ func (b *binder) bindSparkWindowCall(name string, f *pg_query.FuncCall, ec *expr
 			"%s() in the select list needs the same %s() in GROUP BY", name, name).
 			WithHint("Group by the window: GROUP BY " + name + "(ts, '10 seconds'), or by its alias.")
 	}
+	if g, ok := b.sparkWindows[ec.sc]; ok && !sameCall(g, f) {
+		return nil, sqlerr.At(sqlerr.GroupingError, int(f.Location)+1,
+			"%s() in the select list must be the %s() of GROUP BY", name, funcName(g.Funcname)).
+			WithHint("Write the same call as in GROUP BY, or its alias.")
+	}
 	return b.sparkWindowStruct(f.Location, ec)
+}
+
+func (b *binder) noteSparkWindow(sc *scope, fc *pg_query.FuncCall) {
+	if b.sparkWindows == nil {
+		b.sparkWindows = map[*scope]*pg_query.FuncCall{}
+	}
+	b.sparkWindows[sc] = fc
+}
+
+// sameCall tells whether two calls are written alike, positions aside.
+func sameCall(a, b *pg_query.FuncCall) bool {
+	ca, cb := proto.Clone(a), proto.Clone(b)
+	clearLocations(ca.ProtoReflect())
+	clearLocations(cb.ProtoReflect())
+	return proto.Equal(ca, cb)
+}
+
+func clearLocations(m protoreflect.Message) {
+	walkParse(m, func(m protoreflect.Message) bool {
+		if fd := m.Descriptor().Fields().ByName("location"); fd != nil {
+			m.Clear(fd)
+		}
+		return true
+	})
 }
 
 // sparkWindowColumn resolves the column names Spark gives a window:
