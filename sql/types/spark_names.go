@@ -190,7 +190,8 @@ func (p *sparkTypeParser) typ() (T, error) {
 		if et.IsArray() || et.IsStruct() {
 			return T{}, sqlerr.New(sqlerr.FeatureNotSupported, "ARRAY<%s> is not supported: weir's arrays hold scalar values", strings.TrimSpace(p.s[at:p.i]))
 		}
-		return ArrayOf(et), p.closeAngle()
+		// The element's modifier stays on the array, as numeric(10,2)[] keeps it.
+		return T{ArrayOf(et).OID, et.Typmod}, p.closeAngle()
 	case "struct":
 		if err := p.expect('<'); err != nil {
 			return T{}, err
@@ -316,4 +317,58 @@ func (p *sparkTypeParser) fieldOptions() error {
 			return nil
 		}
 	}
+}
+
+// SparkName spells t as Spark and Databricks print a type (DESCRIBE,
+// schema strings): struct<start:timestamp,end:timestamp>, array<int>,
+// decimal(10,2). Types Spark has no name for keep PostgreSQL's.
+func SparkName(t T) string {
+	if t.IsStruct() {
+		var b strings.Builder
+		b.WriteString("struct<")
+		for i, f := range t.Fields() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(f.Name)
+			b.WriteByte(':')
+			b.WriteString(SparkName(f.Type))
+		}
+		b.WriteByte('>')
+		return b.String()
+	}
+	if t.IsArray() {
+		return "array<" + SparkName(elemType(t)) + ">"
+	}
+	switch t.OID {
+	case OidText, OidVarchar, OidBpchar, OidName:
+		return "string"
+	case OidInt2:
+		return "smallint"
+	case OidInt4:
+		return "int"
+	case OidInt8:
+		return "bigint"
+	case OidFloat4:
+		return "float"
+	case OidFloat8:
+		return "double"
+	case OidNumeric:
+		if t.Typmod >= 4 {
+			m := t.Typmod - 4
+			return "decimal(" + strconv.Itoa(int(m>>16&0xffff)) + "," + strconv.Itoa(int(m&0xffff)) + ")"
+		}
+		return "decimal"
+	case OidBool:
+		return "boolean"
+	case OidDate:
+		return "date"
+	case OidTimestampTZ:
+		return "timestamp"
+	case OidTimestamp:
+		return "timestamp_ntz"
+	case OidBytea:
+		return "binary"
+	}
+	return t.String()
 }

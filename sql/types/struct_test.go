@@ -105,3 +105,17 @@ func TestParseSparkType(t *testing.T) {
 		t.Errorf("schema: %+v %v", fs, err)
 	}
 }
+
+func TestSparkName(t *testing.T) {
+	st, err := ParseSparkType("STRUCT<start: TIMESTAMP, n: ARRAY<DECIMAL(10,2)>, s STRING, b BINARY, x TIMESTAMP_NTZ>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := SparkName(st); got != "struct<start:timestamp,n:array<decimal(10,2)>,s:string,b:binary,x:timestamp_ntz>" {
+		t.Errorf("SparkName: %s", got)
+	}
+	// What SparkName prints, ParseSparkType reads back as the same type.
+	if back, err := ParseSparkType(SparkName(st)); err != nil || back != st {
+		t.Errorf("round trip: %v %v", back, err)
+	}
+}
