@@ -77,9 +77,13 @@ func ParseSparkSchema(s string) ([]StructField, error) {
 }
 
 type sparkTypeParser struct {
-	s string
-	i int
+	s     string
+	i     int
+	depth int // nesting of ARRAY<> and STRUCT<>, bounded: the parser recurses
 }
+
+// maxSparkTypeDepth bounds how deeply Spark types may nest.
+const maxSparkTypeDepth = 100
 
 func (p *sparkTypeParser) errf(format string, args ...any) error {
 	return sqlerr.New(sqlerr.SyntaxError, "invalid Spark data type %q: "+format, append([]any{p.s}, args...)...)
@@ -174,6 +178,11 @@ func (p *sparkTypeParser) ints() ([]int32, error) {
 }
 
 func (p *sparkTypeParser) typ() (T, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxSparkTypeDepth {
+		return T{}, sqlerr.StackDepthExceeded()
+	}
 	at := p.i
 	w := strings.ToLower(p.word())
 	switch w {

@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -117,5 +118,12 @@ func TestSparkName(t *testing.T) {
 	// What SparkName prints, ParseSparkType reads back as the same type.
 	if back, err := ParseSparkType(SparkName(st)); err != nil || back != st {
 		t.Errorf("round trip: %v %v", back, err)
+	}
+}
+
+func TestParseSparkTypeDepthIsBounded(t *testing.T) {
+	deep := strings.Repeat("STRUCT<a: ", 100000) + "INT" + strings.Repeat(">", 100000)
+	if _, err := ParseSparkType(deep); err == nil {
+		t.Fatal("100000 nested structs parsed")
 	}
 }
