@@ -33,6 +33,7 @@ func TestStructWireFormsMatchPostgres(t *testing.T) {
 		`SELECT ROW(1::int8, 1.5::float8, 'ab'::bytea, '2024-02-29'::date, 7::int2)`,
 		`SELECT ROW(NULL::text), ROW('NULL'), ROW()`,
 		`SELECT (ROW(1, 'x'::text)).f2, ROW(1, 'x'::text)::text`,
+		`SELECT a < b, a <= b, a > b, a >= b, a = b, a <> b, a IS DISTINCT FROM b, a IS NOT DISTINCT FROM b FROM (VALUES (ROW(1, NULL::int), ROW(1, 2)), (ROW(1, 2), ROW(1, 2)), (ROW(2, 1), ROW(1, 9)), (ROW(NULL::int, 1), ROW(NULL::int, 1)), (NULL, ROW(1, 1)), (ROW(1, 1), ROW(1, NULL::int))) AS v(a, b)`,
 		`SELECT ROW(1, 2) = ROW(1, 2), ROW(1, 2) <> ROW(1, 3), ROW(1, NULL) = ROW(1, 2), ROW(1, NULL) = ROW(2, 2), ROW(1, 2) < ROW(1, 3), ROW(1, 2) < ROW(0, 3), ROW(1, NULL) < ROW(2, 0), ROW(1, NULL) < ROW(1, 0), ROW(1, 2) <= ROW(1, 2), ROW(1, 2) >= ROW(1, 3), ROW(1, 'a') > ROW(1, 'b')`,
 	}
 	for _, q := range queries {
@@ -51,8 +52,13 @@ func TestStructWireFormsMatchPostgres(t *testing.T) {
 					t.Errorf("%s column %d: PostgreSQL oid %d typmod %d len %d, weir oid %d typmod %d len %d", q, i,
 						wf.DataTypeOID, wf.TypeModifier, wf.DataTypeSize, gf.DataTypeOID, gf.TypeModifier, gf.DataTypeSize)
 				}
-				if !bytes.Equal(want.values[i], got.values[i]) || (want.values[i] == nil) != (got.values[i] == nil) {
-					t.Errorf("%s column %d (format %d):\n  PostgreSQL: %q\n  weir:       %q", q, i, format, want.values[i], got.values[i])
+			}
+			if len(want.values) != len(got.values) {
+				t.Fatalf("%s: %d values from PostgreSQL, %d from weir", q, len(want.values), len(got.values))
+			}
+			for k := range want.values {
+				if !bytes.Equal(want.values[k], got.values[k]) || (want.values[k] == nil) != (got.values[k] == nil) {
+					t.Errorf("%s row %d column %d (format %d):\n  PostgreSQL: %q\n  weir:       %q", q, k/len(want.fields), k%len(want.fields), format, want.values[k], got.values[k])
 				}
 			}
 		}

@@ -539,13 +539,25 @@ func (b *binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (expr.Expr, error) {
 	case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
 		return b.bindOp(op, a.Lexpr, a.Rexpr, ec, pos)
 	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
-		eq, err := b.bindOp("=", a.Lexpr, a.Rexpr, ec, pos)
+		l, err := b.bindExpr(a.Lexpr, ec)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(a.Rexpr, ec)
+		if err != nil {
+			return nil, err
+		}
+		l, r = structNullOperands(l, r)
+		if l.Type().IsStruct() && r.Type().IsStruct() {
+			return b.structNotDistinct(l, r, a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT, pos)
+		}
+		eq, err := b.opOver("=", []expr.Expr{l, r}, pos)
 		if err != nil {
 			return nil, err
 		}
 		f, ok := eq.(*expr.FuncCall)
 		if !ok {
-			return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "IS DISTINCT FROM is not supported for struct values")
+			return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "IS DISTINCT FROM is not supported for these types")
 		}
 		return &expr.DistinctFrom{Left: f.Args[0], Right: f.Args[1], Eq: f.Impl, Negate: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
