@@ -229,7 +229,6 @@ func (b *binder) structNotDistinct(l, r expr.Expr, negate bool, pos int) (expr.E
 	return same, nil
 }
 
-
 // structNullOperands types an untyped NULL compared with a struct as that
 // struct (w = NULL, w IS DISTINCT FROM NULL), as PostgreSQL resolves the
 // unknown side to the other's type.
