@@ -462,7 +462,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	oid := rel.OID
 	var lateOID uint32
 	var lateSchema *arrow.Schema
-	if name := rel.Options["late_rows"]; name != "" && sp.Tree == nil {
+	if name := rel.Options["late_rows"]; name != "" {
 		if lr, err := e.cat.LookupRelation(sys.searchPath(), "", name); err == nil {
 			lateOID = lr.OID
 			cols := make([]planner.Column, len(lr.Columns))
@@ -585,10 +585,17 @@ func (e *Engine) stopAll() {
 // (the rows that reach the aggregation too late, with their window), or
 // checks that an existing one has that shape.
 func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPlan, io noticer) error {
-	if sp.Agg == nil || sp.WindowKey < 0 {
+	var cols []planner.Column
+	switch {
+	case sp.Tree != nil:
+		// A tree's operators drop rows of different shapes: the table
+		// holds each as jsonb with the operator that dropped it.
+		cols = exec.LateRowsColumns
+	case sp.Agg == nil || sp.WindowKey < 0:
 		return sqlerr.New(sqlerr.InvalidParameterValue, "late_rows needs a windowed aggregation: only rows of closed windows are late")
+	default:
+		cols = sp.Agg.Input.Columns()
 	}
-	cols := sp.Agg.Input.Columns()
 	if existing, err := s.eng.cat.LookupRelation(s.searchPath(), "", name); err == nil {
 		ok := existing.Kind == catalog.KindTable && len(existing.Columns) == len(cols)
 		for i := 0; ok && i < len(cols); i++ {

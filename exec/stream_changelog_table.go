@@ -1,9 +1,6 @@
 package exec
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/planner"
@@ -30,25 +27,17 @@ func newChangelogTable(cols []planner.Column) *changelogTable {
 	return &changelogTable{e: newEmittedRows(cols), ids: map[string][]int{}, owed: map[string]int{}}
 }
 
-// rowKey identifies a row's values.
-func changelogKey(row []expr.Datum) string {
-	var sb strings.Builder
-	for _, d := range row {
-		fmt.Fprintf(&sb, "%T:%v\x00", d, d)
-	}
-	return sb.String()
-}
-
-// apply applies changes in order.
+// apply applies changes in order. A row is known by its values' key
+// (appendRowKey, built from the columns without boxing); only the rows
+// inserted are boxed, for the emittedRows that hold them.
 func (t *changelogTable) apply(changes []ChangeBatch) {
+	var buf []byte
 	for _, c := range changes {
 		b := c.Rows
+		cols := b.Columns()
 		for i := 0; i < int(b.NumRows()); i++ {
-			row := make([]expr.Datum, b.NumCols())
-			for k := range row {
-				row[k] = expr.DatumAt(b.Column(k), i)
-			}
-			key := changelogKey(row)
+			buf = appendRowKey(buf[:0], cols, i)
+			key := string(buf)
 			if c.Diff != nil && c.Diff[i] == ChangeDelete {
 				gs := t.ids[key]
 				if len(gs) == 0 {
@@ -70,6 +59,10 @@ func (t *changelogTable) apply(changes []ChangeBatch) {
 					delete(t.owed, key)
 				}
 				continue
+			}
+			row := make([]expr.Datum, len(cols))
+			for k := range row {
+				row[k] = expr.DatumAt(cols[k], i)
 			}
 			g := t.next
 			if n := len(t.free); n > 0 {
@@ -95,12 +88,14 @@ func (t *changelogTable) load(b arrow.RecordBatch) error {
 	if err := t.e.load(b); err != nil {
 		return err
 	}
-	for _, g := range groups {
-		row := t.e.rows.get(0, int(g))
-		if row == nil {
+	vals := b.Columns()[2:]
+	var buf []byte
+	for i, g := range groups {
+		if t.e.rows.get(0, int(g)) == nil {
 			continue
 		}
-		key := changelogKey(row)
+		buf = appendRowKey(buf[:0], vals, i)
+		key := string(buf)
 		t.ids[key] = append(t.ids[key], int(g))
 		t.next = max(t.next, int(g)+1)
 	}

@@ -20,6 +20,7 @@ import (
 type StreamGraph struct {
 	nodes   []graphNode // children before parents, the root last
 	sources int
+	late    []arrow.RecordBatch // late rows kept, as LateRowsColumns
 }
 
 // graphNode is one operator and where each of its inputs comes from.
@@ -30,6 +31,8 @@ type graphNode struct {
 	// state: an operator whose own state does not hold its watermark
 	// (an aggregation's) is advanced to it again after a restore.
 	wm []int64
+	// late is what the operator's late rows look like.
+	late lateShape
 }
 
 // GraphInput is where an operator input's rows come from: source number
@@ -107,6 +110,11 @@ func (g *StreamGraph) Step(sc *StreamCtx, rows [][]arrow.RecordBatch, watermarks
 			return nil, err
 		}
 		out[n] = cs
+		if sc.KeepLate {
+			for _, b := range node.op.LateRows() {
+				g.late = append(g.late, lateRowsAsJSON(sc.Expr, node.late, b))
+			}
+		}
 	}
 	if len(g.nodes) == 0 {
 		return nil, nil
@@ -131,14 +139,12 @@ func (g *StreamGraph) Late() int64 {
 	return n
 }
 
-// LateRows returns the late rows the operators kept since the last call.
-// With several stateful operators their columns differ; the caller keeps
-// those of the shape it can store.
+// LateRows returns the late rows the operators kept since the last call,
+// each as the operator's label and the row as jsonb (LateRowsColumns):
+// the operators' own rows differ in shape.
 func (g *StreamGraph) LateRows() []arrow.RecordBatch {
-	var out []arrow.RecordBatch
-	for _, node := range g.nodes {
-		out = append(out, node.op.LateRows()...)
-	}
+	out := g.late
+	g.late = nil
 	return out
 }
 
@@ -188,6 +194,7 @@ func (g *StreamGraph) SaveState(sc *StreamCtx) ([]arrow.RecordBatch, error) {
 
 // LoadState gives each operator the batches tagged with its node.
 func (g *StreamGraph) LoadState(sc *StreamCtx, state []arrow.RecordBatch) error {
+	g.late = nil
 	per := make([][]arrow.RecordBatch, len(g.nodes))
 	var wms arrow.RecordBatch
 	for _, b := range state {

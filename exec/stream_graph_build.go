@@ -32,7 +32,9 @@ func BuildStreamGraph(tree *planner.StreamTree) (*StreamGraph, error) {
 		if n.WatermarkShift != 0 {
 			op = &shiftedWatermark{StreamOperator: op, shift: n.WatermarkShift}
 		}
-		return FromNode(g.Add(op, ins...)), nil
+		id := g.Add(op, ins...)
+		g.nodes[id].late = lateShapeOf(n)
+		return FromNode(id), nil
 	}
 	root, err := build(tree.Root)
 	if err != nil {

@@ -158,7 +158,7 @@ func (j *StreamJob) runTree(ectx *expr.Ctx, reads []connector.Read) ([]ChangeBat
 	if j.op == nil {
 		return nil, 0, sqlerr.New(sqlerr.InternalError, "streaming table %s has no operator for its plan", j.TableName)
 	}
-	sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: len(j.Replay) > 0, Tables: j.Env.Tables}
+	sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: len(j.Replay) > 0, Tables: j.Env.Tables, KeepLate: j.KeepLate}
 	lateBefore := j.op.Late()
 	for i, rd := range reads {
 		for _, b := range rd.Batches {
@@ -185,7 +185,9 @@ func (j *StreamJob) runTree(ectx *expr.Ctx, reads []connector.Read) ([]ChangeBat
 	if err != nil {
 		return nil, 0, err
 	}
-	j.op.LateRows() // a tree's late rows have several shapes: counted, not stored
+	// A tree's late rows come as exec.LateRowsColumns (the operator, the
+	// row as jsonb): its operators' rows have several shapes.
+	j.late = append(j.late, j.op.LateRows()...)
 	if wm := j.op.Watermark(); wm > j.watermark {
 		j.watermark = wm
 	}

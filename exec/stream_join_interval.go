@@ -84,8 +84,23 @@ type keptBatch struct {
 	alive   []bool
 	matched []bool
 	nAlive  int
-	epoch   int64
-	bytes   int64
+	// minAlive is the least time of the batch's alive rows: expiry skips
+	// a batch it cannot reach, and the join's watermark reads one value a
+	// batch instead of every kept row.
+	minAlive int64
+	epoch    int64
+	bytes    int64
+}
+
+// refreshMin recomputes minAlive after rows were kept or expired.
+func (kb *keptBatch) refreshMin() {
+	m := int64(math.MaxInt64)
+	for i, alive := range kb.alive {
+		if alive && kb.times[i] < m {
+			m = kb.times[i]
+		}
+	}
+	kb.minAlive = m
 }
 
 // NewIntervalJoin prepares the operator; the fields must be set first.
@@ -257,6 +272,7 @@ func (j *IntervalJoin) Push(sc *StreamCtx, input int, c ChangeBatch) error {
 		kb.nAlive++
 	}
 	if kb.nAlive > 0 {
+		kb.refreshMin()
 		kb.bytes = batchBytes(b) * int64(kb.nAlive) / int64(n)
 		me.kept = append(me.kept, kb)
 		me.alive += int64(kb.nAlive)
@@ -390,7 +406,7 @@ func (j *IntervalJoin) expire(s, by int) {
 	side := j.sides[s]
 	var lone []arrow.RecordBatch
 	for k, kb := range side.kept {
-		if kb == nil {
+		if kb == nil || kb.minAlive >= threshold {
 			continue
 		}
 		var unmatched []int
@@ -412,6 +428,8 @@ func (j *IntervalJoin) expire(s, by int) {
 		if kb.nAlive == 0 {
 			side.bytes -= kb.bytes
 			side.kept[k] = nil
+		} else {
+			kb.refreshMin()
 		}
 	}
 	for _, b := range lone {
@@ -485,13 +503,8 @@ func (j *IntervalJoin) Watermark() int64 {
 	wm := min(j.wm[0], j.wm[1])
 	for _, side := range j.sides {
 		for _, kb := range side.kept {
-			if kb == nil {
-				continue
-			}
-			for i, alive := range kb.alive {
-				if alive && kb.times[i] < wm {
-					wm = kb.times[i]
-				}
+			if kb != nil && kb.minAlive < wm {
+				wm = kb.minAlive
 			}
 		}
 	}

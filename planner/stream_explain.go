@@ -239,7 +239,7 @@ func (sp *StreamPlan) explainTree(opts StreamExplainOptions, add func(string, ..
 	} else {
 		add("How much state: what each operator above keeps until its state bound passes")
 	}
-	add("Late data: a row behind its own source's watermark (a join, OVER) or of a window already closed (an aggregation, a window Top-N) is dropped and counted in weir_catalog.streaming_progress.late_rows")
+	add("Late data: a row behind its own source's watermark (a join, OVER) or of a window already closed (an aggregation, a window Top-N) is dropped, counted in weir_catalog.streaming_progress.late_rows, and written to the late_rows table when that option is set (the operator, and the row as jsonb)")
 	add("Delivery guarantee: exactly once into the table (state snapshots plus deterministic re-execution of the logged epochs after them)")
 	add("Latency target: %s", opts.Latency)
 	add("Cost: one goroutine for the operators, each source read ahead in another; CPU proportional to input rows; memory proportional to state")

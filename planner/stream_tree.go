@@ -61,6 +61,9 @@ type StreamNode struct {
 	// (-1: none). WatermarkColumn is its name as the query wrote it.
 	TimeCol         int
 	WatermarkColumn string
+	// AltTimeCols are other output columns the output watermark bounds
+	// as well (a join's other side's event time; stream_tree_time.go).
+	AltTimeCols []int
 	// WatermarkShift is added to the operator's watermark to give the
 	// output's (an aggregation keyed by window_start and not window_end:
 	// a later row's window_start is above the watermark less the size).
@@ -288,7 +291,8 @@ func (b *treeBuilder) unary(n Node, in Node, with func(Node) Node) (*StreamNode,
 // stateless, reading a leaf's relation directly, or through a placeholder
 // scan of a stateful child's output. orig is n's streaming input as bound.
 func (b *treeBuilder) stateless(n Node, child *StreamNode, with func(Node) Node, orig Node) (*StreamNode, error) {
-	out := &StreamNode{Kind: StatelessNode, Cols: n.Columns(), WatermarkColumn: child.WatermarkColumn, TimeCol: timeColThrough(n, child)}
+	out := &StreamNode{Kind: StatelessNode, Cols: n.Columns(), WatermarkColumn: child.WatermarkColumn}
+	out.TimeCol, out.AltTimeCols = timeColsThrough(n, child)
 	switch child.Kind {
 	case StatelessNode:
 		out.Plan, out.Reads, out.Children = with(child.Plan), child.Reads, child.Children
@@ -359,8 +363,20 @@ func (b *treeBuilder) join(j *Join, l, r *StreamNode) (*StreamNode, error) {
 		return nil, err
 	}
 	b.tree.Warnings = append(b.tree.Warnings, sj.Warnings...)
-	return &StreamNode{Kind: JoinNode, Join: sj, Children: []*StreamNode{l, r}, Cols: j.Columns(),
-		TimeCol: l.TimeCol, WatermarkColumn: l.WatermarkColumn}, nil
+	out := &StreamNode{Kind: JoinNode, Join: sj, Children: []*StreamNode{l, r}, Cols: j.Columns(),
+		TimeCol: l.TimeCol, WatermarkColumn: l.WatermarkColumn}
+	// The right side's event time is bounded by the join's watermark too
+	// (its watermark takes the least time of the rows either side keeps),
+	// unless the right side is NULL in rows an outer join pads. A side's
+	// own other time columns are not: a kept row's may be below it.
+	if k := j.Kind; r.TimeCol >= 0 && k != LeftJoin && k != FullJoin {
+		out.AltTimeCols = []int{len(l.Cols) + r.TimeCol}
+	}
+	if out.TimeCol < 0 && len(out.AltTimeCols) > 0 {
+		out.TimeCol, out.AltTimeCols = out.AltTimeCols[0], out.AltTimeCols[1:]
+		out.WatermarkColumn = out.Cols[out.TimeCol].Name
+	}
+	return out, nil
 }
 
 // side describes a join input: named by the alias of the relation it
@@ -466,6 +482,11 @@ func (b *treeBuilder) agg(a *Aggregate) (*StreamNode, error) {
 	sp := &StreamPlan{Agg: a, Pre: a.Input, WindowKey: -1, WindowEndKey: -1, Mode: AppendMode, WatermarkColumn: child.WatermarkColumn}
 	if child.Kind == StatelessNode {
 		sp.Window = windowAssignIn(child.Plan)
+		if sp.Window != nil {
+			if err := checkWindowTime(sp.Window, child); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if sp.Window != nil && sp.Window.Kind != SessionWindow {
 		sp.findWindowKeys()

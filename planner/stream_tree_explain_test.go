@@ -28,6 +28,9 @@ func TestStreamTreeExplainGolden(t *testing.T) {
 		"SELECT window_start, max(n) FROM (SELECT ad_id, window_start, window_end, count(*) AS n FROM STREAM impressions" + wm +
 			"WINDOW TUMBLING (SIZE INTERVAL 10 MINUTES) GROUP BY ad_id, window_start, window_end) c GROUP BY window_start, window_end",
 		"SELECT ad_id, avg(ad_id) OVER (PARTITION BY ad_id ORDER BY imp_time ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) FROM STREAM impressions" + wm,
+		// A join feeding a window aggregation, windowed on the clicks' time.
+		"SELECT window.start, count(*) FROM STREAM impressions" + wm + "JOIN STREAM clicks" + wmc +
+			"ON click_ad_id = ad_id AND click_time BETWEEN imp_time AND imp_time + INTERVAL 1 HOUR GROUP BY window(click_time, '10 minutes')",
 	}
 	var out strings.Builder
 	for _, q := range queries {

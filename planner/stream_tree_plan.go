@@ -33,6 +33,7 @@ func streamedIn(st *parse.StreamingStmt) func(*Scan) bool {
 // mode: append when every row the root emits is final, update when the
 // root emits a changelog (a Top-N outside windows).
 func planTreeStreaming(cat Catalog, plan Node, st *parse.StreamingStmt, opts StreamOptions, streamed func(*Scan) bool) (*StreamPlan, error) {
+	pruneStreamJoinInputs(plan) // stream_prune.go
 	tree, err := PlanStreamTree(cat, plan, st, streamed)
 	if err != nil {
 		return nil, err

@@ -384,17 +384,8 @@ func TakeArray(arr arrow.Array, idx []int) arrow.Array {
 	b := array.NewBuilder(defaultMem(), arr.DataType())
 	defer b.Release()
 	b.Reserve(len(idx))
-	switch a := arr.(type) {
-	case *array.Int64:
-		return takeTyped(a, b.(*array.Int64Builder), idx)
-	case *array.Int32:
-		return takeTyped(a, b.(*array.Int32Builder), idx)
-	case *array.Float64:
-		return takeTyped(a, b.(*array.Float64Builder), idx)
-	case *array.String:
-		return takeTyped(a, b.(*array.StringBuilder), idx)
-	case *array.Timestamp:
-		return takeTyped(a, b.(*array.TimestampBuilder), idx)
+	if out, ok := takeFast(arr, b, idx); ok { // take.go
+		return out
 	}
 	for _, i := range idx {
 		AppendDatum(b, DatumAt(arr, i))

@@ -127,3 +127,26 @@ func TestParseSparkTypeDepthIsBounded(t *testing.T) {
 		t.Fatal("100000 nested structs parsed")
 	}
 }
+
+// A struct's text and binary forms are written into the caller's buffer
+// without allocating, as the scalar types' are.
+func TestStructOutputDoesNotAllocate(t *testing.T) {
+	st := StructOf([]StructField{{"start", Timestamp}, {"end", Timestamp}, {"n", Int8}, {"s", Text}})
+	b := array.NewBuilder(memory.DefaultAllocator, st.Arrow())
+	defer b.Release()
+	if err := AppendParsedText(b, st, []byte(`("2024-01-01 00:00:00","2024-01-01 00:00:10",7,"a b")`), nil); err != nil {
+		t.Fatal(err)
+	}
+	arr := b.NewArray()
+	defer arr.Release()
+	buf := make([]byte, 0, 256)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendText(buf[:0], st, arr, 0, nil) }); n != 0 {
+		t.Errorf("AppendText of a struct allocates %v times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { buf, _ = AppendBinary(buf[:0], st, arr, 0) }); n != 0 {
+		t.Errorf("AppendBinary of a struct allocates %v times", n)
+	}
+	if got := string(AppendText(nil, st, arr, 0, nil)); got != `("2024-01-01 00:00:00","2024-01-01 00:00:10",7,"a b")` {
+		t.Errorf("text: %s", got)
+	}
+}
