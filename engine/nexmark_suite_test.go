@@ -62,13 +62,7 @@ type nexmarkRefusal struct {
 // nexmarkRefused are the queries weir refuses as streaming tables today.
 // When a change makes one of them work, the test fails: delete its line
 // (the suite then checks its rows against PostgreSQL's).
-var nexmarkRefused = map[string]nexmarkRefusal{
-	// An aggregation per auction over the join of auctions and bids, not
-	// windowed: its rows change as bids arrive, and the aggregation above
-	// it would read that changelog, which weir does not do yet.
-	"q4": {"0A000", "an aggregation over a join of two streams, OVER or another aggregation must be grouped by an event-time window (window_start of TUMBLE/HOP, or the window_end of the stage below) with a watermark: its rows are then final when the window closes"},
-	"q6": {"0A000", "an aggregation over a join of two streams, OVER or another aggregation must be grouped by an event-time window (window_start of TUMBLE/HOP, or the window_end of the stage below) with a watermark: its rows are then final when the window closes"},
-}
+var nexmarkRefused = map[string]nexmarkRefusal{}
 
 // nexmarkQuery is one file of testdata/nexmark.
 type nexmarkQuery struct {

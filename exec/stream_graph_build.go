@@ -68,11 +68,17 @@ func newTreeOperator(n *planner.StreamNode) (StreamOperator, error) {
 		return &TopN{PartitionBy: t.PartitionBy, OrderBy: t.OrderBy, N: t.N, RankCol: t.RankCol,
 			Cols: t.Input.Columns(), CloseCol: t.CloseCol, CloseOffset: t.CloseOffset}, nil
 	case planner.OverNode:
+		if n.Over.Changelog {
+			return &ChangelogOver{Window: n.Over.Window, Reach: n.Over.Context}, nil
+		}
 		return &RollingOver{Window: n.Over.Window, TimeCol: n.Over.TimeCol, Context: n.Over.Context}, nil
 	case planner.AggNode:
 		return newTreeAggregation(n.Agg)
 	case planner.DedupNode:
 		return newDedupOp(n.Dedup), nil
+	case planner.GroupAggNode:
+		a := n.GroupAgg.Agg
+		return &RetractingAggregate{GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Columns(), AppendOnly: !n.GroupAgg.Changelog}, nil
 	}
 	return nil, sqlerr.New(sqlerr.InternalError, "stream tree: unexpected node kind %d", n.Kind)
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -186,7 +187,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "pg_partition_ancestors": true, "aclexplode": true, "explode": true, "explode_outer": true, "posexplode": true, "json_tuple": true}
 
 func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (Node, *scope, error) {
 	if rf.Lateral || len(rf.Functions) != 1 {
@@ -266,6 +267,58 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 
 func (b *binder) bindSetReturning(name string, args []expr.Expr, pos int) (*FunctionScan, error) {
 	switch name {
+	case "explode", "explode_outer":
+		// Databricks' explode(array) is unnest; its column is named col.
+		// explode_outer unnests one NULL for a NULL or empty array.
+		if len(args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function %s with %d arguments does not exist", name, len(args))
+		}
+		if name == "explode_outer" && args[0].Type().IsArray() {
+			outer, err := b.callResolved("_explode_outer_array", args, types.T{}, pos)
+			if err != nil {
+				return nil, err
+			}
+			args = []expr.Expr{outer}
+		}
+		fs, err := b.bindSetReturning("unnest", args, pos)
+		if err != nil {
+			return nil, err
+		}
+		fs.Cols[0].Name = "col"
+		return fs, nil
+	case "json_tuple":
+		// Databricks' json_tuple(json, k1, k2, ...): one row, a text
+		// column c0, c1, ... per key.
+		if len(args) < 2 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function json_tuple with %d arguments does not exist", len(args)).
+				WithHint("json_tuple takes a JSON string and one or more keys.")
+		}
+		fs := &FunctionScan{Func: "unnest"}
+		for i, k := range args[1:] {
+			field, err := b.callResolved("_json_tuple_field", []expr.Expr{args[0], k}, types.T{}, pos)
+			if err != nil {
+				return nil, err
+			}
+			fs.Args = append(fs.Args, &expr.ArrayConstructor{Elems: []expr.Expr{field}, T: types.ArrayOf(types.Text)})
+			fs.Cols = append(fs.Cols, Column{Name: fmt.Sprintf("c%d", i), T: types.Text})
+		}
+		return fs, nil
+	case "posexplode":
+		// Databricks' posexplode(array): (pos, col), pos from 0; unnest
+		// of the positions beside the array.
+		if len(args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function posexplode with %d arguments does not exist", len(args))
+		}
+		fs, err := b.bindSetReturning("unnest", args, pos)
+		if err != nil {
+			return nil, err
+		}
+		positions, err := b.callResolved("_posexplode_positions", fs.Args, types.T{}, pos)
+		if err != nil {
+			return nil, err
+		}
+		return &FunctionScan{Func: "unnest", Args: []expr.Expr{positions, fs.Args[0]},
+			Cols: []Column{{Name: "pos", T: types.Int4}, {Name: "col", T: fs.Cols[0].T}}}, nil
 	case "generate_series":
 		if len(args) < 2 || len(args) > 3 {
 			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function generate_series with %d arguments does not exist", len(args))

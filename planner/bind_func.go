@@ -39,6 +39,23 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		// can be selected, as pgAdmin does.
 		return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "aclexplode returns records: select a field, as (aclexplode(acl)).privilege_type, or call it in FROM")
 	}
+	if name == "explode" || name == "explode_outer" {
+		// Databricks' generators in a select list: one row per element,
+		// as unnest; for a NULL or empty array explode gives no row and
+		// explode_outer one NULL (FROM explode(...): bindSetReturning).
+		if len(f.Args) != 1 {
+			return nil, sqlerr.At(sqlerr.UndefinedFunction, pos+1, "function %s with %d arguments does not exist", name, len(f.Args)).
+				WithHint(name + " takes one array.")
+		}
+		if name == "explode_outer" {
+			return b.bindExplodeOuter(f, ec)
+		}
+		return b.bindSRFCall(f, "unnest", ec)
+	}
+	if name == "posexplode" || name == "json_tuple" {
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "%s is supported in FROM only", name).
+			WithHint("Call it as a table: SELECT ... FROM " + name + "(...) AS t.")
+	}
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)
 	}
@@ -617,6 +634,31 @@ func (b *binder) bindSRFCall(f *pg_query.FuncCall, name string, ec *exprCtx) (ex
 	idx := ec.srf.width()
 	ec.srf.calls = append(ec.srf.calls, SRFCall{Func: fs.Func, Args: fs.Args, T: fs.Cols[0].T})
 	return &expr.ColumnRef{Index: srfPlaceholder + idx, T: fs.Cols[0].T, Name: name}, nil
+}
+
+// bindExplodeOuter binds explode_outer(array) in a select list: unnest
+// of the array, or of one NULL for a NULL or empty array.
+func (b *binder) bindExplodeOuter(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, error) {
+	if ec.srf == nil {
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, int(f.Location)+1, "set-returning functions are not allowed in %s", clause(ec))
+	}
+	inner := &exprCtx{sc: ec.sc, agg: ec.agg, what: "arguments of set-returning functions"}
+	arg, err := b.bindExpr(f.Args[0], inner)
+	if err != nil {
+		return nil, err
+	}
+	if arg.Type().IsArray() {
+		if arg, err = b.callResolved("_explode_outer_array", []expr.Expr{arg}, types.T{}, int(f.Location)); err != nil {
+			return nil, err
+		}
+	}
+	fs, err := b.bindSetReturning("unnest", []expr.Expr{arg}, int(f.Location))
+	if err != nil {
+		return nil, err
+	}
+	idx := ec.srf.width()
+	ec.srf.calls = append(ec.srf.calls, SRFCall{Func: fs.Func, Args: fs.Args, T: fs.Cols[0].T})
+	return &expr.ColumnRef{Index: srfPlaceholder + idx, T: fs.Cols[0].T, Name: "explode_outer"}, nil
 }
 
 // width is the number of columns the calls so far produce.

@@ -15,6 +15,11 @@ type StreamOver struct {
 	// partition the widest frame (or lag) reaches.
 	TimeCol int
 	Context int
+	// Changelog: the input deletes rows, so no row is final; every
+	// partition is kept, and a change recomputes the Context rows after it
+	// or, with Context -1, its whole partition (exec.ChangelogOver;
+	// TimeCol is unused).
+	Changelog bool
 }
 
 // PlanStreamOver checks that every call of w can run over a stream: the

@@ -34,6 +34,7 @@ const (
 	OverNode                            // window functions over earlier rows
 	AggNode                             // a windowed aggregation
 	DedupNode                           // the first row of each key (DISTINCT ON)
+	GroupAggNode                        // a GROUP BY kept for every key, over a changelog or not
 )
 
 // StreamNode is one node of a StreamTree.
@@ -56,6 +57,9 @@ type StreamNode struct {
 	// Dedup likewise a deduplication's.
 	Agg   *StreamPlan
 	Dedup *StreamPlan
+	// GroupAgg is a GROUP BY without a window or over a changelog
+	// (exec.RetractingAggregate).
+	GroupAgg *StreamGroupAgg
 	// TimeCol is the event-time column of the node's output: no later row
 	// the node emits has a time in it below the node's output watermark
 	// (-1: none). WatermarkColumn is its name as the query wrote it.
@@ -164,6 +168,12 @@ func appendOnly(n *StreamNode) bool {
 		}
 	case AggNode:
 		if n.Agg.Mode != AppendMode {
+			return false
+		}
+	case GroupAggNode:
+		return false
+	case OverNode:
+		if n.Over.Changelog {
 			return false
 		}
 	}
@@ -452,7 +462,14 @@ func (b *treeBuilder) over(w *Window) (*StreamNode, error) {
 		return nil, err
 	}
 	if !appendOnly(child) {
-		return nil, refuse("OVER in a streaming table reads an append-only input")
+		// Over a changelog no row is ever final: every partition is kept
+		// and recomputed when its rows change.
+		so, err := PlanChangelogOver(w)
+		if err != nil {
+			return nil, err
+		}
+		b.tree.Warnings = append(b.tree.Warnings, "streaming table state is unbounded: OVER over a changelog keeps every row of every partition (its input's rows can be deleted at any time)")
+		return &StreamNode{Kind: OverNode, Over: so, Children: []*StreamNode{child}, Cols: w.Columns(), TimeCol: -1}, nil
 	}
 	so, err := PlanStreamOver(w, child.TimeCol, child.WatermarkColumn)
 	if err != nil {
@@ -472,7 +489,7 @@ func (b *treeBuilder) agg(a *Aggregate) (*StreamNode, error) {
 		return nil, err
 	}
 	if !appendOnly(child) {
-		return nil, refuse("an aggregation over a changelog (update-mode rows) is not supported yet in a streaming table")
+		return b.groupAgg(a, child, true)
 	}
 	for _, x := range a.Aggs {
 		if len(x.OrderBy) > 0 {
@@ -503,7 +520,9 @@ func (b *treeBuilder) agg(a *Aggregate) (*StreamNode, error) {
 		}
 	}
 	if sp.WindowKey < 0 || child.TimeCol < 0 {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "an aggregation over a join of two streams, OVER or another aggregation must be grouped by an event-time window (window_start of TUMBLE/HOP, or the window_end of the stage below) with a watermark: its rows are then final when the window closes")
+		// No window closes its groups: every group is kept, its row
+		// updated as its input changes.
+		return b.groupAgg(a, child, false)
 	}
 	cols := a.Columns()
 	sp.Cols = cols

@@ -31,6 +31,19 @@ func TestStreamTreeExplainGolden(t *testing.T) {
 		// A join feeding a window aggregation, windowed on the clicks' time.
 		"SELECT window.start, count(*) FROM STREAM impressions" + wm + "JOIN STREAM clicks" + wmc +
 			"ON click_ad_id = ad_id AND click_time BETWEEN imp_time AND imp_time + INTERVAL 1 HOUR GROUP BY window(click_time, '10 minutes')",
+		// Nexmark q4's shape: an aggregation over the changelog of a
+		// non-windowed aggregation over a join.
+		"SELECT n, count(*), avg(n), max(last_click) FROM (SELECT ad_id, count(*) AS n, max(click_time) AS last_click FROM STREAM impressions" + wm + "JOIN STREAM clicks" + wmc +
+			"ON click_ad_id = ad_id AND click_time BETWEEN imp_time AND imp_time + INTERVAL 1 HOUR GROUP BY ad_id) c GROUP BY n",
+		// Nexmark q6's shape: a rolling average over that changelog.
+		"SELECT ad_id, avg(n) OVER (PARTITION BY ad_id % 10 ORDER BY ad_id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) FROM (SELECT ad_id, count(*) AS n FROM STREAM impressions" + wm + "GROUP BY ad_id) c",
+		// A rank over it: a change renumbers its whole partition.
+		"SELECT ad_id, rank() OVER (PARTITION BY ad_id % 10 ORDER BY n DESC) FROM (SELECT ad_id, count(*) AS n FROM STREAM impressions" + wm + "GROUP BY ad_id) c",
+		// An aggregation over a Top-N outside windows.
+		"SELECT ad_id, count(*), min(imp_time) FROM (SELECT ad_id, imp_time FROM (SELECT *, row_number() OVER (PARTITION BY ad_id ORDER BY imp_time DESC) AS rn FROM STREAM impressions" + wm + ") x WHERE rn <= 2) t GROUP BY ad_id",
+		// Aggregates that cannot be undone over a changelog.
+		"SELECT n, string_agg(ad_id::text, ',') FROM (SELECT ad_id, count(*) AS n FROM STREAM impressions" + wm + "GROUP BY ad_id) c GROUP BY n",
+		"SELECT n, count(DISTINCT ad_id) FROM (SELECT ad_id, count(*) AS n FROM STREAM impressions" + wm + "GROUP BY ad_id) c GROUP BY n",
 	}
 	var out strings.Builder
 	for _, q := range queries {

@@ -69,12 +69,12 @@ func planTreeStreaming(cat Catalog, plan Node, st *parse.StreamingStmt, opts Str
 	case mode == "":
 		mode = natural
 	case mode == CompleteMode:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "complete mode is not supported for a join of two streams, Top-N or OVER")
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "complete mode is not supported for a join of two streams, Top-N, OVER or stateful stages over one another (they emit a changelog: use update mode)")
 	case mode != AppendMode && mode != UpdateMode:
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid output_mode \"%s\"", mode).WithHint("Use append, update or complete.")
 	case mode != natural:
 		if natural == UpdateMode {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "append mode is not possible here: a Top-N outside event-time windows changes rows it emitted").
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "append mode is not possible here: a Top-N outside event-time windows, or an aggregation not grouped by one, changes rows it emitted").
 				WithHint("Partition the Top-N by window_start or window_end of a TUMBLE/HOP window, or use EMIT ON UPDATE.")
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "update mode is not supported here: every row of this query is final when emitted (append mode)")
@@ -143,7 +143,34 @@ func ExplainStreamTree(t *StreamTree) []string {
 			}
 			out = append(out, line)
 		case OverNode:
+			if n.Over.Changelog {
+				var keys []string
+				for _, p := range n.Over.Window.Calls[0].PartitionBy {
+					keys = append(keys, p.String())
+				}
+				redo := "a change recomputes its partition"
+				if n.Over.Context >= 0 {
+					redo = "a change recomputes the " + strconv.Itoa(n.Over.Context) + " rows after it"
+				}
+				out = append(out, pad+"Window over a changelog per ("+strings.Join(keys, ", ")+"): every row of every partition kept (unbounded), "+redo)
+				break
+			}
 			out = append(out, pad+"Rolling Window: rows final at the watermark, "+strconv.Itoa(n.Over.Context)+" earlier rows per partition kept")
+		case GroupAggNode:
+			var keys, aggs []string
+			for _, g := range n.GroupAgg.Agg.GroupBy {
+				keys = append(keys, g.String())
+			}
+			for _, a := range n.GroupAgg.Agg.Aggs {
+				aggs = append(aggs, a.Name)
+			}
+			line := pad + "Group Aggregate by (" + strings.Join(keys, ", ") + "): " + strings.Join(aggs, ", ") + "; "
+			if n.GroupAgg.Changelog {
+				line += "over a changelog: every group kept (unbounded) until all its rows are deleted"
+			} else {
+				line += "not windowed: every group kept (unbounded)"
+			}
+			out = append(out, line+", a changed group's row updated once an epoch")
 		case DedupNode:
 			var keys []string
 			for _, k := range n.Dedup.Dedup {

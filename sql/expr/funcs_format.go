@@ -1070,7 +1070,7 @@ func doToTimestamp(in, format string) (*parsedTm, error) {
 	tm := &tmFromChar{}
 	if format != "" {
 		var err error
-		if tm, err = dchFromChar(parseFormat(format, dchKeys, true), in); err != nil {
+		if tm, err = dchFromChar(parsedDCHFormat(format), in); err != nil {
 			return nil, err
 		}
 	}
@@ -1289,10 +1289,7 @@ func init() {
 			return s, nil
 		})},
 	)
-	RegisterScalar("to_timestamp", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.TimestampTZ, Impl: Strict(types.TimestampTZ, func(ctx *Ctx, a []Datum) (Datum, error) {
-		return toTimestampText(ctx, s0(a, 0), s0(a, 1))
-	})})
-	RegisterScalar("to_date", Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Date, Impl: Strict(types.Date, func(ctx *Ctx, a []Datum) (Datum, error) {
-		return toDateText(s0(a, 0), s0(a, 1))
-	})})
+	// to_timestamp(text, text) and to_date(text, text) are registered in
+	// funcs_spark_datetime.go: the format tells PostgreSQL's templates from
+	// Spark's patterns (funcs_spark_dialect.go).
 }

@@ -503,7 +503,7 @@ func init() {
 		return splitPart(s0(a, 0), s0(a, 1), i0(a, 2))
 	}))})
 	RegisterScalar("concat", Overload{Args: []types.T{Any}, Variadic: true, Ret: types.Text, Specialize: concatSpecialize(false), Impl: concatSpecialize(false)(nil, types.Text)})
-	RegisterScalar("concat_ws", Overload{Args: []types.T{types.Text, Any}, Variadic: true, Ret: types.Text, Specialize: concatSpecialize(true), Impl: concatSpecialize(true)(nil, types.Text)})
+	RegisterScalar("concat_ws", Overload{Args: []types.T{types.Text, Any}, Variadic: true, Ret: types.Text, Specialize: concatWSSpecialize, Impl: concatSpecialize(true)(nil, types.Text)})
 	RegisterScalar("format", Overload{Args: []types.T{types.Text, Any}, Variadic: true, Ret: types.Text, Specialize: formatSpecialize, Impl: formatSpecialize(nil, types.Text)})
 	RegisterScalar("quote_ident", Overload{Args: []types.T{types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return quoteIdent(s0(a, 0)), nil })})
 	RegisterScalar("quote_literal", Overload{Args: []types.T{types.Text}, Ret: types.Text, Impl: textFn(func(a []Datum) (Datum, error) { return quoteLiteral(s0(a, 0)), nil })})
