@@ -338,6 +338,14 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 	var targets []target
 	for _, tn := range s.TargetList {
 		rt := tn.GetResTarget()
+		if ts, ok, err := b.structStar(rt.Val, ec); ok {
+			// w.* and (expr).* of a struct: one column per field.
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, ts...)
+			continue
+		}
 		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
 			ts, err := b.expandStar(cr, ec)
 			if err != nil {

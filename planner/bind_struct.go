@@ -193,7 +193,13 @@ func selectField(e expr.Expr, field string, pos int) (expr.Expr, error) {
 	if i < 0 {
 		return nil, sqlerr.At(sqlerr.UndefinedColumn, pos, "column \"%s\" not found in data type %s", field, describeStruct(t))
 	}
-	return &expr.FieldSelect{Arg: e, Index: i, Name: t.Fields()[i].Name, T: t.Fields()[i].Type}, nil
+	ft := t.Fields()[i].Type
+	if ft.OID == types.OidUnknown {
+		// ROW('y') keeps its literal untyped, as PostgreSQL does; read out,
+		// it is the text it holds (same Arrow representation).
+		ft = types.Text
+	}
+	return &expr.FieldSelect{Arg: e, Index: i, Name: t.Fields()[i].Name, T: ft}, nil
 }
 
 // describeStruct spells a struct type for messages: record, with its
@@ -261,4 +267,43 @@ func stringNodes(ss []string) []*pg_query.Node {
 		out[i] = pg_query.MakeStrNode(s)
 	}
 	return out
+}
+
+// structStar expands w.* (no table w has a column list) and (expr).* of a
+// struct value into one target per field, named after the field, as
+// PostgreSQL expands (composite).* and Spark w.*. ok is false for any
+// other target.
+func (b *binder) structStar(n *pg_query.Node, ec *exprCtx) ([]target, bool, error) {
+	var base *pg_query.Node
+	if cr := n.GetColumnRef(); cr != nil && isStar(cr) && len(cr.Fields) >= 2 {
+		prefix := stringList(cr.Fields[:len(cr.Fields)-1])
+		if len(prefix) != len(cr.Fields)-1 || ec.sc == nil || (len(prefix) == 1 && ec.sc.hasTable(prefix[0])) {
+			return nil, false, nil
+		}
+		if len(prefix) == 2 && ec.sc.hasTable(prefix[1]) {
+			return nil, false, nil // schema.table.*
+		}
+		base = &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: stringNodes(prefix), Location: cr.Location}}}
+		qual, name := splitColumnRef(prefix)
+		if _, col, _, err := ec.sc.resolve(qual, name, 0); err != nil || !col.T.IsStruct() {
+			return nil, false, nil
+		}
+	} else if ind := n.GetAIndirection(); ind != nil && len(ind.Indirection) == 1 && ind.Indirection[0].GetAStar() != nil {
+		base = ind.Arg
+	} else {
+		return nil, false, nil
+	}
+	e, err := b.bindExpr(base, ec)
+	if err != nil {
+		return nil, true, err
+	}
+	if !e.Type().IsStruct() {
+		return nil, true, sqlerr.New(sqlerr.WrongObjectType, "type %s is not composite", e.Type())
+	}
+	var out []target
+	vals := structFields(e)
+	for i, f := range e.Type().Fields() {
+		out = append(out, target{e: vals[i], name: f.Name, col: Column{Name: f.Name, T: f.Type}})
+	}
+	return out, true, nil
 }
