@@ -34,6 +34,7 @@ func TestStructWireFormsMatchPostgres(t *testing.T) {
 		`SELECT ROW(NULL::text), ROW('NULL'), ROW()`,
 		`SELECT (ROW(1, 'x'::text)).f2, ROW(1, 'x'::text)::text`,
 		`SELECT a < b, a <= b, a > b, a >= b, a = b, a <> b, a IS DISTINCT FROM b, a IS NOT DISTINCT FROM b FROM (VALUES (ROW(1, NULL::int), ROW(1, 2)), (ROW(1, 2), ROW(1, 2)), (ROW(2, 1), ROW(1, 9)), (ROW(NULL::int, 1), ROW(NULL::int, 1)), (NULL, ROW(1, 1)), (ROW(1, 1), ROW(1, NULL::int))) AS v(a, b)`,
+		`SELECT a IN (ROW(1, 2), ROW(2, 1)), a NOT IN (ROW(1, 2), ROW(2, 1)), COALESCE(a, ROW(0, 0)) FROM (VALUES (ROW(1, 2)), (ROW(1, NULL::int)), (ROW(3, 3)), (NULL)) AS v(a)`,
 		`SELECT ROW(1, 2) = ROW(1, 2), ROW(1, 2) <> ROW(1, 3), ROW(1, NULL) = ROW(1, 2), ROW(1, NULL) = ROW(2, 2), ROW(1, 2) < ROW(1, 3), ROW(1, 2) < ROW(0, 3), ROW(1, NULL) < ROW(2, 0), ROW(1, NULL) < ROW(1, 0), ROW(1, 2) <= ROW(1, 2), ROW(1, 2) >= ROW(1, 3), ROW(1, 'a') > ROW(1, 'b')`,
 	}
 	for _, q := range queries {

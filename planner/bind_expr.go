@@ -666,6 +666,10 @@ func (b *binder) bindInList(a *pg_query.A_Expr, ec *exprCtx) (expr.Expr, error) 
 		}
 		ts = append(ts, list[i].Type())
 	}
+	if left.Type().IsStruct() {
+		// w IN (ROW(...), ...): each item compared as a row (bind_struct_compare.go).
+		return b.structInList(a, left, list)
+	}
 	t, err := expr.CommonType(ts)
 	if err != nil {
 		return nil, sqlerr.At(sqlerr.DatatypeMismatch, int(a.Location)+1, "%s", err.Error())

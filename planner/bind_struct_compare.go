@@ -10,12 +10,12 @@ import (
 
 // Comparison of struct values, as PostgreSQL compares rows.
 //
-// With a ROW(...) constructor on either side (w = ROW(1, 'x')) it is the
-// row-wise comparison of the fields (make_row_comparison_op): = is the AND
+// With ROW(...) constructors on both sides (ROW(a, b) = ROW(1, 'x')) it is
+// the row-wise comparison of the fields (make_row_comparison_op): = is the AND
 // of the fields' =, <> the OR of their <>, and < <= > >= decide on the
 // first pair of fields that differ; a NULL field where it decides makes the
-// result NULL. Between two struct values otherwise (a = b of two struct
-// columns) it is record_eq / record_ne: fields are compared with NULL equal
+// result NULL. Otherwise (w = ROW(1, 'x'), a = b of two struct columns)
+// it is record_eq / record_ne: fields are compared with NULL equal
 // to NULL, and a NULL struct gives NULL; < <= > >= are record_lt and its
 // kin: the first pair of fields that differ decides, a NULL field sorting
 // after every value (as in ORDER BY and GROUP BY).
@@ -45,7 +45,9 @@ func (b *binder) bindStructCompare(op string, ln, rn *pg_query.Node, l, r expr.E
 	if len(lf) != len(rf) {
 		return nil, true, sqlerr.At(sqlerr.SyntaxError, pos+1, "unequal number of entries in row expressions")
 	}
-	rowForm := ln.GetRowExpr() != nil || rn.GetRowExpr() != nil
+	// PostgreSQL compares field by field only when both sides are written
+	// as row constructors; otherwise the operator is record_eq and its kin.
+	rowForm := ln.GetRowExpr() != nil && rn.GetRowExpr() != nil
 	if len(lf) == 0 {
 		return &expr.Const{Val: op == "=" || op == "<=" || op == ">=", T: types.Bool}, true, nil
 	}
@@ -244,4 +246,30 @@ func structNullOperands(l, r expr.Expr) (expr.Expr, expr.Expr) {
 		l = &expr.Const{T: r.Type()}
 	}
 	return l, r
+}
+
+// structInList is w IN (a, b, ...) (NOT IN with <>) for a struct w: the OR
+// of w = a, w = b, ... (the AND of <> for NOT IN), each a struct
+// comparison as PostgreSQL expands a row IN list.
+func (b *binder) structInList(a *pg_query.A_Expr, left expr.Expr, list []expr.Expr) (expr.Expr, error) {
+	op := "="
+	if opName(a.Name) == "<>" {
+		op = "<>"
+	}
+	items := a.Rexpr.GetList().GetItems()
+	args := make([]expr.Expr, len(list))
+	for i, it := range list {
+		e, ok, err := b.bindStructCompare(op, a.Lexpr, items[i], left, it, int(a.Location))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, sqlerr.At(sqlerr.DatatypeMismatch, int(a.Location)+1, "IN types %s and %s cannot be matched", left.Type(), it.Type())
+		}
+		args[i] = e
+	}
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	return &expr.BoolOp{And: op == "<>", Args: args}, nil
 }

@@ -231,8 +231,15 @@ func (i *Info) isArray() bool {
 // Elem returns the element type of an array type.
 func (t T) Elem() T { return T{t.Info().Elem, -1} }
 
-// ArrayOf returns the array type whose elements are t.
-func ArrayOf(t T) T { return T{t.Info().Array, -1} }
+// ArrayOf returns the array type whose elements are t; T{} (OID 0) when
+// t has none. Struct types have none yet: record[] would carry its
+// elements as text, not as the struct's Arrow representation.
+func ArrayOf(t T) T {
+	if t.IsStruct() {
+		return T{}
+	}
+	return T{t.Info().Array, -1}
+}
 
 // String is the format_type spelling, with the modifier.
 func (t T) String() string { return FormatType(t.OID, t.Typmod) }
