@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -76,7 +77,7 @@ func TestCreateLookupDropPersist(t *testing.T) {
 	v0 := c.Version()
 	r, err := c.CreateRelation(&Relation{Name: "t", Kind: KindTable, PrimaryKey: []string{"a"},
 		Columns: []Column{{Name: "a", Type: types.Int8, NotNull: true}, {Name: "b", Type: types.Text, Default: "'x'"}},
-		Options: map[string]string{"retention": "1 day"}}, false)
+		Table:   &TableOptions{Retention: 24 * time.Hour}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestCreateLookupDropPersist(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.OID != r.OID || len(got.Columns) != 2 || got.Columns[0].Type != types.Int8 || !got.Columns[0].NotNull ||
-		got.Columns[1].Default != "'x'" || got.Options["retention"] != "1 day" || got.PrimaryKey[0] != "a" ||
+		got.Columns[1].Default != "'x'" || got.Table == nil || got.Table.Retention != 24*time.Hour || got.PrimaryKey[0] != "a" ||
 		!got.Created.Equal(r.Created) {
 		t.Fatalf("after reopen: %+v, want %+v", got, r)
 	}

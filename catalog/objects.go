@@ -110,6 +110,11 @@ type Column struct {
 	Type    types.T
 	NotNull bool
 	Default string // SQL text of the DEFAULT expression, "" if none
+	// Comment is the column's COMMENT (shown through pg_description).
+	Comment string `json:",omitempty"`
+	// Generated is a streaming table column's GENERATED ALWAYS AS
+	// expression, as written ("" if none).
+	Generated string `json:",omitempty"`
 }
 
 type Relation struct {
@@ -121,12 +126,28 @@ type Relation struct {
 	// ViewSQL is the defining query of views and streaming tables, and
 	// for sources a batch query reading the same rows.
 	ViewSQL    string
-	Options    map[string]string
 	Owner      uint32
 	Created    time.Time
 	PrimaryKey []string
+	// Table is a plain table's options (KindTable); nil when it has none.
+	Table *TableOptions `json:",omitempty"`
+	// Streaming is set for streaming tables (KindStreamingTable) and only
+	// for them (streaming_table.go).
+	Streaming *StreamingTable `json:",omitempty"`
 	// Source is set for sources (KindSource) and only for them.
 	Source *Source `json:",omitempty"`
+}
+
+// TableOptions is a plain table's WITH options and WATERMARK FOR clause,
+// checked at CREATE TABLE.
+type TableOptions struct {
+	// Retention is how long the table's log keeps rows for streaming
+	// tables that read it (WITH (retention = '1 day')); 0 keeps them.
+	Retention time.Duration `json:",omitempty"`
+	// WatermarkColumn and WatermarkDelayUS are the WATERMARK FOR clause
+	// (the column, and the delay in microseconds); "" when none.
+	WatermarkColumn  string `json:",omitempty"`
+	WatermarkDelayUS int64  `json:",omitempty"`
 }
 
 // Source is a source relation's definition: its connector and the
@@ -189,6 +210,9 @@ type Database struct {
 	Name string
 }
 
+// Clone returns a deep copy the caller may change.
+func (r *Relation) Clone() *Relation { return r.clone() }
+
 // clone returns a deep copy, so that the catalog's copy never shares
 // memory with a caller's.
 func (r *Relation) clone() *Relation {
@@ -203,11 +227,12 @@ func (r *Relation) clone() *Relation {
 		}
 		c.Source = &src
 	}
-	if r.Options != nil {
-		c.Options = make(map[string]string, len(r.Options))
-		for k, v := range r.Options {
-			c.Options[k] = v
-		}
+	if r.Table != nil {
+		t := *r.Table
+		c.Table = &t
+	}
+	if r.Streaming != nil {
+		c.Streaming = r.Streaming.clone()
 	}
 	return &c
 }

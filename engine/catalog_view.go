@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -101,14 +100,13 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 		r.ViewSQL = rel.ViewSQL
 	case catalog.KindStreamingTable:
 		r.Streaming = true
-		r.AppendOnly = rel.Options["output_mode"] == planner.AppendMode
+		r.AppendOnly = rel.Streaming != nil && rel.Streaming.OutputMode == planner.AppendMode
 	case catalog.KindSource:
 		r.Source = true
 		r.WatermarkColumn, r.WatermarkDelay = rel.Source.WatermarkColumn, rel.Source.WatermarkDelayUS
 	}
-	if c := rel.Options["watermark_column"]; c != "" {
-		r.WatermarkColumn = c
-		r.WatermarkDelay, _ = strconv.ParseInt(rel.Options["watermark_delay_us"], 10, 64)
+	if t := rel.Table; t != nil && t.WatermarkColumn != "" {
+		r.WatermarkColumn, r.WatermarkDelay = t.WatermarkColumn, t.WatermarkDelayUS
 	}
 	for _, c := range rel.Columns {
 		r.Cols = append(r.Cols, planner.RelColumn{Name: c.Name, T: c.Type, NotNull: c.NotNull, Default: c.Default})

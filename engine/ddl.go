@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -35,7 +34,7 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 	if len(c.InhRelations) > 0 || c.Partspec != nil || c.OfTypename != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "table inheritance, partitioning and typed tables are not supported")
 	}
-	rel := &catalog.Relation{Schema: c.Relation.Schemaname, Name: c.Relation.Relname, Kind: catalog.KindTable, Options: map[string]string{}}
+	rel := &catalog.Relation{Schema: c.Relation.Schemaname, Name: c.Relation.Relname, Kind: catalog.KindTable}
 	if c.Relation.Relpersistence == "t" {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "temporary tables are not supported")
 	}
@@ -75,19 +74,23 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		rel.Columns[i].NotNull = true
 	}
 	rel.PrimaryKey = pk
+	var opts catalog.TableOptions
+	var settings []connector.Setting
 	for _, o := range c.Options {
 		d := o.GetDefElem()
 		v, err := defElemString(d)
 		if err != nil {
 			return nil, err
 		}
-		// The table's log is a streaming source: its options are the
-		// table-log source's.
-		if _, err := tablelog.ParseOptions([]connector.Setting{{Name: d.Defname, Value: v}}); err != nil {
-			return nil, err
-		}
-		rel.Options[d.Defname] = v
+		settings = append(settings, connector.Setting{Name: d.Defname, Value: v})
 	}
+	// The table's log is a streaming source: its options are the
+	// table-log source's.
+	logOpts, err := tablelog.ParseOptions(settings)
+	if err != nil {
+		return nil, err
+	}
+	opts.Retention = logOpts.Retention
 	if wm != nil {
 		i := rel.Column(wm.Column)
 		if i < 0 {
@@ -98,8 +101,11 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		default:
 			return nil, sqlerr.At(sqlerr.DatatypeMismatch, wm.Pos, "WATERMARK FOR column \"%s\" must be a timestamp or timestamptz, not %s", wm.Column, rel.Columns[i].Type)
 		}
-		rel.Options["watermark_column"] = wm.Column
-		rel.Options["watermark_delay_us"] = strconv.FormatInt(wm.Delay.Microseconds(), 10)
+		opts.WatermarkColumn = wm.Column
+		opts.WatermarkDelayUS = wm.Delay.Microseconds()
+	}
+	if opts != (catalog.TableOptions{}) {
+		rel.Table = &opts
 	}
 	if rel.Schema == "" {
 		sp := s.searchPath()
@@ -108,7 +114,7 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		}
 		rel.Schema = sp[0]
 	}
-	_, err := s.eng.cat.CreateRelation(rel, c.IfNotExists)
+	_, err = s.eng.cat.CreateRelation(rel, c.IfNotExists)
 	return noticeOr(err, io, "CREATE TABLE")
 }
 

@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/wire"
@@ -68,15 +68,7 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LISTEN/NOTIFY is not supported; use SUBSCRIBE")
 	}
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %s is not supported", statementName(n))
-}
-
-func statementName(n *pg_query.Node) string {
-	name := fmt.Sprintf("%T", n.GetNode())
-	if len(name) > len("*pg_query.Node_") {
-		name = name[len("*pg_query.Node_"):]
-	}
-	return name
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", planner.NodeName(n))
 }
 
 func appendOnly(what string) error {

@@ -69,6 +69,8 @@ type Engine struct {
 
 	queryBudget *exec.MemoryBudget // all batch queries' memory
 	tempDir     string             // DATA/tmp: spill files
+
+	sched scheduler // schedule.go: SCHEDULE clauses
 }
 
 var _ wire.Handler = (*Engine)(nil)

@@ -160,7 +160,12 @@ func TestNexmarkSuite(t *testing.T) {
 	t.Cleanup(func() { pgConn.Close(context.Background()) })
 	srv := startServer(t, t.TempDir())
 	w := srv.connect(t)
+	var sltOut *nexmarkSLTWriter // nexmark_slt_test.go
+	if *nexmarkSLT != "" {
+		sltOut = &nexmarkSLTWriter{}
+	}
 	for _, tb := range nexmarkTables {
+		sltOut.statement("CREATE TABLE " + tb.name + " (" + tb.cols + nexmarkWatermark + ")")
 		sdExec(t, w, "weir", "CREATE TABLE "+tb.name+" ("+tb.cols+nexmarkWatermark+")")
 		sdExec(t, pgConn, "PostgreSQL", "CREATE TABLE "+tb.name+" ("+tb.cols+")")
 	}
@@ -168,6 +173,8 @@ func TestNexmarkSuite(t *testing.T) {
 		sdExec(t, c, "setup", nexmarkSideInput)
 		sdExec(t, c, "setup", nexmarkSideRows)
 	}
+	sltOut.statement(nexmarkSideInput)
+	sltOut.statement(nexmarkSideRows)
 
 	// The streaming tables: each accepted, or refused as recorded.
 	type result struct {
@@ -193,6 +200,7 @@ func TestNexmarkSuite(t *testing.T) {
 			accepted = append(accepted, q)
 		case pe == nil:
 			accepted = append(accepted, q)
+			sltOut.statement("CREATE STREAMING TABLE nx_" + q.name + " AS " + q.streaming)
 		case !refused:
 			r.streaming = "FAIL"
 			t.Errorf("%s: CREATE STREAMING TABLE refused: %s %s", q.name, pe.Code, pe.Message)
@@ -217,8 +225,10 @@ func TestNexmarkSuite(t *testing.T) {
 			if rows == inserted[tb.name] {
 				continue
 			}
-			sdExec(t, w, "weir", fmt.Sprintf("INSERT INTO %s SELECT * FROM nexmark('%s', max_events => %d%s) OFFSET %d",
-				tb.name, tb.name, upTo, nexmarkOptions, inserted[tb.name]))
+			ins := fmt.Sprintf("INSERT INTO %s SELECT * FROM nexmark('%s', max_events => %d%s) OFFSET %d",
+				tb.name, tb.name, upTo, nexmarkOptions, inserted[tb.name])
+			sdExec(t, w, "weir", ins)
+			sltOut.statement(ins)
 			inserted[tb.name] = rows
 		}
 		want := map[string]int64{}
@@ -289,8 +299,10 @@ func TestNexmarkSuite(t *testing.T) {
 			t.Errorf("%s: %d late rows, want 0", q.name, late)
 		} else {
 			r.streaming = "pass"
+			sltOut.query(t, pgConn, "nx_"+q.name, q.batch, want.cols)
 		}
 	}
+	sltOut.write(t, *nexmarkSLT, events, batches)
 
 	// The summary.
 	var b strings.Builder

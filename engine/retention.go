@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
-	"github.com/weir-sql/weir/connector/tablelog"
 	"github.com/weir-sql/weir/planner"
 )
 
@@ -16,14 +15,10 @@ import (
 
 // retentionOf is a table's retention (0: keep forever).
 func retentionOf(rel *catalog.Relation) time.Duration {
-	if rel.Options["retention"] == "" {
+	if rel.Table == nil {
 		return 0
 	}
-	o, err := tablelog.OptionsOf(map[string]string{"retention": rel.Options["retention"]})
-	if err != nil {
-		return 0
-	}
-	return o.Retention
+	return rel.Table.Retention
 }
 
 // noteCommitTime records, for a table with retention, that its chunks up
@@ -31,7 +26,7 @@ func retentionOf(rel *catalog.Relation) time.Duration {
 // a crash in between only makes rows live longer.
 func (e *Engine) noteCommitTime(rel uint32) {
 	r, ok := e.cat.RelationByOID(rel)
-	if !ok || r.Options["retention"] == "" {
+	if !ok || retentionOf(r) == 0 {
 		return
 	}
 	e.logs.NoteCommitTime(rel, time.Now())
@@ -88,7 +83,8 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 	e.logs.TrimTo(rel, old, trimmed)
 }
 
-// retentionLoop applies retention every second until the engine closes.
+// retentionLoop applies retention, and runs the schedules of scheduled
+// streaming tables (schedule.go), every second until the engine closes.
 func (e *Engine) retentionLoop() {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -98,6 +94,7 @@ func (e *Engine) retentionLoop() {
 			return
 		case <-t.C:
 			e.applyRetention()
+			e.runSchedules(time.Now())
 		}
 	}
 }

@@ -298,7 +298,10 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 // take the slower path.
 func mayBeStreaming(q string) bool {
 	u := strings.ToUpper(q)
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE"} {
+	if mayBeDescribe(u) { // describe.go
+		return true
+	}
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW"} {
 		if strings.Contains(u, k) {
 			return true
 		}

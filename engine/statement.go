@@ -40,6 +40,10 @@ func (st *statement) prepare() error {
 	n := st.parsed.Node
 	st.prepared = true
 	st.catVersion = st.sess.eng.cat.Version()
+	if err := st.checkDatabaseNames(); err != nil { // catalog.schema.table (database_names.go)
+		st.prepared = false
+		return err
+	}
 	if st.stream != nil {
 		st.cols = streamingColumns(st.stream)
 		return nil

@@ -366,7 +366,7 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 }
 
 func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io noticer) (string, error) {
-	sp, trig, err := s.planStreaming(st)
+	sp, trig, err := s.planStreamingTable(st, nil) // streaming_ddl.go: declared columns
 	if err != nil {
 		return "", err
 	}
@@ -386,7 +386,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
 			// under the new query, which needs every input row they read.
-			if err := checkpoint.CheckIdentity(name, existing.Options["state_fingerprint"], sp.StateFingerprint()); err != nil {
+			if err := checkpoint.CheckIdentity(name, existing.Streaming.StateFingerprint, sp.StateFingerprint()); err != nil {
 				return "", err
 			}
 			if recs, err := checkpoint.LoadEpochs(s.eng.store, existing.OID); err != nil {
@@ -404,13 +404,13 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 		}
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
-		Options: map[string]string{"definition": text, "output_mode": sp.Mode, "trigger": trig.kind,
-			"state_fingerprint": sp.StateFingerprint()}}
+		Streaming: &catalog.StreamingTable{Definition: text, OutputMode: sp.Mode, Trigger: trig.kind,
+			StateFingerprint: sp.StateFingerprint()}}
 	if lateName := st.Options["late_rows"]; lateName != "" {
 		if err := s.ensureLateRowsTable(schema, lateName, sp, io); err != nil {
 			return "", err
 		}
-		rel.Options["late_rows"] = lateName
+		rel.Streaming.LateRows = lateName
 	}
 	for _, c := range sp.Cols {
 		t := c.T
@@ -418,6 +418,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			t = types.Text
 		}
 		rel.Columns = append(rel.Columns, catalog.Column{Name: c.Name, Type: t})
+	}
+	if err := s.applyTableSpec(rel, st, io); err != nil { // streaming_ddl.go
+		return "", err
 	}
 	created, err := s.eng.cat.CreateRelation(rel, false)
 	if err != nil {
@@ -462,7 +465,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	oid := rel.OID
 	var lateOID uint32
 	var lateSchema *arrow.Schema
-	if name := rel.Options["late_rows"]; name != "" {
+	if name := rel.Streaming.LateRows; name != "" {
 		if lr, err := e.cat.LookupRelation(sys.searchPath(), "", name); err == nil {
 			lateOID = lr.OID
 			cols := make([]planner.Column, len(lr.Columns))
@@ -545,11 +548,14 @@ func (e *Engine) startStreamingTables() {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		st, err := parse.ParseStreaming(rel.Options["definition"])
+		if rel.Streaming.PlanText() == "" {
+			continue // declared without a query, and no flow yet
+		}
+		st, err := parse.ParseStreaming(rel.Streaming.PlanText())
 		var sp *planner.StreamPlan
 		trig := trigger{kind: "continuous"}
 		if err == nil && st != nil {
-			sp, trig, err = sys.planStreaming(st)
+			sp, trig, err = sys.planStreamingTable(st, shapeOf(rel))
 		}
 		if err != nil || sp == nil {
 			msg := "cannot plan the streaming table"
@@ -607,7 +613,7 @@ func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPla
 		}
 		return nil
 	}
-	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindTable, Options: map[string]string{}}
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindTable}
 	for _, c := range cols {
 		t := c.T
 		if t.OID == types.OidUnknown {

@@ -17,6 +17,9 @@ import (
 
 // streamingColumns is the result shape of a streaming statement.
 func streamingColumns(st *parse.StreamingStmt) []wire.Column {
+	if cols, ok := describeColumns(st); ok { // describe.go
+		return cols
+	}
 	switch st.Kind {
 	case parse.ShowStreamingTables:
 		return []wire.Column{{Name: "name", Type: types.Text}, {Name: "status", Type: types.Text},
@@ -35,16 +38,38 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	if isSourceStatement(ss) {
 		return s.runSourceStatement(st, io)
 	}
+	if parse.IsDescribe(ss.Kind) {
+		return s.runDescribe(st) // describe.go
+	}
+	if ss.Name != "" {
+		// [catalog.]schema.name: the parser keeps the parts joined; every
+		// statement below uses the schema and the name apart (the catalog
+		// checked against the session's database).
+		schema, name, err := s.streamingNameParts(ss) // database_names.go
+		if err != nil {
+			return nil, err
+		}
+		cp := *ss
+		cp.Schema, cp.Name = schema, name
+		ss = &cp
+	}
 	if s.tx.open && ss.Kind != parse.ShowStreamingTables && ss.Kind != parse.ExplainStreamingTable && ss.Kind != parse.ExplainCreateStreamingTable {
 		return nil, sqlerr.New(sqlerr.ActiveTransaction, "streaming table statements cannot run inside a transaction block")
 	}
 	switch ss.Kind {
 	case parse.CreateStreamingTable:
+		if ss.Spec != nil && ss.Spec.NoQuery {
+			return s.createDeclaredStreamingTable(ss, st.parsed.Text, io) // streaming_ddl.go
+		}
 		tag, err := s.createStreamingTable(ss, st.parsed.Text, io)
 		if err != nil {
 			return nil, err
 		}
 		return commandResult(tag), nil
+	case parse.CreateFlow:
+		return s.createFlow(ss, st.parsed.Text, io)
+	case parse.AlterStreamingTable:
+		return s.alterStreamingTable(ss, io)
 	case parse.DropStreamingTable:
 		return s.dropStreamingTable(ss, io)
 	case parse.RefreshStreamingTable:
@@ -52,7 +77,10 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	case parse.ShowStreamingTables:
 		return s.showStreamingTables(st)
 	case parse.ExplainCreateStreamingTable:
-		sp, trig, err := s.planStreaming(ss)
+		if ss.Spec != nil && ss.Spec.NoQuery {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" has no query to explain", ss.Name)
+		}
+		sp, trig, err := s.planStreamingTable(ss, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +148,7 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 // refreshStreamingTable runs a streaming table now (available_now, or
 // after a failure); FULL recomputes it from the retained input.
 func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
-	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
+	rel, err := s.lookupStreamingName(ss)
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +162,15 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 		failed = status == statusFailed
 	}
 	if ss.Full || failed || r == nil || r.plan == nil {
-		st, err := parse.ParseStreaming(rel.Options["definition"])
+		if rel.Streaming.PlanText() == "" {
+			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" has no flow yet", rel.Name).
+				WithHint("CREATE FLOW name AS INSERT INTO " + rel.Name + " BY NAME SELECT ...")
+		}
+		st, err := parse.ParseStreaming(rel.Streaming.PlanText())
 		if err != nil || st == nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "streaming table \"%s\" has an unreadable definition", rel.Name)
 		}
-		sp, trig, err := s.planStreaming(st)
+		sp, trig, err := s.planStreamingTable(st, shapeOf(rel))
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +264,7 @@ func (s *Session) showStreamingTables(st *statement) (wire.Result, error) {
 				epoch, rows = p.Epoch, p.OutputRows
 			}
 		}
-		vals := []any{rel.Name, status, rel.Options["output_mode"], rel.Options["trigger"], input, epoch, rows}
+		vals := []any{rel.Name, status, rel.Streaming.OutputMode, rel.Streaming.Trigger, input, epoch, rows}
 		for i, v := range vals {
 			cols[i] = append(cols[i], v)
 		}

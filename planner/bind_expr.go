@@ -150,7 +150,7 @@ func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
 	case *pg_query.Node_RowExpr:
 		return b.bindRowExpr(x.RowExpr, ec)
 	}
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n.GetNode())
+	return nil, notSupported(nodeLocation(n), NodeName(n))
 }
 
 func boolOpName(op pg_query.BoolExprType) string {

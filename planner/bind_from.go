@@ -84,7 +84,7 @@ func (b *binder) bindFromItem(n *pg_query.Node, parent *scope) (Node, *scope, er
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr, parent)
 	}
-	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "FROM item %T is not supported", n.GetNode())
+	return nil, nil, notSupported(nodeLocation(n), NodeName(n)+" in FROM")
 }
 
 func scopeOf(cols []Column, alias string, colnames []string, parent *scope) *scope {
@@ -122,6 +122,9 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 			}
 			return plan, scopeOf(plan.Columns(), alias, names, parent), nil
 		}
+	}
+	if err := b.checkRangeVarDatabase(rv); err != nil {
+		return nil, nil, err
 	}
 	rel, err := b.cat.LookupRelation(rv.Schemaname, rv.Relname)
 	if err != nil {
@@ -201,6 +204,14 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 	name := funcName(fc.Funcname)
 	if kind, ok := windowFunctions[name]; ok {
 		return b.bindWindowFunction(rf, fc, kind, parent)
+	}
+	if err := databricksFileFunction(name, fc); err != nil {
+		return nil, nil, err
+	}
+	if name == "identifier" {
+		if rv, ok := identifierClause(fc, rf.Alias); ok {
+			return b.bindRangeVar(rv, parent)
+		}
 	}
 	if name == "read_files" {
 		return nil, nil, sqlerr.At(sqlerr.FeatureNotSupported, int(fc.Location)+1, "read_files is not supported yet").

@@ -2,6 +2,7 @@ package planner
 
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/parse"
@@ -12,7 +13,7 @@ import (
 func (b *binder) bindSelectNode(n *pg_query.Node, parent *scope) (Node, error) {
 	s := n.GetSelectStmt()
 	if s == nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %T is not a query", n.GetNode())
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not a query", NodeName(n))
 	}
 	return b.bindSelect(s, parent)
 }
@@ -77,7 +78,7 @@ func (b *binder) bindSelect(s *pg_query.SelectStmt, parent *scope) (Node, error)
 	}
 	if len(s.SortClause) > 0 {
 		keys := make([]SortKey, 0, len(s.SortClause))
-		for _, o := range s.SortClause {
+		for _, o := range orderByAll(s.SortClause, len(cols)) {
 			sb := o.GetSortBy()
 			var e expr.Expr
 			if i, ok := ordinal(sb.Node); ok {
@@ -260,6 +261,17 @@ func (b *binder) bindSimpleSelect(s *pg_query.SelectStmt, parent *scope) (Node, 
 // bindSimpleSelectLevel binds a SELECT without set operations; forceAgg
 // makes it aggregate although no aggregate of its own is written in it.
 func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, forceAgg bool, scOut **scope) (Node, error) {
+	// Databricks' QUALIFY comes as a select-list item; it is bound on a
+	// copy so that the statement's tree stays as parsed (it may be bound
+	// again).
+	var qual *pg_query.ResTarget
+	if _, q := qualifyItem(s.TargetList); q != nil {
+		s = proto.Clone(s).(*pg_query.SelectStmt)
+		s.TargetList, qual = qualifyItem(s.TargetList)
+		if len(s.DistinctClause) > 0 {
+			return nil, qualifyNotSupported(qual, "DISTINCT")
+		}
+	}
 	var input Node
 	sc := &scope{parent: parent}
 	if len(s.FromClause) == 0 {
@@ -289,7 +301,7 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 	}
 	input = b.planJoins(input, where)
 
-	groupItems := s.GroupClause
+	groupItems := groupByAll(s, s.GroupClause)
 	if i, fc := sparkWindowGroupIn(groupItems, s.TargetList, sc); fc != nil {
 		others := append(append([]*pg_query.Node{}, groupItems[:i]...), groupItems[i+1:]...)
 		var err error
@@ -393,8 +405,21 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 	// ORDER BY: output names and ordinals first, then expressions over the
 	// same columns as the target list, added as hidden columns.
 	visible := len(targets)
+	qualifyIdx := -1
+	if qual != nil {
+		cond := qualifyAliases(qual.Val, s.TargetList, sc)
+		e, err := b.bindExpr(cond, ec)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.coerceBool(e, "QUALIFY"); err != nil {
+			return nil, err
+		}
+		targets = append(targets, target{e: e, name: "?qualify?", col: Column{Name: "?qualify?", T: e.Type()}})
+		qualifyIdx = len(targets) - 1
+	}
 	var keys []SortKey
-	for _, o := range s.SortClause {
+	for _, o := range orderByAll(s.SortClause, visible) {
 		sb := o.GetSortBy()
 		if err := orderingOperator(sb); err != nil {
 			return nil, err
@@ -525,6 +550,9 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 		plan = &Values{Rows: [][]expr.Expr{exprs}, Cols: cols}
 	} else {
 		plan = &Project{Input: plan, Exprs: exprs, Cols: cols}
+	}
+	if qualifyIdx >= 0 {
+		plan = &Filter{Input: plan, Pred: &expr.ColumnRef{Index: qualifyIdx, T: types.Bool, Name: "?qualify?"}}
 	}
 	if distinct {
 		plan = &Distinct{Input: plan}

@@ -1,9 +1,6 @@
 package planner
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -250,7 +247,7 @@ func (b *treeBuilder) build(n Node) (*StreamNode, error) {
 	case *Distinct:
 		return b.dedup(x)
 	}
-	return nil, refuse("%s is not supported in a streaming table", strings.TrimPrefix(fmt.Sprintf("%T", n), "*planner."))
+	return nil, refuse("%s is not supported in a streaming table", planNodeName(n))
 }
 
 func skipProject(n Node) Node {

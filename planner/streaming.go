@@ -224,7 +224,7 @@ func (sp *StreamPlan) checkPre(n Node) error {
 	case *SetOp:
 		return refuse("UNION, INTERSECT and EXCEPT are not supported in a streaming table yet")
 	}
-	return refuse("%s is not supported in a streaming table", strings.TrimPrefix(fmt.Sprintf("%T", n), "*planner."))
+	return refuse("%s is not supported in a streaming table", planNodeName(n))
 }
 
 // findInput locates the single streamed relation. When the query marks

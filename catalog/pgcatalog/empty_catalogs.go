@@ -15,14 +15,6 @@ func emptyCatalog(oid uint32, name string, cols ...catalog.Column) *Table {
 	return &Table{OID: oid, Schema: "pg_catalog", Name: name, Kind: 'r', Columns: cols, Rows: emptyRows(cols)}
 }
 
-func pgDescription() *Table {
-	return emptyCatalog(2609, "pg_description",
-		col("objoid", types.Oid),
-		col("classoid", types.Oid),
-		col("objsubid", types.Int4),
-		col("description", types.Text))
-}
-
 func pgShdescription() *Table {
 	return emptyCatalog(2396, "pg_shdescription",
 		col("objoid", types.Oid),

@@ -48,9 +48,8 @@ func (s *Snapshot) userRelations() []relation {
 			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
 			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL,
 		}
-		if r.Kind == catalog.KindStreamingTable {
-			rel.Options = []any{"query=" + strings.Join(strings.Fields(r.ViewSQL), " "),
-				"output_mode=" + r.Options["output_mode"], "trigger=" + r.Options["trigger"]}
+		if st := r.Streaming; st != nil {
+			rel.Options = streamingRelOptions(r.ViewSQL, st)
 		}
 		out = append(out, rel)
 	}
@@ -159,4 +158,38 @@ func nullIfEmpty(v string) any {
 		return nil
 	}
 	return v
+}
+
+// streamingRelOptions is a streaming table's pg_class.reloptions: its
+// query and how it runs, then what its Databricks clauses declared
+// (TBLPROPERTIES entries under their own keys, as Spark shows them).
+func streamingRelOptions(query string, st *catalog.StreamingTable) []any {
+	var out []any
+	if query != "" {
+		out = append(out, "query="+strings.Join(strings.Fields(query), " "))
+	}
+	out = append(out, "output_mode="+st.OutputMode, "trigger="+st.Trigger)
+	if st.Schedule != nil {
+		out = append(out, "schedule="+st.Schedule.Text)
+	}
+	if len(st.PartitionedBy) > 0 {
+		out = append(out, "partitioned_by="+strings.Join(st.PartitionedBy, ","))
+	}
+	if st.ClusterBy != nil {
+		out = append(out, "cluster_by="+strings.Join(st.ClusterBy, ","))
+	}
+	for _, e := range st.Expectations {
+		v := "expectation." + e.Name + "=" + e.Expr
+		if e.OnViolation != "" {
+			v += " ON VIOLATION " + strings.ToUpper(e.OnViolation)
+		}
+		out = append(out, v)
+	}
+	for _, f := range st.Flows {
+		out = append(out, "flow."+f.Name+"="+strings.Join(strings.Fields(f.Definition), " "))
+	}
+	for _, p := range st.Properties {
+		out = append(out, p.Key+"="+p.Value)
+	}
+	return out
 }

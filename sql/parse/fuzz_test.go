@@ -14,6 +14,10 @@ func FuzzParse(f *testing.F) {
 		"SELECT 1", "select a, b from t where x = $1 order by 2 desc", "SELEC 1", "", ";",
 		"SELECT 'unterminated", "CREATE TABLE t (a int, b text)", "SELECT 1; SELECT 2",
 		"SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname OPERATOR(pg_catalog.~) '^(x)$' COLLATE pg_catalog.default",
+		// Databricks' spellings (databricks_query.go).
+		"SELECT a, count(*) FROM t GROUP BY ALL ORDER BY ALL DESC", "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS t(a, b)",
+		"SELECT a, rank() OVER (ORDER BY b) AS r FROM t QUALIFY r = 1", "SELECT raw:store.fruit[0]['type']::text FROM s",
+		"SELECT * FROM VALUES (", "SELECT x: FROM t", "SELECT 1 QUALIFY", "SELECT (a):[0] FROM t GROUP BY ALL,",
 	} {
 		f.Add(s)
 	}

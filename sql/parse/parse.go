@@ -40,6 +40,13 @@ func Parse(sql string) ([]Statement, error) {
 			}
 		}
 	}
+	if err != nil && !isStackDepthError(err) {
+		if t2, s2, ok := dialectRetry(sql, &err); ok { // Databricks' spellings (databricks_query.go)
+			tree, sql, err = t2, s2, nil
+		} else if se, refused := err.(*sqlerr.Error); refused {
+			return nil, se // a Databricks feature weir does not have, by name
+		}
+	}
 	if isStackDepthError(err) {
 		return nil, sqlerr.StackDepthExceeded()
 	}

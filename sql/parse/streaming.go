@@ -61,6 +61,12 @@ type StreamingStmt struct {
 	Window *WindowSpec
 	// Pos is the 1-based position of the statement's first token.
 	Pos int
+	// Spec is the Databricks DDL of CREATE STREAMING TABLE, CREATE FLOW
+	// and ALTER STREAMING TABLE (streaming_ddl.go); nil for the others.
+	Spec *TableSpec
+	// Describe is DESCRIBE's, SHOW CREATE TABLE's and SHOW TBLPROPERTIES'
+	// (describe_stmt.go).
+	Describe *DescribeSpec
 
 	// CREATE SOURCE: the column list's text without its WATERMARK FOR
 	// element ("" when none was given), where it starts, and the

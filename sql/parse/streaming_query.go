@@ -31,6 +31,9 @@ type queryRewriter struct {
 	st    *StreamingStmt
 	rw    *rewriter
 	items []*fromItem
+	// plain are the named FROM items that are neither streams nor
+	// watermarked (a WATERMARK after a subquery may make one an input).
+	plain []*fromItem
 	// windows found, in text order of discovery; the first becomes st.Window.
 	windows  []windowAt
 	ksql     []ksqlWindow
@@ -62,6 +65,9 @@ type fromItem struct {
 	wmColText        string // the watermark column as written (quoted if it was)
 	wmExprText       string // the watermark expression, canonical
 	wmDerived        bool   // the column is computed: add it in a subselect
+	wmExprFirst      int    // tokens [wmExprFirst, wmExprEnd) hold the expression
+	wmExprEnd        int
+	input            int // index of the item's entry in st.Inputs, -1 if none
 	window           *WindowSpec
 	level, sel       int
 }
@@ -82,6 +88,10 @@ type frame struct {
 	// noClause: the parentheses of EXTRACT(x FROM y) and friends, where
 	// FROM is not a clause.
 	noClause bool
+	// derived: the parentheses of a derived table (a query in FROM) that
+	// opened at token open; a WATERMARK clause may follow its ')'.
+	derived bool
+	open    int
 }
 
 // run walks tokens [from, to) once, recording edits and clause structs.
@@ -112,10 +122,11 @@ func (q *queryRewriter) run(from, to int) error {
 			} else {
 				// A parenthesised join or a derived table: inside, a FROM
 				// item starts unless a query does.
-				stack = append(stack, frame{level: nextLevel, sel: f.sel, inFrom: true})
+				stack = append(stack, frame{level: nextLevel, sel: f.sel, inFrom: true, open: i})
 				nextLevel++
 				switch q.word(i + 1) {
 				case "select", "with", "values", "table":
+					stack[len(stack)-1].derived = true
 				default:
 					if !q.is(i+1, tokLParen) {
 						expectItem = true
@@ -136,7 +147,18 @@ func (q *queryRewriter) run(from, to int) error {
 			nextLevel++
 		case tokRParen:
 			if len(stack) > 1 {
+				closed := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
+				if closed.derived {
+					n, err := q.derivedWatermark(closed.open, i, to)
+					if err != nil {
+						return err
+					}
+					if n > i+1 {
+						i = n
+						continue
+					}
+				}
 			}
 		case pg_query.Token_SELECT:
 			f.sel = nextSel
@@ -223,27 +245,22 @@ func (q *queryRewriter) fromItem(i, to, level, sel int) (int, error) {
 		}
 		j++
 	}
-	it.aliasFirst = j
-	switch {
-	case q.is(j, pg_query.Token_AS) && q.labelLike(j+1) && j+1 < to:
-		it.aliasTok = j + 1
-		j += 2
-	case q.nameLike(j) && !q.isWord(j, "watermark") && j < to:
-		it.aliasTok = j
-		j++
-	}
-	if it.aliasTok >= 0 && q.is(j, tokLParen) {
-		if close := q.matchParen(j); close > 0 && close < to {
-			j = close + 1
-		}
-	}
-	it.aliasEnd = j
+	j = q.alias(it, j, to)
 	if q.isWord(j, "watermark") {
 		n, err := q.watermark(it, j, to)
 		if err != nil {
 			return i, err
 		}
 		j = n
+		// Databricks writes the alias after the clause (table_name
+		// [watermark_clause] [table_alias]); PostgreSQL's place, before
+		// it, is taken too, but not both.
+		if it.aliasTok < 0 {
+			j = q.alias(it, j, to)
+		} else if k := q.alias(&fromItem{aliasTok: -1}, j, to); k > j {
+			return i, q.errAt(sqlerr.SyntaxError, j, "syntax error at or near %s: %s already has the alias %s; write the alias once, before or after the WATERMARK clause", q.describe(j), it.name, q.toks[it.aliasTok].text)
+		}
+		it.wm.Expr = q.ownColumns(it, it.wmExprFirst, it.wmExprEnd)
 	}
 	it.last = j - 1
 	if it.fn && !it.stream {
@@ -251,14 +268,134 @@ func (q *queryRewriter) fromItem(i, to, level, sel int) (int, error) {
 			return i, err
 		}
 	}
+	it.input = -1
 	if it.stream || it.wm != nil {
-		q.items = append(q.items, it)
-		q.st.Inputs = append(q.st.Inputs, StreamInput{Name: it.name, Alias: q.aliasName(it), Stream: it.stream, Func: it.fn && it.stream, Watermark: it.wm})
-		if it.stream {
-			q.st.AnyStream = true
-		}
+		q.register(it)
+	} else {
+		q.plain = append(q.plain, it)
 	}
 	return j, nil
+}
+
+// register makes a FROM item one of the query's inputs.
+func (q *queryRewriter) register(it *fromItem) {
+	q.items = append(q.items, it)
+	it.input = len(q.st.Inputs)
+	q.st.Inputs = append(q.st.Inputs, StreamInput{Name: it.name, Alias: q.aliasName(it), Stream: it.stream, Func: it.fn && it.stream, Watermark: it.wm})
+	if it.stream {
+		q.st.AnyStream = true
+	}
+}
+
+// derivedWatermark reads a WATERMARK clause after the derived table whose
+// parentheses are the tokens open and close, as Databricks places it:
+// ( query ) [watermark_clause] [table_alias] (the alias may also come
+// first, as PostgreSQL places it). The clause is cut out of the text and
+// its watermark given to the one relation the subquery reads, whose
+// columns the watermark column must be (the planner binds the event time
+// over an input table). It returns close+1 when no clause follows.
+func (q *queryRewriter) derivedWatermark(open, close, to int) (int, error) {
+	it := &fromItem{first: open, relFirst: open, relEnd: close + 1, aliasTok: -1, name: "subquery"}
+	j := q.alias(it, close+1, to)
+	if !q.isWord(j, "watermark") {
+		return close + 1, nil
+	}
+	wmTok := j
+	n, err := q.watermark(it, j, to)
+	if err != nil {
+		return close + 1, err
+	}
+	j = n
+	if it.wmDerived {
+		return close + 1, q.errAt(sqlerr.FeatureNotSupported, it.wmExprFirst, "WATERMARK on an expression after a subquery is not supported: compute the column in the subquery and write WATERMARK %s DELAY OF ... after it", it.wmColText)
+	}
+	var inner []*fromItem
+	for _, c := range append(append([]*fromItem(nil), q.items...), q.plain...) {
+		if c.first > open && c.last < close {
+			inner = append(inner, c)
+		}
+	}
+	var target *fromItem
+	for _, c := range inner {
+		if c.stream || len(inner) == 1 {
+			if target != nil {
+				return close + 1, q.errAt(sqlerr.FeatureNotSupported, wmTok, "a WATERMARK clause after a subquery that reads several streams is not supported: put a WATERMARK clause on each stream inside the subquery")
+			}
+			target = c
+		}
+	}
+	if target == nil {
+		return close + 1, q.errAt(sqlerr.FeatureNotSupported, wmTok, "a WATERMARK clause after a subquery needs the subquery to read one table: put the WATERMARK clause on the table inside the subquery")
+	}
+	if target.wm != nil {
+		return close + 1, q.errAt(sqlerr.SyntaxError, wmTok, "syntax error at or near \"WATERMARK\": %s already has a WATERMARK clause inside the subquery", target.name)
+	}
+	wm := it.wm
+	wm.Expr = q.ownColumns(it, it.wmExprFirst, it.wmExprEnd)
+	target.wm = wm
+	target.wmColText = it.wmColText
+	target.wmExprText = it.wmExprText
+	if target.input < 0 {
+		q.register(target)
+	} else {
+		q.st.Inputs[target.input].Watermark = wm
+	}
+	q.rw.big = append(q.rw.big, edit{start: q.cutStart(wmTok), end: q.toks[n-1].end})
+	q.rewrites = true
+	if it.aliasTok < 0 {
+		j = q.alias(it, j, to)
+	}
+	return j, nil
+}
+
+// alias reads "[AS] alias [(cols)]" at j into it and returns the index
+// after it (j when there is none). WATERMARK is never an alias: it starts
+// the clause.
+func (q *queryRewriter) alias(it *fromItem, j, to int) int {
+	it.aliasFirst, it.aliasEnd = j, j
+	switch {
+	case q.is(j, pg_query.Token_AS) && q.labelLike(j+1) && j+1 < to:
+		it.aliasTok = j + 1
+		j += 2
+	case q.nameLike(j) && !q.isWord(j, "watermark") && j < to:
+		it.aliasTok = j
+		j++
+	default:
+		return j
+	}
+	if q.is(j, tokLParen) {
+		if close := q.matchParen(j); close > 0 && close < to {
+			j = close + 1
+		}
+	}
+	it.aliasEnd = j
+	return j
+}
+
+// ownColumns renders the watermark expression in tokens [from, to) over
+// the relation's own columns: a qualifier naming the item (its alias, or
+// the relation's name when it has none) is dropped, because the planner
+// binds the expression over the input table alone (o.event_time is the
+// input's event_time).
+func (q *queryRewriter) ownColumns(it *fromItem, from, to int) string {
+	self := it.name
+	if k := strings.LastIndexByte(self, '.'); k >= 0 {
+		self = self[k+1:]
+	}
+	if it.aliasTok >= 0 {
+		self = identValue(q.toks[it.aliasTok].text)
+	}
+	var b strings.Builder
+	at := q.toks[from].start
+	for k := from; k+2 < to; k++ {
+		if q.nameLike(k) && identValue(q.toks[k].text) == self && q.is(k+1, tokDot) && q.labelLike(k+2) && !q.is(k-1, tokDot) && !q.is(k+3, tokDot) {
+			b.WriteString(q.rw.render(at, q.toks[k].start))
+			at = q.toks[k+2].start
+			k++
+		}
+	}
+	b.WriteString(q.rw.render(at, q.toks[to-1].end))
+	return strings.TrimSpace(b.String())
 }
 
 func (q *queryRewriter) aliasName(it *fromItem) string {
@@ -293,6 +430,7 @@ func (q *queryRewriter) watermark(it *fromItem, i, to int) (int, error) {
 		return i, q.errAt(sqlerr.SyntaxError, j, watermarkWant, q.describe(j))
 	}
 	exprEnd := j
+	it.wmExprFirst, it.wmExprEnd = exprFirst, exprEnd
 	wm := &WatermarkSpec{Pos: q.pos(i)}
 	wm.Expr = q.rw.render(q.toks[exprFirst].start, q.toks[exprEnd-1].end)
 	bare := true
@@ -458,7 +596,7 @@ func (q *queryRewriter) ksqlWindow(i, to int, f *frame) (int, error) {
 // cutStart is where removing the clause starting at token i begins: the
 // whitespace before it goes too, so no double spaces are left behind
 // (comments stay).
-func (q *queryRewriter) cutStart(i int) int {
+func (q *tokenStream) cutStart(i int) int {
 	start := q.toks[i].start
 	floor := 0
 	if i > 0 {
@@ -498,7 +636,7 @@ func (q *queryRewriter) validateWindow(spec *WindowSpec, sizeTok, slideTok, gapT
 }
 
 // args splits the call whose '(' is at open into argument token spans.
-func (q *queryRewriter) args(open int) (spans [][2]int, close int) {
+func (q *tokenStream) args(open int) (spans [][2]int, close int) {
 	close = q.matchParen(open)
 	if close < 0 {
 		return nil, -1
@@ -745,6 +883,13 @@ func (q *queryRewriter) finish(from, end int) error {
 		return err
 	}
 	tree, err := pg_query.Parse(text)
+	if err != nil && !isStackDepthError(err) {
+		// Databricks' query spellings (GROUP BY ALL, QUALIFY, raw:path …)
+		// stay in Query as written; Parse rewrites them again.
+		if t2, _, ok := dialectRetry(text, &err); ok {
+			tree, err = t2, nil
+		}
+	}
 	if isStackDepthError(err) {
 		return sqlerr.StackDepthExceeded()
 	}

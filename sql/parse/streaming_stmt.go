@@ -55,7 +55,7 @@ func looksStreaming(sql string) bool {
 		if i > 4 {
 			break
 		}
-		if w == "streaming" || w == "subscribe" || strings.HasPrefix(w, "(subscribe") || i == 1 && (w == "source" || w == "sources") && (f[0] == "create" || f[0] == "drop" || f[0] == "show") {
+		if w == "streaming" || w == "subscribe" || i == 1 && w == "flow" && f[0] == "create" || strings.HasPrefix(w, "(subscribe") || i == 1 && (w == "source" || w == "sources") && (f[0] == "create" || f[0] == "drop" || f[0] == "show") {
 			return true
 		}
 	}
@@ -84,13 +84,34 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		}
 		return st, nil
 	}
+	if ok, err := p.describeStatement(st); ok { // describe_stmt.go
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	if p.isWord(0, "create") && p.isWord(1, "flow") || p.isWord(0, "alter") && p.isWord(1, "streaming") && p.is(2, pg_query.Token_TABLE) ||
+		p.createStreaming(0) {
+		// The legacy LIVE. prefix goes before anything is read.
+		p = p.stripLive(0, p.end())
+	}
 	switch p.word(0) {
 	case "create":
+		if p.isWord(1, "flow") {
+			st.Kind = CreateFlow
+			return st, p.createFlow(st)
+		}
 		if !p.createStreaming(0) {
 			return nil, nil
 		}
 		st.Kind = CreateStreamingTable
 		return st, p.create(st, 0)
+	case "alter":
+		if !p.isWord(1, "streaming") || !p.is(2, pg_query.Token_TABLE) {
+			return nil, nil
+		}
+		st.Kind = AlterStreamingTable
+		return st, p.alterStreaming(st)
 	case "explain":
 		if p.createStreaming(1) {
 			st.Kind = ExplainCreateStreamingTable
@@ -157,16 +178,10 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 }
 
 // createStreaming reports whether CREATE [OR REFRESH|REPLACE] STREAMING
-// TABLE starts at i.
+// [LIVE] TABLE starts at i.
 func (p *stmtParser) createStreaming(i int) bool {
-	if !p.isWord(i, "create") {
-		return false
-	}
-	i++
-	if p.isWord(i, "or") && (p.isWord(i+1, "refresh") || p.isWord(i+1, "replace")) {
-		i += 2
-	}
-	return p.isWord(i, "streaming") && p.is(i+1, pg_query.Token_TABLE)
+	_, _, ok := p.createStreamingAt(i)
+	return ok
 }
 
 // name reads a table name at i into st.
@@ -233,15 +248,22 @@ func (p *stmtParser) copySubscribe(st *StreamingStmt) error {
 	return nil
 }
 
-// create reads CREATE [OR REFRESH] STREAMING TABLE ... starting at the
-// CREATE token i.
+// create reads CREATE [OR REFRESH] STREAMING [LIVE] TABLE ... starting
+// at the CREATE token i (streaming_ddl.go has the Databricks clauses).
 func (p *stmtParser) create(st *StreamingStmt, i int) error {
-	i++
-	if p.isWord(i, "or") {
+	spec := &TableSpec{}
+	st.Spec = spec
+	defer func() {
+		if spec.empty() {
+			st.Spec = nil // nothing beyond weir's own CREATE STREAMING TABLE
+		}
+	}()
+	if p.isWord(i+1, "or") {
 		st.OrReplace = true
-		i += 2
 	}
-	i += 2 // STREAMING TABLE
+	spec.Private = p.isWord(i+1, "private") || p.isWord(i+3, "private")
+	i, live, _ := p.createStreamingAt(i)
+	spec.Live = live
 	if p.isWord(i, "if") && p.isWord(i+1, "not") && p.isWord(i+2, "exists") {
 		st.IfNotExists = true
 		i += 3
@@ -251,23 +273,36 @@ func (p *stmtParser) create(st *StreamingStmt, i int) error {
 		return err
 	}
 	if p.is(i, tokLParen) {
-		if err := p.expectations(i); err != nil {
+		if i, err = p.tableSpec(spec, i); err != nil {
 			return err
 		}
 	}
-	if p.isWord(i, "with") {
-		if !p.is(i+1, tokLParen) {
-			return p.errAt(sqlerr.SyntaxError, i+1, "syntax error in WITH clause: expected WITH ( option = value [, ...] )")
-		}
-		if i, err = p.options(st, i+1); err != nil {
+	for {
+		next, ok, err := p.tableClause(st, spec, i)
+		if err != nil {
 			return err
 		}
+		if !ok {
+			break
+		}
+		i = next
 	}
-	if !p.is(i, pg_query.Token_AS) {
-		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected AS query", p.describe(i))
-	}
-	i++
 	end := p.end()
+	switch {
+	case i >= end:
+		// Declared without a query: flows fill it.
+		spec.NoQuery = true
+		return nil
+	case p.is(i, pg_query.Token_AS):
+		i++
+	case p.isWord(i, "flow") && p.isWord(i+1, "insert") && p.isWord(i+2, "by") && p.isWord(i+3, "name"):
+		// The table's own flow: the same as AS query.
+		i += 4
+	case p.isWord(i, "flow"):
+		return p.errAt(sqlerr.FeatureNotSupported, i, "only FLOW INSERT BY NAME query is supported (AUTO CDC and REPLACE WHERE flows are not)")
+	default:
+		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected AS query or a table clause (COMMENT, TBLPROPERTIES, PARTITIONED BY, CLUSTER BY, SCHEDULE, TRIGGER ON UPDATE, WITH)", p.describe(i))
+	}
 	end = p.emit(st, i, end)
 	if i >= end {
 		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected a query after AS", p.describe(i))
@@ -361,66 +396,6 @@ func (p *stmtParser) optionValue(from, to int) string {
 		}
 	}
 	return p.sql[p.toks[from].start:p.toks[to-1].end]
-}
-
-// expectations reads the ( CONSTRAINT n EXPECT (expr) [ON VIOLATION ...] ,
-// ... ) list at the '(' i. They are parsed so that mistakes are reported
-// where they are, then refused: weir does not enforce them yet, and
-// accepting them silently would promise checks that never run.
-func (p *stmtParser) expectations(i int) error {
-	close := p.matchParen(i)
-	if close < 0 {
-		return p.errAt(sqlerr.SyntaxError, i, "syntax error: missing ) after the expectation list")
-	}
-	const want = "syntax error in expectation at or near %s: expected CONSTRAINT name EXPECT (condition) [ON VIOLATION DROP ROW | FAIL UPDATE]"
-	first := -1
-	j := i + 1
-	for j < close {
-		if !p.isWord(j, "constraint") {
-			if p.nameLike(j) {
-				return p.errAt(sqlerr.FeatureNotSupported, j, "column definitions in CREATE STREAMING TABLE are not supported: the query defines the columns")
-			}
-			return p.errAt(sqlerr.SyntaxError, j, want, p.describe(j))
-		}
-		if first < 0 {
-			first = j
-		}
-		if !p.nameLike(j+1) || !p.isWord(j+2, "expect") || !p.is(j+3, tokLParen) {
-			k := j + 1
-			switch {
-			case !p.nameLike(j + 1):
-			case !p.isWord(j+2, "expect"):
-				k = j + 2
-			default:
-				k = j + 3
-			}
-			return p.errAt(sqlerr.SyntaxError, k, want, p.describe(k))
-		}
-		ec := p.matchParen(j + 3)
-		if ec < 0 || ec > close || ec == j+4 {
-			return p.errAt(sqlerr.SyntaxError, j+3, want, p.describe(j+3))
-		}
-		j = ec + 1
-		if p.isWord(j, "on") {
-			switch {
-			case p.isWord(j+1, "violation") && p.isWord(j+2, "drop") && p.isWord(j+3, "row"):
-				j += 4
-			case p.isWord(j+1, "violation") && p.isWord(j+2, "fail") && p.isWord(j+3, "update"):
-				j += 4
-			default:
-				return p.errAt(sqlerr.SyntaxError, j, want, p.describe(j))
-			}
-		}
-		if p.is(j, tokComma) && j+1 < close {
-			j++
-		} else if j != close {
-			return p.errAt(sqlerr.SyntaxError, j, want, p.describe(j))
-		}
-	}
-	if first < 0 {
-		return p.errAt(sqlerr.SyntaxError, i+1, want, p.describe(i+1))
-	}
-	return p.errAt(sqlerr.FeatureNotSupported, first, "expectations are not supported yet")
 }
 
 // bareQuery handles a query outside CREATE STREAMING TABLE.

@@ -169,10 +169,15 @@ func (ts *tokenStream) describe(i int) string {
 	return fmt.Sprintf("%q", ts.toks[i].text)
 }
 
-// edit replaces sql[start:end] with text.
+// edit replaces sql[start:end] with text. When copied is set,
+// text[copyAt:copyAt+copyLen] is a verbatim copy of sql[copyFrom:] moved
+// here (QUALIFY's condition), so positions inside it map back exactly.
 type edit struct {
 	start, end int
 	text       string
+
+	copied                    bool
+	copyAt, copyLen, copyFrom int
 }
 
 // rewriter collects edits of one statement. Small edits (interval literal
@@ -251,6 +256,10 @@ func (r *rewriter) apply(start, end int) (string, []segment) {
 			b.WriteString(r.sql[at:e.start])
 		}
 		segs = append(segs, segment{out: b.Len(), orig: e.start})
+		if e.copied {
+			segs = append(segs, segment{out: b.Len() + e.copyAt, orig: e.copyFrom, verbatim: true},
+				segment{out: b.Len() + e.copyAt + e.copyLen, orig: e.start})
+		}
 		b.WriteString(e.text)
 		at = e.end
 	}
