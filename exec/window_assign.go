@@ -76,12 +76,13 @@ func (w *windowAssignOp) assign(in arrow.RecordBatch) (arrow.RecordBatch, error)
 			continue // a row without event time belongs to no window
 		}
 		t := int64(ts.Value(i))
+		off := w.plan.Offset
 		if w.plan.Kind == planner.TumblingWindow {
 			idx = append(idx, i)
-			starts = append(starts, TumbleStart(t, w.plan.Size))
+			starts = append(starts, TumbleStart(t-off, w.plan.Size)+off)
 			continue
 		}
-		last := TumbleStart(t, w.plan.Slide)
+		last := TumbleStart(t-off, w.plan.Slide) + off
 		for s := last - w.plan.Size + w.plan.Slide; s <= last; s += w.plan.Slide {
 			idx = append(idx, i)
 			starts = append(starts, s)

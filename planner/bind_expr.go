@@ -148,7 +148,7 @@ func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
 	case *pg_query.Node_AIndirection:
 		return b.bindIndirection(x.AIndirection, ec)
 	case *pg_query.Node_RowExpr:
-		return nil, notSupported(x.RowExpr.Location, "row constructor")
+		return b.bindRowExpr(x.RowExpr, ec)
 	}
 	return nil, notSupported(nodeLocation(n), NodeName(n))
 }
@@ -259,6 +259,18 @@ func (b *binder) bindColumnRef(c *pg_query.ColumnRef, ec *exprCtx) (expr.Expr, e
 	}
 	idx, col, depth, err := ec.sc.resolve(qual, name, int(c.Location)+1)
 	if err != nil {
+		// w.start where w is a struct column (no table w has a column start).
+		if len(fields) > 1 {
+			if e, ok, serr := b.structColumnRef(fields, c, ec); ok {
+				return e, serr
+			}
+		}
+		// Spark's bare window / session_window: the struct of the window
+		// GROUP BY window(...) assigned; window.start read from a column
+		// window (a subquery's) after the parser's window_start rewrite.
+		if e, ok, serr := b.sparkWindowColumn(qual, name, c, ec); ok {
+			return e, serr
+		}
 		// A whole-row reference to a table (SELECT t FROM t) is not supported;
 		// say what was not found.
 		return nil, err
@@ -456,6 +468,11 @@ func (b *binder) bindOp(op string, l, r *pg_query.Node, ec *exprCtx, pos int) (e
 		return nil, err
 	}
 	args = append(args, re)
+	if len(args) == 2 {
+		if e, ok, err := b.bindStructCompare(op, l, r, args[0], args[1], pos); ok {
+			return e, err
+		}
+	}
 	if len(args) == 1 && op == "-" {
 		if c, ok := re.(*expr.Const); ok {
 			switch v := c.Val.(type) {
@@ -522,18 +539,36 @@ func (b *binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (expr.Expr, error) {
 	case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
 		return b.bindOp(op, a.Lexpr, a.Rexpr, ec, pos)
 	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
-		eq, err := b.bindOp("=", a.Lexpr, a.Rexpr, ec, pos)
+		l, err := b.bindExpr(a.Lexpr, ec)
 		if err != nil {
 			return nil, err
 		}
-		f := eq.(*expr.FuncCall)
+		r, err := b.bindExpr(a.Rexpr, ec)
+		if err != nil {
+			return nil, err
+		}
+		l, r = structNullOperands(l, r)
+		if l.Type().IsStruct() && r.Type().IsStruct() {
+			return b.structNotDistinct(l, r, a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT, pos)
+		}
+		eq, err := b.opOver("=", []expr.Expr{l, r}, pos)
+		if err != nil {
+			return nil, err
+		}
+		f, ok := eq.(*expr.FuncCall)
+		if !ok {
+			return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "IS DISTINCT FROM is not supported for these types")
+		}
 		return &expr.DistinctFrom{Left: f.Args[0], Right: f.Args[1], Eq: f.Impl, Negate: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		eq, err := b.bindOp("=", a.Lexpr, a.Rexpr, ec, pos)
 		if err != nil {
 			return nil, err
 		}
-		f := eq.(*expr.FuncCall)
+		f, ok := eq.(*expr.FuncCall)
+		if !ok {
+			return nil, sqlerr.At(sqlerr.FeatureNotSupported, pos+1, "NULLIF is not supported for struct values")
+		}
 		return &expr.Case{Whens: []expr.Expr{eq}, Thens: []expr.Expr{&expr.Const{T: f.Args[0].Type()}}, Else: f.Args[0], T: f.Args[0].Type()}, nil
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		return b.bindInList(a, ec)
@@ -630,6 +665,10 @@ func (b *binder) bindInList(a *pg_query.A_Expr, ec *exprCtx) (expr.Expr, error) 
 			return nil, err
 		}
 		ts = append(ts, list[i].Type())
+	}
+	if left.Type().IsStruct() {
+		// w IN (ROW(...), ...): each item compared as a row (bind_struct_compare.go).
+		return b.structInList(a, left, list)
 	}
 	t, err := expr.CommonType(ts)
 	if err != nil {
@@ -821,11 +860,14 @@ func (b *binder) bindFieldSelect(arg *pg_query.Node, field string, ec *exprCtx) 
 	}
 	cr := arg.GetColumnRef()
 	if cr == nil || ec.sc == nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "field selection from this expression is not supported")
+		return b.bindStructFieldSelect(arg, field, ec)
 	}
 	qual, name := splitColumnRef(stringList(cr.Fields))
 	idx, col, depth, err := ec.sc.resolveField(qual, name, field, int(cr.Location)+1)
 	if err != nil {
+		if e, serr := b.bindStructFieldSelect(arg, field, ec); serr == nil {
+			return e, nil
+		}
 		return nil, err
 	}
 	if depth > 0 {

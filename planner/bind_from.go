@@ -824,6 +824,14 @@ func mapColumnRefs(e expr.Expr, fn func(*expr.ColumnRef) expr.Expr) expr.Expr {
 		c := *x
 		c.Array, c.Index = mapColumnRefs(x.Array, fn), mapColumnRefs(x.Index, fn)
 		return &c
+	case *expr.MakeStruct:
+		c := *x
+		c.Fields = mapAll(x.Fields, fn)
+		return &c
+	case *expr.FieldSelect:
+		c := *x
+		c.Arg = mapColumnRefs(x.Arg, fn)
+		return &c
 	case *expr.Subquery:
 		if x.Left != nil {
 			c := *x

@@ -59,6 +59,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)
 	}
+	if e, ok, err := b.bindStructFunc(name, f, ec); ok {
+		return e, err
+	}
 	if windowOnly[name] && !f.AggWithinGroup {
 		if expr.IsHypotheticalSetAggregate(name) && len(f.Args) > 0 {
 			return nil, sqlerr.At(sqlerr.WrongObjectType, pos+1, "WITHIN GROUP is required for ordered-set aggregate %s", name)
@@ -248,6 +251,12 @@ func (b *binder) bindAggregateLevel(n *pg_query.Node, ec *exprCtx) (expr.Expr, b
 		if cr := n.GetColumnRef(); cr != nil {
 			if err != nil {
 				return nil, true, err
+			}
+			switch e.(type) {
+			case *expr.MakeStruct, *expr.FieldSelect:
+				// w.start of a struct column, Spark's bare window: bound
+				// piece by piece, each column matched to a GROUP BY key.
+				return nil, false, nil
 			}
 			qual := ""
 			fields := stringList(cr.Fields)

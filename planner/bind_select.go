@@ -5,6 +5,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -301,7 +302,7 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 	input = b.planJoins(input, where)
 
 	groupItems := groupByAll(s, s.GroupClause)
-	if i, fc := sparkWindowGroup(groupItems); fc != nil {
+	if i, fc := sparkWindowGroupIn(groupItems, s.TargetList, sc); fc != nil {
 		others := append(append([]*pg_query.Node{}, groupItems[:i]...), groupItems[i+1:]...)
 		var err error
 		if input, sc, err = b.bindSparkWindow(fc, input, sc, others); err != nil {
@@ -349,6 +350,14 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 	var targets []target
 	for _, tn := range s.TargetList {
 		rt := tn.GetResTarget()
+		if ts, ok, err := b.structStar(rt.Val, ec); ok {
+			// w.* and (expr).* of a struct: one column per field.
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, ts...)
+			continue
+		}
 		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
 			ts, err := b.expandStar(cr, ec)
 			if err != nil {
@@ -735,6 +744,9 @@ func figureColname(n *pg_query.Node) (string, int) {
 			// The type as the grammar names it internally: int4 for
 			// integer, bpchar for char(n), char for "char".
 			if names := stringList(x.TypeCast.TypeName.Names); len(names) > 0 {
+				if names[len(names)-1] == parse.SparkTypeNameFunc {
+					return sparkTypeColname(x.TypeCast.TypeName), 1
+				}
 				return names[len(names)-1], 1
 			}
 		}

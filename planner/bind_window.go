@@ -172,8 +172,8 @@ func (b *binder) bindSparkWindow(fc *pg_query.FuncCall, input Node, sc *scope, o
 	ec := &exprCtx{sc: sc, what: "GROUP BY"}
 	w := &WindowAssign{Input: input}
 	if name == "window" {
-		if len(fc.Args) < 2 || len(fc.Args) > 3 {
-			return nil, nil, sqlerr.At(sqlerr.UndefinedFunction, pos, "window() takes an event-time column, a width and optionally a slide")
+		if len(fc.Args) < 2 || len(fc.Args) > 4 {
+			return nil, nil, sqlerr.At(sqlerr.UndefinedFunction, pos, "window() takes an event-time column, a width and optionally a slide and a start")
 		}
 		w.Kind = TumblingWindow
 	} else {
@@ -204,12 +204,26 @@ func (b *binder) bindSparkWindow(fc *pg_query.FuncCall, input Node, sc *scope, o
 			}
 			w.PartitionBy = append(w.PartitionBy, e)
 		}
-	case len(fc.Args) == 3:
+	case len(fc.Args) >= 3:
 		s, err := b.constInterval(fc.Args[2], ec, "window()")
 		if err != nil {
 			return nil, nil, err
 		}
 		w.Kind, w.Size, w.Slide = HoppingWindow, d, s
+		if len(fc.Args) == 4 {
+			off, err := b.constInterval(fc.Args[3], ec, "window()")
+			if err != nil {
+				return nil, nil, err
+			}
+			// Spark: windows start at 1970-01-01 00:00:00 UTC + start, and
+			// |start| is less than the slide.
+			if s > 0 {
+				if off >= s || -off >= s {
+					return nil, nil, sqlerr.At(sqlerr.InvalidParameterValue, pos, "the start of window() must be less than its slide")
+				}
+				w.Offset = ((off % s) + s) % s
+			}
+		}
 	default:
 		w.Size = d
 	}
@@ -220,5 +234,6 @@ func (b *binder) bindSparkWindow(fc *pg_query.FuncCall, input Node, sc *scope, o
 	w.Cols = append(append([]Column{}, input.Columns()...), Column{Name: "window_start", T: tt}, Column{Name: "window_end", T: tt})
 	out := &scope{parent: sc.parent, cols: append([]scopeCol{}, sc.cols...), usingCols: sc.usingCols}
 	out.cols = append(out.cols, scopeCol{Name: "window_start", T: tt}, scopeCol{Name: "window_end", T: tt})
+	b.noteSparkWindow(out, fc)
 	return w, out, nil
 }

@@ -25,6 +25,9 @@ type binder struct {
 	outerRefs int
 	// depth and queries bound the binder's recursion (depth.go).
 	depth, queries int
+	// sparkWindows holds the window(...) call a query level's GROUP BY
+	// assigned, by the scope it made (bind_window_struct.go).
+	sparkWindows map[*scope]*pg_query.FuncCall
 }
 
 type cteDef struct {

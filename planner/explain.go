@@ -126,6 +126,9 @@ func explainNode(n Node, depth int, out *[]string) {
 			line(fmt.Sprintf("Window Assign (session gap %s)", Micros(x.Gap)))
 		}
 		detail("Event time: " + x.Time.String())
+		if x.Offset != 0 {
+			detail("Windows start at: the Unix epoch + " + Micros(x.Offset))
+		}
 	case *ProjectSet:
 		line("ProjectSet")
 	case *Window:

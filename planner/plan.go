@@ -336,12 +336,15 @@ func (k WindowKind) String() string {
 // windows group rows of equal PartitionBy values whose event times are less
 // than Gap apart; a session ends Gap after its last event.
 type WindowAssign struct {
-	Input       Node
-	Kind        WindowKind
-	Time        expr.Expr // event time over Input (timestamp or timestamptz)
-	Size        int64     // microseconds (tumbling, hopping)
-	Slide       int64     // microseconds (hopping)
-	Gap         int64     // microseconds (session)
+	Input Node
+	Kind  WindowKind
+	Time  expr.Expr // event time over Input (timestamp or timestamptz)
+	Size  int64     // microseconds (tumbling, hopping)
+	Slide int64     // microseconds (hopping)
+	// Offset shifts tumbling and hopping windows from the Unix epoch
+	// (microseconds, 0 <= Offset < the slide): Spark's window(..., start).
+	Offset      int64
+	Gap         int64 // microseconds (session)
 	PartitionBy []expr.Expr
 	Cols        []Column
 }

@@ -50,6 +50,9 @@ func (sp *StreamPlan) ExplainStream(opts StreamExplainOptions) []string {
 		case SessionWindow:
 			add("Window: session gap %s on %s", Micros(sp.Window.Gap), sp.Window.Time)
 		}
+		if sp.Window.Offset != 0 {
+			add("Windows start at: the Unix epoch + %s", Micros(sp.Window.Offset))
+		}
 	}
 	for _, w := range sp.Warnings {
 		add("WARNING: %s", w)

@@ -549,6 +549,9 @@ func (sp *StreamPlan) StateFingerprint() string {
 	}
 	if w := sp.Window; w != nil {
 		fmt.Fprintf(&sb, " window=%d/%d/%d/%d/%s", w.Kind, w.Size, w.Slide, w.Gap, exprKey(w.Time))
+		if w.Offset != 0 {
+			fmt.Fprintf(&sb, " offset=%d", w.Offset)
+		}
 		for _, p := range w.PartitionBy {
 			sb.WriteString(" part=" + exprKey(p))
 		}

@@ -3,6 +3,7 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -23,6 +24,15 @@ func ResolveTypeName(tn *pg_query.TypeName) (types.T, error) {
 	}
 	if !ok {
 		t, ok = types.ByName(name)
+	}
+	if !ok && len(names) == 1 {
+		if name == parse.SparkTypeNameFunc {
+			return sparkCompositeType(tn)
+		}
+		// Spark's names for types PostgreSQL spells otherwise (STRING,
+		// LONG, DOUBLE, TIMESTAMP_NTZ, ...); PostgreSQL's own names keep
+		// their meaning.
+		t, ok = types.SparkOnlyName(name)
 	}
 	if !ok {
 		return types.T{}, &sqlerr.Error{Code: sqlerr.UndefinedObject, Message: "type \"" + name + "\" does not exist", Position: int(tn.Location) + 1}
@@ -82,4 +92,43 @@ func stringList(ns []*pg_query.Node) []string {
 		}
 	}
 	return out
+}
+
+// sparkCompositeType resolves STRUCT<...>, ARRAY<...> and MAP<...>, which
+// the parser rewrote to weir_spark_type('<the Spark text>').
+func sparkCompositeType(tn *pg_query.TypeName) (types.T, error) {
+	pos := int(tn.Location) + 1
+	if len(tn.Typmods) != 1 || tn.Typmods[0].GetAConst() == nil || tn.Typmods[0].GetAConst().GetSval() == nil {
+		return types.T{}, &sqlerr.Error{Code: sqlerr.UndefinedObject, Message: "type \"" + parse.SparkTypeNameFunc + "\" does not exist", Position: pos}
+	}
+	t, err := types.ParseSparkType(tn.Typmods[0].GetAConst().GetSval().Sval)
+	if err != nil {
+		if se, ok := err.(*sqlerr.Error); ok && se.Position == 0 {
+			cp := *se
+			cp.Position = pos
+			return types.T{}, &cp
+		}
+		return types.T{}, err
+	}
+	if len(tn.ArrayBounds) > 0 {
+		if t.IsStruct() || t.IsArray() {
+			return types.T{}, sqlerr.At(sqlerr.FeatureNotSupported, pos, "arrays of %s are not supported", t)
+		}
+		t = types.ArrayOf(t)
+	}
+	return t, nil
+}
+
+// sparkTypeColname names the column of a cast to a Spark composite type
+// as PostgreSQL names a cast's column by the type's internal name: int4
+// for ARRAY<INT> (as for int[]), record for a STRUCT.
+func sparkTypeColname(tn *pg_query.TypeName) string {
+	t, err := sparkCompositeType(tn)
+	if err != nil {
+		return "?column?"
+	}
+	if t.IsArray() {
+		t = t.Elem()
+	}
+	return t.Info().Name
 }

@@ -92,6 +92,10 @@ func exprChildren(e expr.Expr) []expr.Expr {
 		return x.Elems
 	case *expr.ArraySubscript:
 		return []expr.Expr{x.Array, x.Index}
+	case *expr.MakeStruct:
+		return x.Fields
+	case *expr.FieldSelect:
+		return []expr.Expr{x.Arg}
 	case *expr.Subquery:
 		if x.Left != nil {
 			return []expr.Expr{x.Left}
@@ -144,6 +148,10 @@ func writeKey(sb *strings.Builder, e expr.Expr) {
 		fmt.Fprintf(sb, "%v", x.Negate)
 	case *expr.ArrayCompare:
 		fmt.Fprintf(sb, "%s%v", x.Op, x.All)
+	case *expr.MakeStruct:
+		fmt.Fprintf(sb, "%d/%d", x.T.OID, x.T.Typmod)
+	case *expr.FieldSelect:
+		fmt.Fprintf(sb, "%d", x.Index)
 	}
 	for _, c := range exprChildren(e) {
 		sb.WriteString(",")

@@ -89,7 +89,7 @@ func rowDescription(cols []Column, formats []int16) *pgproto3.RowDescription {
 			TableAttributeNumber: uint16(col.AttNum),
 			DataTypeOID:          col.Type.OID,
 			DataTypeSize:         col.Type.Info().Len,
-			TypeModifier:         col.Type.Typmod,
+			TypeModifier:         col.Type.PGTypmod(),
 			Format:               f,
 		}
 	}

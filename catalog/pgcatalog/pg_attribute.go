@@ -64,7 +64,7 @@ func addAttribute(rb *rowBuilder, relOID uint32, attnum int, c catalog.Column) {
 		ndims = 1
 	}
 	rb.add(relOID, c.Name, info.OID, int32(-1), info.Len, int16(attnum), ndims, int32(-1),
-		c.Type.Typmod, info.ByVal, alignOf(info), storageOf(info), "",
+		c.Type.PGTypmod(), info.ByVal, alignOf(info), storageOf(info), "",
 		c.NotNull, c.Default != "", false, "", "", false, true, int32(0),
 		collationOf(info.OID), nil, nil, nil, nil)
 }

@@ -23,7 +23,8 @@ import (
 //	string                  numeric (canonical text), text-like, json, jsonb
 //	[]byte                  bytea, uuid (16 bytes)
 //	arrow.MonthDayNanoInterval  interval
-//	[]Datum                 arrays
+//	[]Datum                 arrays, and structs (one Datum per field; the
+//	                        SQL type tells them apart)
 type Datum = any
 
 // DatumAt reads element i of arr as a Datum.
@@ -66,6 +67,12 @@ func DatumAt(arr arrow.Array, i int) Datum {
 		out := make([]Datum, 0, end-start)
 		for j := start; j < end; j++ {
 			out = append(out, DatumAt(vals, int(j)))
+		}
+		return out
+	case *array.Struct:
+		out := make([]Datum, a.NumField())
+		for j := range out {
+			out[j] = DatumAt(a.Field(j), i)
 		}
 		return out
 	case *array.Null:
@@ -115,6 +122,11 @@ func AppendDatum(b array.Builder, d Datum) {
 		vb := bb.ValueBuilder()
 		for _, e := range d.([]Datum) {
 			AppendDatum(vb, e)
+		}
+	case *array.StructBuilder:
+		bb.Append(true)
+		for j, e := range d.([]Datum) {
+			AppendDatum(bb.FieldBuilder(j), e)
 		}
 	case *array.NullBuilder:
 		bb.AppendNull()

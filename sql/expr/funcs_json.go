@@ -64,6 +64,20 @@ func jsonFromValue(ctx *Ctx, t types.T, arr arrow.Array, i int, forJSONB bool) a
 		}
 		return s
 	}
+	if sa, ok := arr.(*array.Struct); ok && t.IsStruct() {
+		// A struct is an object of its fields, as row_to_json makes of a row.
+		o := &jsonObject{}
+		for j, f := range t.Fields() {
+			o.keys = append(o.keys, f.Name)
+			o.vals = append(o.vals, jsonFromValue(ctx, f.Type, sa.Field(j), i, forJSONB))
+		}
+		if !forJSONB {
+			var buf bytes.Buffer
+			writeJSONStyled(&buf, o, ",", ":")
+			return rawJSON(buf.String())
+		}
+		return canonicalJSONB(o)
+	}
 	if l, ok := arr.(*array.List); ok && t.IsArray() {
 		start, end := l.ValueOffsets(i)
 		out := make([]any, 0, end-start)

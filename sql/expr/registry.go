@@ -390,6 +390,14 @@ func CommonType(ts []types.T) (types.T, error) {
 }
 
 func commonType(a, b types.T) (types.T, bool) {
+	if a.IsStruct() || b.IsStruct() {
+		// Two struct types of as many fields meet in the first (the others
+		// are cast to it field by field); a struct and anything else do not.
+		if a.IsStruct() && b.IsStruct() && len(a.Fields()) == len(b.Fields()) {
+			return a, true
+		}
+		return types.T{}, false
+	}
 	if a.OID == b.OID {
 		if a.Typmod != b.Typmod {
 			return types.T{OID: a.OID, Typmod: -1}, true

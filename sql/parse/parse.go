@@ -31,9 +31,10 @@ func Parse(sql string) ([]Statement, error) {
 	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
-		// Spark's window.start / window.end is the one spelling of a
-		// plain query that PostgreSQL's grammar rejects; retry without it.
-		if rewritten, ok := SparkWindowFields(sql); ok {
+		// Spark's window.start / window.end and its composite type names
+		// (STRUCT<...>) are spellings of a plain query that PostgreSQL's
+		// grammar rejects; retry with them rewritten.
+		if rewritten, ok := sparkRewrite(sql); ok {
 			if t2, err2 := pg_query.Parse(rewritten); err2 == nil {
 				tree, sql, err = t2, rewritten, nil
 			}

@@ -16,6 +16,9 @@ func AppendText(buf []byte, t T, arr arrow.Array, i int, fs *FormatSettings) []b
 	if t.IsArray() {
 		return appendArrayText(buf, t, arr, i, fs)
 	}
+	if t.IsStruct() {
+		return appendStructText(buf, t, arr, i, fs)
+	}
 	switch a := arr.(type) {
 	case *array.Boolean:
 		if a.Value(i) {
@@ -65,6 +68,9 @@ func AppendBinary(buf []byte, t T, arr arrow.Array, i int) ([]byte, error) {
 	if t.IsArray() {
 		return appendArrayBinary(buf, t, arr, i)
 	}
+	if t.IsStruct() {
+		return appendStructBinary(buf, t, arr, i)
+	}
 	return appendScalarBinary(buf, t, arr, i)
 }
 
@@ -78,6 +84,9 @@ func AppendParsedText(b array.Builder, t T, s []byte, fs *FormatSettings) error 
 	if t.IsArray() {
 		return appendParsedArrayText(b, t, s, fs)
 	}
+	if t.IsStruct() {
+		return parseStructText(b, t, s, fs)
+	}
 	d, err := parseText(t, s, fs)
 	if err != nil {
 		return err
@@ -89,6 +98,9 @@ func AppendParsedText(b array.Builder, t T, s []byte, fs *FormatSettings) error 
 func AppendParsedBinary(b array.Builder, t T, data []byte) error {
 	if t.IsArray() {
 		return appendParsedArrayBinary(b, t, data)
+	}
+	if t.IsStruct() {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "binary input of struct values is not supported")
 	}
 	d, err := parseBinary(t, data)
 	if err != nil {

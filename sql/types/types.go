@@ -20,6 +20,8 @@
 //	interval                     arrow.MonthDayNanoInterval     (nanos = micros*1000)
 //	uuid                         arrow.FixedSizeBinary(16)
 //	T[]                          arrow.List of T's representation (one dimension)
+//	struct (record with fields)  arrow.Struct of the fields' representations
+//	                             (struct.go: the type modifier names the shape)
 //	unknown (untyped literal)    arrow.String
 package types
 
@@ -208,7 +210,14 @@ func (t T) Info() *Info {
 }
 
 // Arrow returns the Arrow type that carries values of t.
-func (t T) Arrow() arrow.DataType { return t.Info().Arrow }
+func (t T) Arrow() arrow.DataType {
+	if t.OID == OidRecord {
+		if dt, ok := structArrow(t); ok {
+			return dt
+		}
+	}
+	return t.Info().Arrow
+}
 
 // IsArray reports whether t is an array type (T[]). int2vector and
 // oidvector have an element type in pg_type but are not arrays here: like
@@ -222,8 +231,15 @@ func (i *Info) isArray() bool {
 // Elem returns the element type of an array type.
 func (t T) Elem() T { return T{t.Info().Elem, -1} }
 
-// ArrayOf returns the array type whose elements are t.
-func ArrayOf(t T) T { return T{t.Info().Array, -1} }
+// ArrayOf returns the array type whose elements are t; T{} (OID 0) when
+// t has none. Struct types have none yet: record[] would carry its
+// elements as text, not as the struct's Arrow representation.
+func ArrayOf(t T) T {
+	if t.IsStruct() {
+		return T{}
+	}
+	return T{t.Info().Array, -1}
+}
 
 // String is the format_type spelling, with the modifier.
 func (t T) String() string { return FormatType(t.OID, t.Typmod) }
