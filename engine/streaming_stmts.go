@@ -99,6 +99,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 		return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(lines)}, tag: "EXPLAIN"}, nil
 	case parse.Subscribe:
 		return s.subscribe(ctx, ss, io)
+	case parse.StreamingQuery:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a query reading a stream (STREAM, WATERMARK, a WINDOW clause) runs only as a streaming table").
+			WithHint("Write CREATE STREAMING TABLE name AS <query>, then SELECT from it or SUBSCRIBE TO it; without STREAM and WATERMARK the query reads the tables as they are.")
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this streaming statement is not supported")
 }

@@ -81,6 +81,20 @@ func (q *queryRewriter) weirSyntax() bool {
 	return q.rewrites || len(q.rw.small) > 0 || len(q.rw.big) > 0 || q.st.AnyStream || len(q.st.Inputs) > 0
 }
 
+// readsAStream reports whether the query reads anything as a stream: a
+// STREAM input, a WATERMARK clause, or a ksqlDB WINDOW clause.
+func (q *queryRewriter) readsAStream() bool {
+	if q.st.AnyStream || len(q.ksql) > 0 {
+		return true
+	}
+	for _, in := range q.st.Inputs {
+		if in.Stream || in.Watermark != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // frame is one parenthesis level of the query.
 type frame struct {
 	level, sel int

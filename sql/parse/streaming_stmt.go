@@ -408,6 +408,12 @@ func (p *stmtParser) bareQuery(st *StreamingStmt) (*StreamingStmt, error) {
 	if !q.weirSyntax() && st.Emit == "" {
 		return nil, nil
 	}
+	if !q.readsAStream() && st.Emit == "" {
+		// Only spellings a batch query has too (Spark's window(),
+		// INTERVAL 5 MINUTES): Parse's own rewrites read it as one. (A
+		// table named stream_source brought such queries here.)
+		return nil, nil
+	}
 	st.Kind = StreamingQuery
 	return st, q.finish(0, end)
 }
