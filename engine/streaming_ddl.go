@@ -155,11 +155,12 @@ var sparkTypes = map[string]string{
 
 func resolveDeclaredType(text string) (types.T, error) {
 	parseType := func(text string) (types.T, error) {
-		tree, err := pg_query.Parse("SELECT NULL::" + text)
-		if err != nil || len(tree.Stmts) != 1 {
+		// weir's Parse: Spark's STRUCT<...>, ARRAY<...> and type names too.
+		stmts, err := parse.Parse("SELECT NULL::" + text)
+		if err != nil || len(stmts) != 1 {
 			return types.T{}, sqlerr.New(sqlerr.SyntaxError, "syntax error in type \"%s\"", text)
 		}
-		sel := tree.Stmts[0].Stmt.GetSelectStmt()
+		sel := stmts[0].Node.GetSelectStmt()
 		if sel == nil || len(sel.TargetList) != 1 {
 			return types.T{}, sqlerr.New(sqlerr.SyntaxError, "syntax error in type \"%s\"", text)
 		}
@@ -225,6 +226,9 @@ func checkDeclared(shape *tableShape, got []planner.Column, inOrder bool) error 
 func sameType(declared, got types.T) bool {
 	if got.OID == types.OidUnknown {
 		got = types.Text
+	}
+	if declared.IsStruct() || got.IsStruct() {
+		return declared == got // a struct's shape is in its typmod: the same fields, of the same types
 	}
 	return declared.OID == got.OID
 }
