@@ -151,6 +151,11 @@ func Open(dir string, opts Options) (*Store, error) {
 			return nil, storageError("check the value log of "+dir, err)
 		}
 	}
+	if !opts.noVerify {
+		if err := checkTableIndexes(dir); err != nil { // integrity_open.go
+			return nil, err
+		}
+	}
 	logger := &warningLogger{}
 	bo := badger.DefaultOptions(dir).
 		WithLogger(logger).
