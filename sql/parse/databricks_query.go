@@ -377,13 +377,18 @@ func (d *dbxRewrite) jsonPaths() {
 		if !ok {
 			continue
 		}
-		path, end, ok := d.jsonPath(i + 1)
+		path, steps, end, ok := d.jsonPath(i + 1)
 		if !ok {
 			continue
 		}
 		base := d.rw.render(d.toks[first].start, d.toks[i-1].end)
-		d.rw.big = append(d.rw.big, edit{start: d.toks[first].start, end: d.toks[end-1].end,
-			text: "(" + base + "::json #>> " + pathLiteral(path) + ")"})
+		text := "(" + base + "::json #>> " + pathLiteral(path) + ")"
+		if strings.Contains(steps, "i") {
+			// An undelimited name matches a field whatever its case
+			// (sql/expr/funcs_spark_json_path.go).
+			text = "_json_path_ci(" + base + "::json, " + pathLiteral(path) + ", '" + steps + "')"
+		}
+		d.rw.big = append(d.rw.big, edit{start: d.toks[first].start, end: d.toks[end-1].end, text: text})
 		d.changed = true
 		i = end - 1
 	}
@@ -420,13 +425,16 @@ func (d *dbxRewrite) jsonBase(last int) (int, bool) {
 }
 
 // jsonPath reads the path after the colon: { name | [ 'field' ] | [ n ] }
-// then { . name | [ 'field' ] | [ n ] }*.
-func (d *dbxRewrite) jsonPath(i int) (path []string, end int, ok bool) {
+// then { . name | [ 'field' ] | [ n ] }*. steps has a letter per element:
+// 'i' for a name (matched whatever its case), 'e' for a bracketed field
+// or an index (matched exactly).
+func (d *dbxRewrite) jsonPath(i int) (path []string, steps string, end int, ok bool) {
 	j := i
 	for {
 		switch {
 		case (j == i || d.is(j-1, tokDot)) && d.labelLike(j) && !d.is(j, pg_query.Token_SCONST):
 			path = append(path, jsonField(d.toks[j].text))
+			steps += "i"
 			j++
 		case d.is(j, pg_query.Token_ASCII_91) && d.is(j+2, pg_query.Token_ASCII_93):
 			t := d.toks[j+1]
@@ -434,17 +442,18 @@ func (d *dbxRewrite) jsonPath(i int) (path []string, end int, ok bool) {
 			case pg_query.Token_SCONST:
 				s, sok := stringValue(t.text)
 				if !sok {
-					return nil, i, false
+					return nil, "", i, false
 				}
 				path = append(path, s)
 			case pg_query.Token_ICONST:
 				path = append(path, t.text)
 			default:
-				return nil, i, false
+				return nil, "", i, false
 			}
+			steps += "e"
 			j += 3
 		default:
-			return nil, i, false
+			return nil, "", i, false
 		}
 		if d.is(j, tokDot) && d.labelLike(j+1) {
 			j++
@@ -453,7 +462,7 @@ func (d *dbxRewrite) jsonPath(i int) (path []string, end int, ok bool) {
 		if d.is(j, pg_query.Token_ASCII_91) && d.is(j+2, pg_query.Token_ASCII_93) {
 			continue
 		}
-		return path, j, true
+		return path, steps, j, true
 	}
 }
 
@@ -538,7 +547,7 @@ func walkMessages(m protoreflect.Message, visit func(protoreflect.Message)) {
 
 // jsonField is the key a path identifier names: as written (a quoted one
 // unquoted). Databricks matches an identifier step without regard to
-// case; #>> matches exactly (docs/databricks.md).
+// case: a path with one is read by _json_path_ci, not #>>.
 func jsonField(text string) string {
 	if strings.HasPrefix(text, `"`) {
 		return identValue(text)
