@@ -106,6 +106,9 @@ func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
 		return bt, nil
 	case *pg_query.Node_TypeCast:
 		t, err := ResolveTypeName(x.TypeCast.TypeName)
+		if err != nil && isSparkRawLiteral(x.TypeCast) {
+			t, err = types.Text, nil // bind_spark_raw.go
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -12,7 +14,11 @@ import (
 //     and current_catalog(): PostgreSQL's keywords take no parentheses,
 //     so the empty "()" becomes two spaces;
 //   - array(1, 2, 3), Spark's array constructor: ARRAY[1, 2, 3]. ARRAY
-//     (SELECT …) is PostgreSQL's own array of a subquery and is left.
+//     (SELECT …) is PostgreSQL's own array of a subquery and is left;
+//   - r'\d+', Spark's raw string literal, where the grammar fails on the
+//     statement (elsewhere it reads as a literal of a type r, which the
+//     binder takes as text: planner/bind_spark_raw.go): the r becomes a
+//     space, leaving a standard string, in which a backslash is itself.
 func sparkCalls(sql string) (string, bool) {
 	res, err := pg_query.Scan(sql)
 	if err != nil {
@@ -21,6 +27,14 @@ func sparkCalls(sql string) (string, bool) {
 	toks := res.Tokens
 	out := []byte(sql)
 	changed := false
+	for i := 0; i+1 < len(toks); i++ {
+		if t, next := toks[i], toks[i+1]; t.Token == pg_query.Token_IDENT && t.End == next.Start &&
+			next.Token == pg_query.Token_SCONST && (sql[t.Start:t.End] == "r" || sql[t.Start:t.End] == "R") &&
+			strings.HasPrefix(sql[next.Start:next.End], "'") {
+			out[t.Start] = ' '
+			changed = true
+		}
+	}
 	for i := 0; i+2 < len(toks); i++ {
 		open, close := toks[i+1], toks[i+2]
 		switch toks[i].Token {

@@ -9,6 +9,7 @@ func TestSparkCalls(t *testing.T) {
 		{"SELECT size(array(array_max(array(1, 2)), 3))", "SELECT size(array[array_max(array[1, 2]), 3])"},
 		{"SELECT array(SELECT 1)", "SELECT array(SELECT 1)"},
 		{"SELECT 'current_date()', \"array\"(1)", "SELECT 'current_date()', \"array\"(1)"},
+		{`SELECT regexp_extract('a12', r'\d+', 0), r 'x'`, `SELECT regexp_extract('a12',  '\d+', 0), r 'x'`},
 	}
 	for _, c := range cases {
 		got, _ := sparkCalls(c.in)
