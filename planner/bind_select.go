@@ -366,6 +366,13 @@ func (b *binder) bindSimpleSelectLevel(s *pg_query.SelectStmt, parent *scope, fo
 			targets = append(targets, ts...)
 			continue
 		}
+		if ts, ok, err := b.sparkGeneratorTargets(rt, ec); ok { // bind_spark_generators.go
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, ts...)
+			continue
+		}
 		if fc := rt.Val.GetFuncCall(); fc != nil && funcName(fc.Funcname) == "_pg_expandarray" {
 			fields, err := b.bindExpandArray(fc, ec)
 			if err != nil {
