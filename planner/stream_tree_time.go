@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -130,16 +131,5 @@ func checkWindowTime(w *WindowAssign, child *StreamNode) error {
 	if len(names) == 0 {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "the window's time (%s) has no watermark here: add WATERMARK <column> DELAY OF ... to the streams below", what)
 	}
-	return sqlerr.New(sqlerr.FeatureNotSupported, "the window's time (%s) has no watermark here: window on an event-time column the watermark bounds (%s)", what, joinNames(names))
-}
-
-func joinNames(names []string) string {
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += " or "
-		}
-		out += n
-	}
-	return out
+	return sqlerr.New(sqlerr.FeatureNotSupported, "the window's time (%s) has no watermark here: window on an event-time column the watermark bounds (%s)", what, strings.Join(names, " or "))
 }

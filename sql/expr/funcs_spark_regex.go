@@ -32,6 +32,23 @@ func groupIndex(args []arrow.Array, i int) (int64, bool) {
 	return DatumAt(args[2], i).(int64), true
 }
 
+// extractRow reads row i of regexp_extract[_all]'s arguments: the group
+// index and the subject, with the row's pattern compiled into m; null
+// when the result is NULL.
+func (m *javaRegexMemo) extractRow(sa, pa *array.String, args []arrow.Array, i int) (idx int64, s string, null bool, err error) {
+	idx, ok := groupIndex(args, i)
+	if !ok || sa.IsNull(i) || pa.IsNull(i) {
+		return 0, "", true, nil
+	}
+	if err := m.getJava(pa.Value(i)); err != nil {
+		return 0, "", false, err
+	}
+	if groups := m.re.NumSubexp(); idx < 0 || idx > int64(groups) {
+		return 0, "", false, errRegexGroup(idx, groups)
+	}
+	return idx, sa.Value(i), false, nil
+}
+
 // regexpExtractKernel is regexp_extract(str, regexp[, idx]): group idx of
 // the first match, "" when nothing matches or the group took no part.
 func regexpExtractKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
@@ -48,18 +65,14 @@ func regexpExtractKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, erro
 		if i&255 == 255 && ctx.Canceled() {
 			return nil, errCanceled()
 		}
-		idx, ok := groupIndex(args, i)
-		if !ok || sa.IsNull(i) || pa.IsNull(i) {
+		idx, s, null, err := m.extractRow(sa, pa, args, i)
+		if err != nil {
+			return nil, err
+		}
+		if null {
 			b.AppendNull()
 			continue
 		}
-		if err := m.getJava(pa.Value(i)); err != nil {
-			return nil, err
-		}
-		if groups := m.re.NumSubexp(); idx < 0 || idx > int64(groups) {
-			return nil, errRegexGroup(idx, groups)
-		}
-		s := sa.Value(i)
 		if m.cannotMatch(s) {
 			b.Append("")
 			continue
@@ -95,18 +108,14 @@ func regexpExtractAllKernel(ctx *Ctx, args []arrow.Array, n int) (arrow.Array, e
 		if i&255 == 255 && ctx.Canceled() {
 			return nil, errCanceled()
 		}
-		idx, ok := groupIndex(args, i)
-		if !ok || sa.IsNull(i) || pa.IsNull(i) {
+		idx, s, null, err := m.extractRow(sa, pa, args, i)
+		if err != nil {
+			return nil, err
+		}
+		if null {
 			lb.AppendNull()
 			continue
 		}
-		if err := m.getJava(pa.Value(i)); err != nil {
-			return nil, err
-		}
-		if groups := m.re.NumSubexp(); idx < 0 || idx > int64(groups) {
-			return nil, errRegexGroup(idx, groups)
-		}
-		s := sa.Value(i)
 		lb.Append(true)
 		if m.cannotMatch(s) {
 			continue

@@ -61,7 +61,15 @@ func QuoteArrayElement(buf []byte, start int) []byte {
 	if !need {
 		return buf
 	}
-	n := len(el)
+	return quoteInPlace(buf, start, esc, '\\')
+}
+
+// quoteInPlace wraps buf[start:] in double quotes, in place, with esc
+// more bytes: every quote and backslash in it preceded by escape (a
+// backslash for array_out; for record_out the character itself, doubled).
+// Zero escape doubles the character.
+func quoteInPlace(buf []byte, start, esc int, escape byte) []byte {
+	n := len(buf) - start
 	buf = append(buf, make([]byte, esc+2)...)
 	w := len(buf) - 1
 	buf[w] = '"'
@@ -71,7 +79,10 @@ func QuoteArrayElement(buf []byte, start int) []byte {
 		buf[w] = c
 		w--
 		if c == '"' || c == '\\' {
-			buf[w] = '\\'
+			buf[w] = escape
+			if escape == 0 {
+				buf[w] = c
+			}
 			w--
 		}
 	}

@@ -51,22 +51,7 @@ func quoteRecordField(buf []byte, start int) []byte {
 	if !need {
 		return buf
 	}
-	n := len(el)
-	buf = append(buf, make([]byte, esc+2)...)
-	w := len(buf) - 1
-	buf[w] = '"'
-	w--
-	for r := start + n - 1; r >= start; r-- {
-		c := buf[r]
-		buf[w] = c
-		w--
-		if c == '"' || c == '\\' {
-			buf[w] = c
-			w--
-		}
-	}
-	buf[w] = '"'
-	return buf
+	return quoteInPlace(buf, start, esc, 0) // array.go; record_out doubles
 }
 
 // appendStructBinary is record_send: the field count, then for each field
