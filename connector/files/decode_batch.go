@@ -33,6 +33,8 @@ type batchWriter struct {
 	raw  []byte // the row's text as the file has it (for a last-resort rescue)
 	rows int // rows in the batch being built
 
+	lastData []int // each string builder's bytes in the last batch
+
 	meta arrow.Array // a _metadata column of batchRows rows, sliced per batch
 	out  []arrow.RecordBatch
 
@@ -154,8 +156,15 @@ func (w *batchWriter) flush() {
 		w.meta = newMetadataArray(w.info, w.rows)
 	}
 	arrs := make([]arrow.Array, 0, len(w.builders)+1)
-	for _, b := range w.builders {
-		arrs = append(arrs, b.NewArray())
+	if w.lastData == nil {
+		w.lastData = make([]int, len(w.builders))
+	}
+	for i, b := range w.builders {
+		a := b.NewArray()
+		if sa, ok := a.(*array.String); ok {
+			w.lastData[i] = len(sa.ValueBytes())
+		}
+		arrs = append(arrs, a)
 	}
 	meta := array.NewSlice(w.meta, 0, int64(w.rows))
 	arrs = append(arrs, meta)
@@ -164,8 +173,13 @@ func (w *batchWriter) flush() {
 		a.Release()
 	}
 	w.rows = 0
-	for _, b := range w.builders {
-		b.Reserve(min(w.batchRows, 1024))
+	// The next batch is likely as large: reserve it at once rather than
+	// growing the builders step by step again.
+	for i, b := range w.builders {
+		b.Reserve(w.batchRows)
+		if sb, ok := b.(*array.StringBuilder); ok {
+			sb.ReserveData(int(float64(w.lastData[i]) * 1.1))
+		}
 	}
 }
 

@@ -117,6 +117,18 @@ func (c *colWriter) appendText(s []byte) bool {
 			c.str.BinaryBuilder.Append(s)
 			return true
 		}
+	case kindTimestamp:
+		if c.t.Typmod < 0 || c.t.Typmod >= 6 {
+			if civil, off, _, ok := isoTimestamp(s); ok {
+				if c.t.OID == types.OidTimestampTZ {
+					// No zone written: the session's, UTC (as Spark's
+					// default spark.sql.session.timeZone on a server).
+					civil -= off * types.MicrosPerSecond
+				}
+				c.ts.Append(arrow.Timestamp(civil))
+				return true
+			}
+		}
 	}
 	return types.AppendParsedText(c.b, c.t, s, nil) == nil
 }

@@ -38,7 +38,7 @@ type jsonField struct {
 	kind   jsonKind
 	keyEsc bool // key has escapes
 	valEsc bool // a string value has escapes
-	isInt  bool // a number without fraction or exponent
+	isInt  bool // a number without fraction or exponent; a string all ASCII
 }
 
 // jsonScanner checks JSON text and splits a line into its fields. Its
@@ -63,38 +63,54 @@ func skipWS(s []byte, i int) int {
 }
 
 // str scans the string token starting at s[i] == '"'; it returns the
-// index after the closing quote and whether it has escapes.
-func (sc *jsonScanner) str(s []byte, i int) (int, bool, bool) {
+// index after the closing quote, whether it has escapes, and whether it
+// is all ASCII (then, without escapes, it is valid text as it stands).
+// The common case, a string without escapes, is found with IndexByte.
+func (sc *jsonScanner) str(s []byte, i int) (end int, esc, ascii, ok bool) {
 	i++
-	esc := false
+	if q := bytes.IndexByte(s[i:], '"'); q >= 0 {
+		span := s[i : i+q]
+		if bytes.IndexByte(span, '\\') < 0 {
+			var acc, ctl byte
+			for _, c := range span {
+				acc |= c
+				if c < 0x20 {
+					ctl = 1
+				}
+			}
+			if ctl != 0 {
+				return 0, false, false, false
+			}
+			return i + q + 1, false, acc < utf8.RuneSelf, true
+		}
+	}
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '"':
-			return i + 1, esc, true
+			return i + 1, true, false, true
 		case c == '\\':
-			esc = true
 			if i+1 >= len(s) {
-				return 0, false, false
+				return 0, false, false, false
 			}
 			switch s[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(s) || !isHex(s[i+2]) || !isHex(s[i+3]) || !isHex(s[i+4]) || !isHex(s[i+5]) {
-					return 0, false, false
+					return 0, false, false, false
 				}
 				i += 6
 			default:
-				return 0, false, false
+				return 0, false, false, false
 			}
 		case c < 0x20:
-			return 0, false, false
+			return 0, false, false, false
 		default:
 			i++
 		}
 	}
-	return 0, false, false
+	return 0, false, false, false
 }
 
 func isHex(c byte) bool {
@@ -155,8 +171,9 @@ func (sc *jsonScanner) scalar(s []byte, i int) (end int, kind jsonKind, esc, isI
 	}
 	switch c := s[i]; {
 	case c == '"':
-		end, esc, ok = sc.str(s, i)
-		return end, jsonString, esc, false, ok
+		// isInt reports, for strings, that they are ASCII.
+		end, esc, isInt, ok = sc.str(s, i)
+		return end, jsonString, esc, isInt, ok
 	case c == '-' || c >= '0' && c <= '9':
 		end, isInt, ok = number(s, i)
 		return end, jsonNumber, false, isInt, ok
@@ -175,7 +192,7 @@ func (sc *jsonScanner) key(s []byte, i int) (int, bool) {
 	if i >= len(s) || s[i] != '"' {
 		return 0, false
 	}
-	end, _, ok := sc.str(s, i)
+	end, _, _, ok := sc.str(s, i)
 	if !ok {
 		return 0, false
 	}
@@ -291,7 +308,7 @@ func (sc *jsonScanner) parseLine(s []byte) bool {
 			return false
 		}
 		var f jsonField
-		end, esc, ok := sc.str(s, i)
+		end, esc, _, ok := sc.str(s, i)
 		if !ok {
 			return false
 		}
@@ -525,7 +542,13 @@ func (sc *jsonScanner) jsonRow(w *batchWriter) {
 			w.setNull(ci)
 			continue
 		case jsonString:
-			ok = c.appendJSONString(f.val, sc.content(f.val, f.valEsc))
+			if c.kind == kindText && f.isInt && !f.valEsc {
+				// ASCII without control characters: text as it stands.
+				c.str.BinaryBuilder.Append(f.val[1 : len(f.val)-1])
+				ok = true
+			} else {
+				ok = c.appendJSONString(f.val, sc.content(f.val, f.valEsc))
+			}
 		case jsonNumber:
 			ok = c.appendJSONText(f.val, true)
 		case jsonTrue, jsonFalse:
