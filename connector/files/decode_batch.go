@@ -24,6 +24,9 @@ type batchWriter struct {
 
 	// byName finds a column by its exact name.
 	byName map[string]int
+	// keyTokens are the columns' names as JSON string tokens ("name"),
+	// nil for a name that needs escapes.
+	keyTokens [][]byte
 
 	setGen []uint32 // setGen[i] == gen: column i has its value this row
 	gen    uint32
@@ -65,6 +68,11 @@ func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWri
 		if _, dup := w.byName[c.Name]; !dup {
 			w.byName[c.Name] = i
 		}
+		tok := []byte(nil)
+		if plainToken(c.Name) {
+			tok = []byte(`"` + c.Name + `"`)
+		}
+		w.keyTokens = append(w.keyTokens, tok)
 	}
 	w.newCols.known = w.byName
 	if s.Rescued != "" {
@@ -210,4 +218,15 @@ func (w *batchWriter) discard() {
 		r.Release()
 	}
 	w.out = nil
+}
+
+// plainToken: name written between quotes is a JSON string token as it
+// stands (no quote, backslash or control character to escape).
+func plainToken(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -39,6 +39,7 @@ type jsonField struct {
 	keyEsc bool // key has escapes
 	valEsc bool // a string value has escapes
 	isInt  bool // a number without fraction or exponent; a string all ASCII
+	col    int  // its column when the key was predicted (-1: none), -2 unknown yet
 }
 
 // jsonScanner checks JSON text and splits a line into its fields. Its
@@ -48,6 +49,10 @@ type jsonScanner struct {
 	stack   []byte
 	scratch []byte
 	order   []int // column of each field position in the previous line
+	// expect holds, per field position, the key token ("name") of the
+	// column the previous line had there, when that name is a plain
+	// token (no quote, backslash or control character); else nil.
+	expect [][]byte
 }
 
 func skipWS(s []byte, i int) int {
@@ -62,34 +67,35 @@ func skipWS(s []byte, i int) int {
 	return i
 }
 
+// strStop marks the bytes a string scan stops at: the closing quote, a
+// backslash, and control characters (invalid in JSON strings).
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // str scans the string token starting at s[i] == '"'; it returns the
 // index after the closing quote, whether it has escapes, and whether it
 // is all ASCII (then, without escapes, it is valid text as it stands).
-// The common case, a string without escapes, is found with IndexByte.
 func (sc *jsonScanner) str(s []byte, i int) (end int, esc, ascii, ok bool) {
 	i++
-	if q := bytes.IndexByte(s[i:], '"'); q >= 0 {
-		span := s[i : i+q]
-		if bytes.IndexByte(span, '\\') < 0 {
-			var acc, ctl byte
-			for _, c := range span {
-				acc |= c
-				if c < 0x20 {
-					ctl = 1
-				}
-			}
-			if ctl != 0 {
-				return 0, false, false, false
-			}
-			return i + q + 1, false, acc < utf8.RuneSelf, true
+	var acc byte
+	for {
+		for i < len(s) && !strStop[s[i]] {
+			acc |= s[i]
+			i++
 		}
-	}
-	for i < len(s) {
-		c := s[i]
-		switch {
+		if i >= len(s) {
+			return 0, false, false, false
+		}
+		switch c := s[i]; {
 		case c == '"':
-			return i + 1, true, false, true
+			return i + 1, esc, !esc && acc < utf8.RuneSelf, true
 		case c == '\\':
+			esc = true
 			if i+1 >= len(s) {
 				return 0, false, false, false
 			}
@@ -104,13 +110,10 @@ func (sc *jsonScanner) str(s []byte, i int) (end int, esc, ascii, ok bool) {
 			default:
 				return 0, false, false, false
 			}
-		case c < 0x20:
+		default: // a control character
 			return 0, false, false, false
-		default:
-			i++
 		}
 	}
-	return 0, false, false, false
 }
 
 func isHex(c byte) bool {
@@ -308,11 +311,22 @@ func (sc *jsonScanner) parseLine(s []byte) bool {
 			return false
 		}
 		var f jsonField
-		end, esc, _, ok := sc.str(s, i)
-		if !ok {
-			return false
+		k := len(sc.fields)
+		var end int
+		if k < len(sc.expect) && len(sc.expect[k]) > 0 && bytes.HasPrefix(s[i:], sc.expect[k]) {
+			// The key the previous line had here, as written: a plain
+			// string token, no need to scan it.
+			end = i + len(sc.expect[k])
+			f.col = sc.order[k]
+		} else {
+			var esc, ok bool
+			if end, esc, _, ok = sc.str(s, i); !ok {
+				return false
+			}
+			f.keyEsc, f.col = esc, -2
 		}
-		f.key, f.keyEsc = s[i:end], esc
+		f.key = s[i:end]
+		var ok bool
 		i = skipWS(s, end)
 		if i >= len(s) || s[i] != ':' {
 			return false
@@ -508,18 +522,18 @@ func (sc *jsonScanner) jsonRow(w *batchWriter) {
 	for k := range sc.fields {
 		f := &sc.fields[k]
 		name := sc.content(f.key, f.keyEsc)
-		ci := -1
-		if k < len(sc.order) {
-			if c := sc.order[k]; c >= 0 && w.cols[c].name == string(name) {
-				ci = c
-			}
-		}
-		if ci < 0 {
+		ci := f.col
+		if ci == -2 {
 			ci = w.column(name)
 			for len(sc.order) <= k {
 				sc.order = append(sc.order, -1)
+				sc.expect = append(sc.expect, nil)
 			}
 			sc.order[k] = ci
+			sc.expect[k] = nil
+			if ci >= 0 && !f.keyEsc {
+				sc.expect[k] = w.keyTokens[ci]
+			}
 		}
 		if ci < 0 {
 			if f.kind == jsonNull {
