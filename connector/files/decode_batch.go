@@ -201,6 +201,9 @@ func (w *batchWriter) finish() ([]arrow.RecordBatch, DecodeStats) {
 
 // release frees the builders (also after an error).
 func (w *batchWriter) release() {
+	for i := range w.cols {
+		w.cols[i].release()
+	}
 	for _, b := range w.builders {
 		b.Release()
 	}

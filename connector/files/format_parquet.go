@@ -245,6 +245,7 @@ func (d *parquetDecoder) convert(col arrow.Array, c Column, n int) arrow.Array {
 	defer b.Release()
 	b.Reserve(n)
 	w := newColWriter(c.Name, c.Type, b)
+	defer w.release()
 	var buf []byte
 	for i := 0; i < n; i++ {
 		if col.IsNull(i) {
@@ -348,6 +349,9 @@ func convertValue(w *colWriter, col arrow.Array, i int, buf []byte) ([]byte, boo
 		return buf, w.appendText(buf)
 	default:
 		buf = append(buf, col.ValueStr(i)...)
+		if w.t.IsStruct() {
+			return buf, w.appendJSONRecord(buf)
+		}
 		if w.kind == kindJSONB || w.kind == kindText {
 			return buf, w.appendJSONText(buf, false)
 		}
