@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -504,7 +505,7 @@ func inferParquet(files []FileInfo) ([]Column, error) {
 		}
 		for _, fld := range sch.Fields() {
 			t := parquetType(fld.Type)
-			key := lowerASCII(fld.Name)
+			key := strings.ToLower(fld.Name)
 			if i, ok := idx[key]; ok {
 				if cols[i].Name == fld.Name {
 					cols[i].Type = widenType(cols[i].Type, t)
