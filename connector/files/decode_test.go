@@ -412,3 +412,12 @@ func TestDecodeCSVStructCells(t *testing.T) {
 	d := decodeString(t, "csv", "\"(1,x)\",1\n\"(x,y)\",2\n\"(3,)\",3\n", Options{}, s)
 	checkRows(t, dataOnly(d.rows), `(1,x) | 1`, `NULL | 2`, `(3,) | 3`)
 }
+
+func TestDecodeJSONNestedIntoText(t *testing.T) {
+	s := schemaOf(t, "id STRING")
+	d := decodeString(t, "json", "{\"id\":{\"a\":[1,\"x\"]}}\n{\"id\":{\"a\":\"\xff\"}}\n{\"id\":12.50}\n{\"id\":true}\n", Options{}, s)
+	checkRows(t, dataOnly(d.rows), `{"a":[1,"x"]}`, `NULL`, `12.50`, `true`)
+	if !strings.Contains(d.rows[1][1], `"id"`) {
+		t.Fatalf("not rescued: %s", d.rows[1][1])
+	}
+}
