@@ -4,6 +4,8 @@ go 1.26.8
 
 require github.com/apache/arrow-go/v18 v18.8.0
 
+require github.com/fsnotify/fsnotify v1.10.1 // indirect
+
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
