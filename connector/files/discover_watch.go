@@ -53,7 +53,12 @@ func startDiscovery(s *Source) (*discovery, error) {
 		}
 		s.noticeOnce(NoticeUnreadable, p, "cannot look at %s: %v", p, err)
 	}
-	go d.run()
+	ready := make(chan struct{})
+	go d.run(ready)
+	// The first listing is in (and the folders watched) when Open
+	// returns: the first Read sees the files already there, and a file
+	// renamed into place from now on is noticed as such.
+	<-ready
 	return d, nil
 }
 
@@ -73,13 +78,14 @@ func (d *discovery) rescan() {
 	}
 }
 
-func (d *discovery) run() {
+func (d *discovery) run(ready chan struct{}) {
 	defer close(d.done)
 	if d.watcher != nil {
 		defer d.watcher.Close()
 	}
 	relist := d.s.cfg.relist
 	d.relist()
+	close(ready)
 	listTimer := time.NewTimer(relist)
 	defer listTimer.Stop()
 	settleTimer := time.NewTimer(time.Hour)
