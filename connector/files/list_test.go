@@ -1,0 +1,147 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
+)
+
+func names(t *testing.T, dir string, fs []FileInfo) string {
+	t.Helper()
+	var out []string
+	for _, f := range fs {
+		r, err := filepath.Rel(dir, f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestList(t *testing.T) {
+	dir := t.TempDir()
+	writeRows(t, filepath.Join(dir, "b.json"), 0, 1, old.Add(time.Second))
+	writeRows(t, filepath.Join(dir, "a.json"), 0, 1, old.Add(time.Second))
+	writeRows(t, filepath.Join(dir, "z.csv"), 0, 1, old)
+	writeRows(t, filepath.Join(dir, "sub", "c.json"), 0, 1, old.Add(2*time.Second))
+	writeRows(t, filepath.Join(dir, "sub", "deeper", "d.json"), 0, 1, old.Add(3*time.Second))
+	writeRows(t, filepath.Join(dir, "_SUCCESS"), 0, 1, old)
+	writeRows(t, filepath.Join(dir, ".a.json.crc"), 0, 1, old)
+	writeRows(t, filepath.Join(dir, "_delta_log", "x.json"), 0, 1, old)
+	writeRows(t, filepath.Join(dir, ".tmp", "y.json"), 0, 1, old)
+	list := func(o Options) string {
+		t.Helper()
+		fs, err := List(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names(t, dir, fs)
+	}
+	o := testOptions(dir)
+	// Oldest first, ties by path; hidden names skipped.
+	if got, want := list(o), "z.csv a.json b.json sub/c.json sub/deeper/d.json"; got != want {
+		t.Errorf("folder: %q, want %q", got, want)
+	}
+	o.Recursive = false
+	if got, want := list(o), "z.csv a.json b.json"; got != want {
+		t.Errorf("not recursive: %q, want %q", got, want)
+	}
+	o = testOptions(dir)
+	o.PathGlobFilter = "[ab].json"
+	if got, want := list(o), "a.json b.json"; got != want {
+		t.Errorf("pathGlobFilter: %q, want %q", got, want)
+	}
+	o = testOptions(filepath.Join(dir, "{a,z}.*"))
+	if got, want := list(o), "z.csv a.json"; got != want {
+		t.Errorf("brace glob: %q, want %q", got, want)
+	}
+	o = testOptions(filepath.Join(dir, "sub"))
+	if got, want := list(o), "sub/c.json sub/deeper/d.json"; got != want {
+		t.Errorf("subfolder: %q, want %q", got, want)
+	}
+	o = testOptions(filepath.Join(dir, "s*", "deep*"))
+	if got, want := list(o), "sub/deeper/d.json"; got != want {
+		t.Errorf("folder glob: %q, want %q", got, want)
+	}
+	// A path naming one file reads it, hidden name or not.
+	o = testOptions(filepath.Join(dir, "_SUCCESS"))
+	if got, want := list(o), "_SUCCESS"; got != want {
+		t.Errorf("one file: %q, want %q", got, want)
+	}
+	o = testOptions(dir)
+	o.ModifiedAfter = old
+	o.ModifiedBefore = old.Add(3 * time.Second)
+	if got, want := list(o), "a.json b.json sub/c.json"; got != want {
+		t.Errorf("modified bounds: %q, want %q", got, want)
+	}
+	o = testOptions(filepath.Join(dir, "*.parquet"))
+	if got := list(o); got != "" {
+		t.Errorf("a glob matching nothing: %q", got)
+	}
+}
+
+func TestListErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, err := List(testOptions(filepath.Join(dir, "missing")))
+	if sqlerr.Code(err) != undefinedFile {
+		t.Fatalf("a missing folder: %v (%s)", err, sqlerr.Code(err))
+	}
+	if os.Geteuid() != 0 {
+		locked := filepath.Join(dir, "locked")
+		writeRows(t, filepath.Join(locked, "a"), 0, 1, old)
+		os.Chmod(locked, 0)
+		defer os.Chmod(locked, 0o755)
+		_, err = List(testOptions(locked))
+		if sqlerr.Code(err) != sqlerr.InsufficientPrivilege {
+			t.Fatalf("an unreadable folder: %v (%s)", err, sqlerr.Code(err))
+		}
+	}
+}
+
+// List's second observation: a file written a moment ago is listed once
+// it proved stable; one still growing is left out.
+func TestListSettles(t *testing.T) {
+	dir := t.TempDir()
+	writeRows(t, filepath.Join(dir, "fresh"), 0, 1, time.Time{})
+	fs, err := listSettled(testOptions(dir), 100*time.Millisecond)
+	if err != nil || names(t, dir, fs) != "fresh" {
+		t.Fatalf("a fresh stable file: %v %v", fs, err)
+	}
+}
+
+func TestReadNow(t *testing.T) {
+	dir := t.TempDir()
+	var want []int64
+	for i := 0; i < 9; i++ {
+		writeRows(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), i*10, 5, old.Add(time.Duration(i)*time.Second))
+		want = append(want, seq(i*10, 5)...)
+	}
+	files, err := List(testOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := readAll(context.Background(), files, testOptions(dir), testSchema, 2, testDecode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameInts(t, "ReadNow", values(bs), want)
+	// A damaged file is the error, unless ignoreCorruptFiles.
+	appendLine(t, filepath.Join(dir, "f3"), "damaged", old.Add(3*time.Second))
+	files, _ = List(testOptions(dir))
+	if _, err := readAll(context.Background(), files, testOptions(dir), testSchema, 2, testDecode); sqlerr.Code(err) != sqlerr.DataCorrupted {
+		t.Fatalf("a damaged file: %v", err)
+	}
+	o := testOptions(dir)
+	o.IgnoreCorruptFiles = true
+	bs, err = readAll(context.Background(), files, o, testSchema, 2, testDecode)
+	if err != nil || len(values(bs)) != 40 {
+		t.Fatalf("ignoreCorruptFiles: %d rows, %v", len(values(bs)), err)
+	}
+}
