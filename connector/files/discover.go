@@ -78,6 +78,9 @@ func (l *lister) list(visit func(FileInfo)) error {
 		return fileError("could not open", l.spec.base, err)
 	}
 	if !fi.IsDir() {
+		if l.onDir != nil {
+			l.onDir(filepath.Dir(l.spec.base)) // a streaming source watches the file's folder
+		}
 		if l.spec.alts == nil && fi.Mode().IsRegular() {
 			// A path naming one file reads it, whatever its name.
 			visit(fileInfoOf(l.spec.base, fi))

@@ -140,3 +140,19 @@ func TestDiscoverChangedAfterRead(t *testing.T) {
 		t.Fatalf("re-reading a changed file: %s, want XX001", code)
 	}
 }
+
+// A path naming one file: read once complete, and a rewrite of it is a
+// change, not new input.
+func TestDiscoverOneFilePath(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "only.txt")
+	writeRows(t, filepath.Join(dir, "other.txt"), 100, 1, old)
+	st := newStore(t, state.SyncGroup)
+	renameRows(t, p, 0, 3)
+	s := open(t, st, testOptions(p), 100*time.Millisecond)
+	got, off := s.readUntil(0, 3, 5*time.Second)
+	sameInts(t, "the one file", got, seq(0, 3))
+	if rd := s.read(off, 0); len(rd.Batches) != 0 {
+		t.Fatalf("read more than the one file: %v", values(rd.Batches))
+	}
+}

@@ -92,7 +92,7 @@ func (d *discovery) run(ready chan struct{}) {
 	settleTimer.Stop()
 	settleArmed := false
 	armSettle := func() {
-		if !settleArmed && len(d.s.incomplete()) > 0 {
+		if !settleArmed && d.s.waiting() {
 			settleTimer.Reset(max(d.s.cfg.settle/4, 5*time.Millisecond))
 			settleArmed = true
 		}

@@ -46,6 +46,7 @@ type Source struct {
 	byPath      map[string]int // path → index in entries
 	end         int64          // the offset after the log's last batch
 	cands       map[string]*candidate
+	unsettled   map[string]struct{} // the candidates not complete yet
 	changedSeen map[changeKey]bool
 	noticed     map[string]bool // noticeOnce's keys
 	notices     []Notice
@@ -125,6 +126,7 @@ func openWith(st *state.Store, logKey []byte, o Options, s Schema, cfg config) (
 		entries:     entries,
 		byPath:      make(map[string]int, len(entries)),
 		cands:       map[string]*candidate{},
+		unsettled:   map[string]struct{}{},
 		changedSeen: map[changeKey]bool{},
 		noticed:     map[string]bool{},
 		schema:      s,

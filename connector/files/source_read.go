@@ -312,7 +312,7 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 		s.byPath[a.entry.File.Path] = len(s.entries)
 		s.entries = append(s.entries, a.entry)
 		s.end = a.entry.First + a.entry.Batches
-		delete(s.cands, a.entry.File.Path)
+		s.dropLocked(a.entry.File.Path)
 	}
 	if newVersion != nil {
 		s.pending = newVersion
@@ -412,5 +412,6 @@ func (s *Source) settleAgain(f FileInfo, statErr error) {
 		now := time.Now()
 		c.since, c.seen, c.renamed = now, now, false
 		c.info.Size, c.info.Modified = -1, now
+		s.unsettled[f.Path] = struct{}{}
 	}
 }
