@@ -46,6 +46,10 @@ type logEntry struct {
 	// Damaged: decoding found it damaged and ignoreCorruptFiles was on;
 	// it holds no batches.
 	Damaged bool
+
+	// rowsBefore is the rows of the entries before it (in memory only:
+	// the backlog after an offset is a subtraction).
+	rowsBefore int64
 }
 
 const entryFormat = 1
@@ -117,7 +121,7 @@ func loadLog(st *state.Store, logKey []byte) ([]logEntry, []Schema, error) {
 	txn := st.Begin(false)
 	defer txn.Discard()
 	var entries []logEntry
-	var next int64
+	var next, rows int64
 	fp := append(append([]byte(nil), logKey...), 'f')
 	err := txn.IteratePrefix(fp, func(key, val []byte) error {
 		seq := int(binary.BigEndian.Uint64(key[len(fp):]))
@@ -126,6 +130,8 @@ func loadLog(st *state.Store, logKey []byte) ([]logEntry, []Schema, error) {
 			return sqlerr.New(sqlerr.DataCorrupted, "the processed-file log of a files source is damaged at entry %d", seq)
 		}
 		next += e.Batches
+		e.rowsBefore = rows
+		rows += e.Rows
 		entries = append(entries, e)
 		return nil
 	})

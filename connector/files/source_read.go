@@ -115,8 +115,9 @@ func (s *Source) rowsAfter(entries []logEntry, off int64, cur []arrow.RecordBatc
 		}
 		i++
 	}
-	for ; i < len(entries); i++ {
-		n += entries[i].Rows
+	if i < len(entries) {
+		last := entries[len(entries)-1]
+		n += last.rowsBefore + last.Rows - entries[i].rowsBefore
 	}
 	return n
 }
@@ -309,6 +310,9 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 	}
 	s.mu.Lock()
 	for _, a := range out {
+		if n := len(s.entries); n > 0 {
+			a.entry.rowsBefore = s.entries[n-1].rowsBefore + s.entries[n-1].Rows
+		}
 		s.byPath[a.entry.File.Path] = len(s.entries)
 		s.entries = append(s.entries, a.entry)
 		s.end = a.entry.First + a.entry.Batches
