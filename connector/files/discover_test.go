@@ -156,3 +156,17 @@ func TestDiscoverOneFilePath(t *testing.T) {
 		t.Fatalf("read more than the one file: %v", values(rd.Batches))
 	}
 }
+
+// A file moved in from a folder discovery does not watch is not known to
+// be whole at once: the settle rule reads it.
+func TestDiscoverMovedInFromOutside(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	st := newStore(t, state.SyncGroup)
+	s := open(t, st, testOptions(dir), 200*time.Millisecond)
+	writeRows(t, filepath.Join(outside, "x"), 0, 4, time.Time{})
+	if err := os.Rename(filepath.Join(outside, "x"), filepath.Join(dir, "x")); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.readUntil(0, 4, 5*time.Second)
+	sameInts(t, "moved in", got, seq(0, 4))
+}

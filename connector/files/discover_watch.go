@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,7 +104,6 @@ func (d *discovery) run(ready chan struct{}) {
 	if d.watcher != nil {
 		events, errs = d.watcher.Events, d.watcher.Errors
 	}
-	var prev fsnotify.Event
 	for {
 		select {
 		case <-d.stop:
@@ -122,8 +122,7 @@ func (d *discovery) run(ready chan struct{}) {
 				events = nil
 				continue
 			}
-			d.event(ev, prev)
-			prev = ev
+			d.event(ev)
 		case err, ok := <-errs:
 			if !ok {
 				errs = nil
@@ -175,7 +174,8 @@ func (d *discovery) watch(dir string) {
 	}
 	if err := d.watcher.Add(dir); err != nil {
 		// Too many watches, or the folder went: re-listing covers it.
-		d.s.noticeOnce(NoticeFolder, dir, "cannot watch %s (%v); new files there are found by re-listing", dir, err)
+		// Reported once: past the kernel's watch limit every folder fails.
+		d.s.noticeOnceKey("watch", NoticeFolder, dir, "cannot watch %s (%v); new files there (and in other folders that cannot be watched) are found by re-listing", dir, err)
 		return
 	}
 	d.watched[dir] = true
@@ -194,10 +194,9 @@ func (d *discovery) prune() {
 	}
 }
 
-// event applies one notification. A Create right after a Rename is the
-// two halves of one rename (inotify's IN_MOVED_FROM, IN_MOVED_TO): the
-// file appeared whole.
-func (d *discovery) event(ev fsnotify.Event, prev fsnotify.Event) {
+// event applies one notification. A Create that is the arrival of a
+// rename is a file that appeared whole.
+func (d *discovery) event(ev fsnotify.Event) {
 	name := filepath.Base(ev.Name)
 	if hidden(name) {
 		return
@@ -228,8 +227,19 @@ func (d *discovery) event(ev fsnotify.Event, prev fsnotify.Event) {
 	if !fi.Mode().IsRegular() || !d.selects(ev.Name, fi) {
 		return
 	}
-	renamed := ev.Has(fsnotify.Create) && prev.Has(fsnotify.Rename)
-	d.s.observe(fileInfoOf(ev.Name, fi), time.Now(), renamed)
+	d.s.observe(fileInfoOf(ev.Name, fi), time.Now(), renamedInto(ev))
+}
+
+// renamedInto reports whether a Create is the arrival half of a rename
+// whose departure fsnotify saw in a watched folder (inotify's
+// IN_MOVED_TO paired with IN_MOVED_FROM by their cookie). fsnotify keeps
+// the old name in an unexported field that only Event.String shows
+// ("CREATE "new" ← "old""), so the string tells. A file moved in from an
+// unwatched folder is not recognised: the settle rule applies to it.
+// (TestDiscoverRenamedIntoPlace pins this to the fsnotify version in
+// go.mod.)
+func renamedInto(ev fsnotify.Event) bool {
+	return ev.Has(fsnotify.Create) && ev.String() != fmt.Sprintf("%-13s %q", ev.Op.String(), ev.Name)
 }
 
 // relistUnder lists one folder under the path (a new nested one).

@@ -276,12 +276,17 @@ func (s *Source) notice(kind, path, format string, args ...any) {
 
 // noticeOnce gives a notice once per kind and path.
 func (s *Source) noticeOnce(kind, path, format string, args ...any) {
+	s.noticeOnceKey(kind+"\x00"+path, kind, path, format, args...)
+}
+
+// noticeOnceKey gives a notice once per key.
+func (s *Source) noticeOnceKey(key, kind, path, format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.noticed[kind+"\x00"+path] {
+	if s.noticed[key] {
 		return
 	}
-	s.noticed[kind+"\x00"+path] = true
+	s.noticed[key] = true
 	s.noticeLocked(kind, path, format, args...)
 }
 
