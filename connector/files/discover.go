@@ -103,7 +103,6 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 		l.skip(dir, err)
 		return nil
 	}
-	full, _ := l.spec.matchState(rel)
 	for _, e := range ents {
 		name := e.Name()
 		if hidden(name) {
@@ -111,7 +110,7 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 		}
 		p := filepath.Join(dir, name)
 		sub := append(rel[:len(rel):len(rel)], name)
-		subFull, subPrefix := l.spec.matchState(sub)
+		subFull, _ := l.spec.matchState(sub)
 		typ := e.Type()
 		if typ&fs.ModeSymlink != 0 {
 			fi, err := os.Stat(p)
@@ -129,13 +128,7 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 		}
 		switch {
 		case typ.IsDir():
-			// Descend where the glob may still match, or below a full match
-			// when recursive (a folder path, or a glob naming folders).
-			descend := subPrefix && !subFull
-			if subFull {
-				descend = l.o.Recursive || (l.spec.alts != nil && !full)
-			}
-			if descend {
+			if l.descends(sub) {
 				if err := l.walk(p, sub, visit, false); err != nil {
 					return err
 				}
@@ -155,6 +148,42 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 		}
 	}
 	return nil
+}
+
+// descends reports whether listing goes into the folder at rel (its
+// components under base): where the glob may still match, and below a
+// full match when recursive — the first folder a glob names fully is
+// always listed (its files are what the glob names).
+func (l *lister) descends(rel []string) bool {
+	if hidden(rel[len(rel)-1]) {
+		return false
+	}
+	full, prefix := l.spec.matchState(rel)
+	if !full {
+		return prefix
+	}
+	parentFull, _ := l.spec.matchState(rel[:len(rel)-1])
+	return l.o.Recursive || (l.spec.alts != nil && !parentFull)
+}
+
+// reachesDir reports whether listing goes into the folder at rel.
+func (l *lister) reachesDir(rel []string) bool {
+	for k := 1; k <= len(rel); k++ {
+		if !l.descends(rel[:k]) {
+			return false
+		}
+	}
+	return len(rel) > 0
+}
+
+// reachesFile reports whether listing visits the file at rel (before
+// the name filter and time bounds).
+func (l *lister) reachesFile(rel []string) bool {
+	if len(rel) == 0 || hidden(rel[len(rel)-1]) || !l.reachesDir(rel[:len(rel)-1]) && len(rel) > 1 {
+		return false
+	}
+	full, _ := l.spec.matchState(rel)
+	return full
 }
 
 func (l *lister) selects(name string, fi fs.FileInfo) bool {

@@ -217,7 +217,7 @@ func (d *discovery) event(ev fsnotify.Event) {
 		return
 	}
 	if fi.IsDir() {
-		if ev.Has(fsnotify.Create) && d.underSpec(ev.Name) {
+		if ev.Has(fsnotify.Create) {
 			// A nested folder created later: watch it, and list it (files
 			// may have landed in it before the watch).
 			d.relistUnder(ev.Name)
@@ -242,28 +242,14 @@ func renamedInto(ev fsnotify.Event) bool {
 	return ev.Has(fsnotify.Create) && ev.String() != fmt.Sprintf("%-13s %q", ev.Op.String(), ev.Name)
 }
 
-// relistUnder lists one folder under the path (a new nested one).
+// relistUnder lists a folder created under the path, if listing reaches
+// it (it was not watched when its first files may have landed).
 func (d *discovery) relistUnder(dir string) {
 	rel := d.rel(dir)
-	full, prefix := d.lister.spec.matchState(rel)
-	if !prefix || (full && !d.lister.o.Recursive && d.lister.spec.alts == nil) {
+	if rel == nil || !d.lister.reachesDir(rel) {
 		return
 	}
 	_ = d.lister.walk(dir, rel, func(f FileInfo) { d.s.observe(f, time.Now(), false) }, false)
-}
-
-// underSpec reports whether a new folder may hold files the path selects.
-func (d *discovery) underSpec(dir string) bool {
-	rel := d.rel(dir)
-	if rel == nil {
-		return false
-	}
-	for _, c := range rel {
-		if hidden(c) {
-			return false
-		}
-	}
-	return true
 }
 
 // rel is p's components under the listing's base (nil when outside).
@@ -276,38 +262,15 @@ func (d *discovery) rel(p string) []string {
 }
 
 // selects applies the path's glob, the name filter and the time bounds to
-// a file an event named.
+// a file an event named: what a listing would have found.
 func (d *discovery) selects(p string, fi fs.FileInfo) bool {
 	l := d.lister
 	if p == l.spec.base {
 		return l.spec.alts == nil
 	}
 	rel := d.rel(p)
-	if rel == nil {
+	if rel == nil || !l.reachesFile(rel) {
 		return false
-	}
-	for _, c := range rel[:len(rel)-1] {
-		if hidden(c) {
-			return false
-		}
-	}
-	full, _ := l.spec.matchState(rel)
-	if !full {
-		return false
-	}
-	if !l.o.Recursive && len(rel) > 1 {
-		// Not recursive: only the files directly in base, or directly in
-		// the folders the glob names.
-		depth := 1
-		if l.spec.alts != nil {
-			depth = 0
-			for _, a := range l.spec.alts {
-				depth = max(depth, len(a)+1)
-			}
-		}
-		if len(rel) > depth {
-			return false
-		}
 	}
 	return l.selects(filepath.Base(p), fi)
 }

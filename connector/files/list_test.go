@@ -145,3 +145,39 @@ func TestReadNow(t *testing.T) {
 		t.Fatalf("ignoreCorruptFiles: %d rows, %v", len(values(bs)), err)
 	}
 }
+
+// What discovery's events accept (reachesFile) is what a listing finds,
+// for globs and recursion alike.
+func TestEventsAgreeWithListing(t *testing.T) {
+	dir := t.TempDir()
+	tree := []string{"a", "x/b", "x/in/c", "x/in/d/e", "y/in/f", "y/out/g", "z/in/_h", "z/_in/i", "in/j", "x/y/in/k"}
+	for _, p := range tree {
+		writeRows(t, filepath.Join(dir, p), 0, 1, old)
+	}
+	for _, path := range []string{"", "x", "*/in", "{x,y}/in", "*/*", "x/in/d", "*"} {
+		for _, rec := range []bool{true, false} {
+			o := testOptions(filepath.Join(dir, path))
+			o.Recursive = rec
+			fs, err := List(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := map[string]bool{}
+			for _, f := range fs {
+				listed[f.Path] = true
+			}
+			l, err := newLister(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range tree {
+				full := filepath.Join(dir, p)
+				r, _ := filepath.Rel(l.spec.base, full)
+				reached := !strings.HasPrefix(r, "..") && l.reachesFile(strings.Split(r, "/"))
+				if reached != listed[full] {
+					t.Errorf("path %q recursive %v: %s listed %v, reached by events %v", path, rec, p, listed[full], reached)
+				}
+			}
+		}
+	}
+}
