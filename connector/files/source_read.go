@@ -269,7 +269,11 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 		if len(d.stats.NewColumns) > 0 && !e.Damaged {
 			switch s.opts.EvolutionMode {
 			case EvolveFailOnNewColumns:
+				// 22000 (data_exception): the data does not fit the
+				// schema; Databricks' UNKNOWN_FIELD_EXCEPTION has a
+				// SQLSTATE of its own (KD003) PostgreSQL lacks.
 				admitErr = sqlerr.New(sqlerr.DataException, "file \"%s\" has columns the schema lacks: %s", f.Path, columnNames(d.stats.NewColumns)).
+					WithDetail("Databricks reports this as UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_FILE.").
 					WithHint("schemaEvolutionMode is failOnNewColumns: add the columns to the source's schema, or use addNewColumns or rescue, then restart the table.")
 			case EvolveAddNewColumns:
 				evolved = append(evolved, d.stats.NewColumns...)
