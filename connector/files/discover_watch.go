@@ -198,7 +198,7 @@ func (d *discovery) prune() {
 // rename is a file that appeared whole.
 func (d *discovery) event(ev fsnotify.Event) {
 	name := filepath.Base(ev.Name)
-	if hidden(name) {
+	if hiddenName(name) {
 		return
 	}
 	switch {

@@ -103,7 +103,7 @@ func decodeEntry(b []byte) (logEntry, error) {
 	flags := b[0]
 	path := string(b[1:])
 	e := logEntry{
-		File:    FileInfo{Path: path, Name: baseName(path), Size: vals[3], Modified: time.Unix(0, vals[4])},
+		File:    FileInfo{Path: path, Name: filepath.Base(path), Size: vals[3], Modified: time.Unix(0, vals[4])},
 		First:   vals[0],
 		Batches: vals[1],
 		Rows:    vals[2],
@@ -112,8 +112,6 @@ func decodeEntry(b []byte) (logEntry, error) {
 	}
 	return e, nil
 }
-
-func baseName(p string) string { return filepath.Base(p) }
 
 // loadLog reads a log: its entries in order, and its schema versions in
 // version order. A log whose offsets do not add up is damaged (XX001).

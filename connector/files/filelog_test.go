@@ -32,7 +32,7 @@ func TestLogKeysAndDamage(t *testing.T) {
 	if bytes.HasPrefix(a, b) || bytes.HasPrefix(b, a) || !bytes.HasPrefix(a, []byte(state.PrefixOperator)) {
 		t.Fatalf("log keys %q %q overlap", a, b)
 	}
-	st := newStore(t, state.SyncGroup)
+	st := newSrcStore(t, state.SyncGroup)
 	key := LogKey(7, 0)
 	// A gap in the offsets is a damaged log.
 	txn := st.Begin(true)

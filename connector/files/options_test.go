@@ -9,7 +9,7 @@ import (
 	"github.com/weir-sql/weir/sql/sqlerr"
 )
 
-func settings(kv ...string) []connector.Setting {
+func optSettings(kv ...string) []connector.Setting {
 	var out []connector.Setting
 	for i := 0; i+1 < len(kv); i += 2 {
 		out = append(out, connector.Setting{Name: kv[i], Value: kv[i+1]})
@@ -18,7 +18,7 @@ func settings(kv ...string) []connector.Setting {
 }
 
 func TestParseOptionsDefaults(t *testing.T) {
-	o, err := ParseOptions(settings("path", "/data/in", "format", "JSON"))
+	o, err := ParseOptions(optSettings("path", "/data/in", "format", "JSON"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +28,14 @@ func TestParseOptionsDefaults(t *testing.T) {
 		t.Fatalf("defaults: %+v", o)
 	}
 	// A schema given: evolution is off unless asked for.
-	o, _ = ParseOptions(settings("path", "/d", "format", "csv", "schema", "a INT"))
+	o, _ = ParseOptions(optSettings("path", "/d", "format", "csv", "schema", "a INT"))
 	if o.EvolutionMode != EvolveNone {
 		t.Fatalf("with a schema, mode %q", o.EvolutionMode)
 	}
 }
 
 func TestParseOptionsNames(t *testing.T) {
-	o, err := ParseOptions(settings(
+	o, err := ParseOptions(optSettings(
 		"PATH", "/d", "cloudFiles.format", "csv", "cloudFiles.schemaHints", "a int",
 		"cloudfiles.inferColumnTypes", "false", "cloudFiles.schemaEvolutionMode", "RESCUE",
 		"rescuedDataColumn", "_bad", "header", "true", "sep", `\t`, "quote", "'", "escape", `\\`,
@@ -92,15 +92,15 @@ func TestParseOptionsErrors(t *testing.T) {
 		{[]string{"path", "/d", "format", "json", "format", "csv"}, sqlerr.InvalidParameterValue, "more than once"},
 		{[]string{"path", "/d", "format", "json", "connector", "kafka"}, sqlerr.InvalidParameterValue, "connector"},
 	} {
-		_, err := ParseOptions(settings(c.kv...))
+		_, err := ParseOptions(optSettings(c.kv...))
 		e := sqlerr.From(err)
 		if err == nil || e.Code != c.code || !strings.Contains(e.Message+" "+e.Hint, c.in) {
-			t.Errorf("%v: %v (%s, hint %q), want %s mentioning %q", c.kv, err, sqlerr.Code(err), hintOf(err), c.code, c.in)
+			t.Errorf("%v: %v (%s, hint %q), want %s mentioning %q", c.kv, err, sqlerr.Code(err), srcHint(err), c.code, c.in)
 		}
 	}
 }
 
-func hintOf(err error) string {
+func srcHint(err error) string {
 	if err == nil {
 		return ""
 	}

@@ -68,7 +68,7 @@ type config struct {
 	settle    time.Duration
 	relist    time.Duration
 	batchRows int
-	decode    decodeFunc
+	decode    decodeFileFunc
 }
 
 // Tuning adjusts a Source beyond its options; zero fields take defaults.

@@ -20,20 +20,20 @@ func BenchmarkSourceOverhead(b *testing.B) {
 	const files, rows = 1000, 100
 	for i := 0; i < files; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("f%04d", i))
-		if err := os.WriteFile(p, rowsText(i*rows, rows), 0o644); err != nil {
+		if err := os.WriteFile(p, srcRowsText(i*rows, rows), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		at := old.Add(time.Duration(i) * time.Millisecond)
+		at := longAgo.Add(time.Duration(i) * time.Millisecond)
 		os.Chtimes(p, at, at)
 	}
-	list, err := List(testOptions(dir))
+	list, err := List(srcOptions(dir))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("baseline decode only", func(b *testing.B) {
 		for n := 0; n < b.N; n++ {
 			for _, f := range list {
-				if _, _, err := testDecode(f, Options{}, testSchema, 8192); err != nil {
+				if _, _, err := srcTestDecode(f, Options{}, srcTestSchema, 8192); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -49,8 +49,8 @@ func BenchmarkSourceOverhead(b *testing.B) {
 			}
 			b.StartTimer()
 			cfg := Tuning{Relist: time.Hour, BatchRows: 8192}.config()
-			cfg.decode = testDecode
-			s, err := openWith(st, []byte("o/files/bench/"), testOptions(dir), testSchema, cfg)
+			cfg.decode = srcTestDecode
+			s, err := openWith(st, []byte("o/files/bench/"), srcOptions(dir), srcTestSchema, cfg)
 			if err != nil {
 				b.Fatal(err)
 			}

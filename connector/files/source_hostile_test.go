@@ -14,7 +14,7 @@ import (
 	"github.com/weir-sql/weir/state"
 )
 
-func removeFile(t *testing.T, p string) {
+func srcRemove(t *testing.T, p string) {
 	t.Helper()
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
@@ -24,56 +24,56 @@ func removeFile(t *testing.T, p string) {
 func TestHostileFolderVanishes(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "landing")
-	writeRows(t, filepath.Join(dir, "a"), 0, 2, old)
-	st := newStore(t, state.SyncGroup)
-	s := open(t, st, testOptions(dir), 0)
+	srcWriteRows(t, filepath.Join(dir, "a"), 0, 2, longAgo)
+	st := newSrcStore(t, state.SyncGroup)
+	s := openSrc(t, st, srcOptions(dir), 0)
 	s.Rescan()
 	rd := s.read(0, 0)
-	sameInts(t, "before", values(rd.Batches), seq(0, 2))
+	srcSameInts(t, "before", batchValues(rd.Batches), intsFrom(0, 2))
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
 	s.Rescan()
 	if rd2 := s.read(rd.Next, 0); len(rd2.Batches) != 0 {
-		t.Fatalf("read %v from a folder that is gone", values(rd2.Batches))
+		t.Fatalf("read %v from a folder that is gone", batchValues(rd2.Batches))
 	}
-	if !hasNotice(s.Notices(), NoticeFolder, dir) {
+	if !srcHasNotice(s.Notices(), NoticeFolder, dir) {
 		t.Fatal("no notice for the vanished folder")
 	}
 	// The folder comes back: reading goes on.
-	writeRows(t, filepath.Join(dir, "b"), 10, 2, old)
+	srcWriteRows(t, filepath.Join(dir, "b"), 10, 2, longAgo)
 	got, _ := s.readUntil(rd.Next, 2, 5*time.Second)
-	sameInts(t, "after", got, seq(10, 2))
+	srcSameInts(t, "after", got, intsFrom(10, 2))
 }
 
 func TestHostilePermissionDenied(t *testing.T) {
 	dir := t.TempDir()
-	writeRows(t, filepath.Join(dir, "a"), 0, 2, old)
-	writeRows(t, filepath.Join(dir, "locked"), 5, 2, old.Add(time.Second))
-	writeRows(t, filepath.Join(dir, "z"), 10, 2, old.Add(2*time.Second))
+	srcWriteRows(t, filepath.Join(dir, "a"), 0, 2, longAgo)
+	srcWriteRows(t, filepath.Join(dir, "locked"), 5, 2, longAgo.Add(time.Second))
+	srcWriteRows(t, filepath.Join(dir, "z"), 10, 2, longAgo.Add(2*time.Second))
 	if err := os.Chmod(filepath.Join(dir, "locked"), 0); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "locked"), 0o644) })
-	st := newStore(t, state.SyncGroup)
-	s := open(t, st, testOptions(dir), 0)
+	st := newSrcStore(t, state.SyncGroup)
+	s := openSrc(t, st, srcOptions(dir), 0)
 	if os.Geteuid() == 0 {
 		// Root reads a file of mode 000: the decoder is refused as an
 		// unprivileged server's would be.
 		locked := filepath.Join(dir, "locked")
 		s.cfg.decode = func(f FileInfo, o Options, sc Schema, n int) ([]arrow.RecordBatch, DecodeStats, error) {
 			if f.Path == locked {
-				return nil, DecodeStats{}, fileError("could not open file", f.Path, &fs.PathError{Op: "open", Path: f.Path, Err: syscall.EACCES})
+				return nil, DecodeStats{}, accessError("could not open file", f.Path, &fs.PathError{Op: "open", Path: f.Path, Err: syscall.EACCES})
 			}
-			return testDecode(f, o, sc, n)
+			return srcTestDecode(f, o, sc, n)
 		}
 		s.cache.cfg = s.cfg
 	}
 	s.Rescan()
 	rd := s.read(0, 0)
 	// The unreadable file is put off and reported; the others are read.
-	sameInts(t, "readable files", values(rd.Batches), []int64{0, 1, 10, 11})
-	if !hasNotice(s.Notices(), NoticeUnreadable, filepath.Join(dir, "locked")) {
+	srcSameInts(t, "readable files", batchValues(rd.Batches), []int64{0, 1, 10, 11})
+	if !srcHasNotice(s.Notices(), NoticeUnreadable, filepath.Join(dir, "locked")) {
 		t.Fatal("no notice for the unreadable file")
 	}
 	if n, _ := s.Backlog(); n != 1 {
@@ -83,8 +83,8 @@ func TestHostilePermissionDenied(t *testing.T) {
 
 func TestHostileSymlinkLoop(t *testing.T) {
 	dir := t.TempDir()
-	writeRows(t, filepath.Join(dir, "a"), 0, 1, old)
-	writeRows(t, filepath.Join(dir, "sub", "b"), 1, 1, old.Add(time.Second))
+	srcWriteRows(t, filepath.Join(dir, "a"), 0, 1, longAgo)
+	srcWriteRows(t, filepath.Join(dir, "sub", "b"), 1, 1, longAgo.Add(time.Second))
 	for _, l := range [][2]string{
 		{"loop1", filepath.Join(dir, "loop2")}, {"loop2", filepath.Join(dir, "loop1")}, // a loop of links
 		{"sub/up", dir}, // a link to an ancestor folder
@@ -95,7 +95,7 @@ func TestHostileSymlinkLoop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files, err := List(testOptions(dir))
+	files, err := List(srcOptions(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +106,10 @@ func TestHostileSymlinkLoop(t *testing.T) {
 	if fmt.Sprint(names) != "[a alias b]" {
 		t.Fatalf("listed %v", names)
 	}
-	st := newStore(t, state.SyncGroup)
-	s := open(t, st, testOptions(dir), 0)
+	st := newSrcStore(t, state.SyncGroup)
+	s := openSrc(t, st, srcOptions(dir), 0)
 	s.Rescan()
-	sameInts(t, "through the links", values(s.read(0, 0).Batches), []int64{0, 0, 1})
+	srcSameInts(t, "through the links", batchValues(s.read(0, 0).Batches), []int64{0, 0, 1})
 }
 
 func TestHostileManyTinyFiles(t *testing.T) {
@@ -122,13 +122,13 @@ func TestHostileManyTinyFiles(t *testing.T) {
 	for i := 0; i < n; i++ {
 		// Written in order: modification times in order (ties in path
 		// order); a settle interval of a millisecond makes them complete.
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), rowsText(i, 1), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), srcRowsText(i, 1), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Logf("writing %d files: %s", n, time.Since(wrote))
 	start := time.Now()
-	files, err := listSettled(testOptions(dir), time.Millisecond)
+	files, err := listSettled(srcOptions(dir), time.Millisecond)
 	took := time.Since(start)
 	if err != nil || len(files) != n {
 		t.Fatalf("List: %d files, %v", len(files), err)
@@ -141,9 +141,9 @@ func TestHostileManyTinyFiles(t *testing.T) {
 	if took > 5*time.Second {
 		t.Fatalf("listing %d files took %s", n, took)
 	}
-	st := newStore(t, state.SyncNone)
+	st := newSrcStore(t, state.SyncNone)
 	start = time.Now()
-	s := open(t, st, testOptions(dir), time.Millisecond)
+	s := openSrc(t, st, srcOptions(dir), time.Millisecond)
 	t.Logf("open (first listing): %s", time.Since(start))
 	start = time.Now()
 	var got []int64
@@ -153,11 +153,11 @@ func TestHostileManyTinyFiles(t *testing.T) {
 		if len(rd.Batches) == 0 {
 			break
 		}
-		got = append(got, values(rd.Batches)...)
+		got = append(got, batchValues(rd.Batches)...)
 		off = rd.Next
 	}
 	t.Logf("read %d files in triggers of %d: %s", n, defaultMaxFilesPerTrigger, time.Since(start))
-	sameInts(t, "all files in order", got, seq(0, n))
+	srcSameInts(t, "all files in order", got, intsFrom(0, n))
 	// Relisting a folder of read files stays cheap.
 	start = time.Now()
 	s.Rescan()

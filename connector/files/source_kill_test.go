@@ -30,16 +30,16 @@ import (
 // once.
 
 const (
-	killStoreEnv = "WEIR_FILES_KILL_STORE"
-	killDirEnv   = "WEIR_FILES_KILL_DIR"
+	srcKillStoreEnv = "WEIR_FILES_KILL_STORE"
+	srcKillDirEnv   = "WEIR_FILES_KILL_DIR"
 )
 
-var committedKey = []byte("test/committed")
+var srcCommittedKey = []byte("test/committed")
 
-func committedOffset(st *state.Store) (int64, error) {
+func srcCommitted(st *state.Store) (int64, error) {
 	tx := st.Begin(false)
 	defer tx.Discard()
-	v, err := tx.Get(committedKey)
+	v, err := tx.Get(srcCommittedKey)
 	if errors.Is(err, state.ErrNotFound) {
 		return 0, nil
 	}
@@ -51,8 +51,8 @@ func committedOffset(st *state.Store) (int64, error) {
 
 // epoch reads from the committed offset and commits what it read; it
 // reports whether there was anything.
-func epoch(st *state.Store, s *Source, max int) (bool, error) {
-	from, err := committedOffset(st)
+func runEpoch(st *state.Store, s *Source, max int) (bool, error) {
+	from, err := srcCommitted(st)
 	if err != nil {
 		return false, err
 	}
@@ -65,24 +65,24 @@ func epoch(st *state.Store, s *Source, max int) (bool, error) {
 	if err := tx.AppendChunks(1, rd.Batches); err != nil {
 		return false, err
 	}
-	if err := tx.Set(committedKey, binary.BigEndian.AppendUint64(nil, uint64(rd.Next))); err != nil {
+	if err := tx.Set(srcCommittedKey, binary.BigEndian.AppendUint64(nil, uint64(rd.Next))); err != nil {
 		return false, err
 	}
 	return true, tx.Commit()
 }
 
-func killSource(st *state.Store, dir string) (*Source, error) {
+func srcKillSource(st *state.Store, dir string) (*Source, error) {
 	cfg := Tuning{Settle: 20 * time.Millisecond, Relist: 50 * time.Millisecond, BatchRows: 3}.config()
-	cfg.decode = testDecode
-	o := testOptions(dir)
+	cfg.decode = srcTestDecode
+	o := srcOptions(dir)
 	o.MaxFilesPerTrigger = 2
-	return openWith(st, []byte("o/files/kill/"), o, testSchema, cfg)
+	return openWith(st, []byte("o/files/kill/"), o, srcTestSchema, cfg)
 }
 
-func TestKill9Child(t *testing.T) {
-	storeDir, dir := os.Getenv(killStoreEnv), os.Getenv(killDirEnv)
+func TestSourceKill9Child(t *testing.T) {
+	storeDir, dir := os.Getenv(srcKillStoreEnv), os.Getenv(srcKillDirEnv)
 	if storeDir == "" {
-		t.Skip("only run as the child of TestKill9")
+		t.Skip("only run as the child of TestSourceKill9")
 	}
 	fail := func(err error) {
 		fmt.Println("error", err)
@@ -92,13 +92,13 @@ func TestKill9Child(t *testing.T) {
 	if err != nil {
 		fail(err)
 	}
-	s, err := killSource(st, dir)
+	s, err := srcKillSource(st, dir)
 	if err != nil {
 		fail(err)
 	}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	for n := 0; ; {
-		did, err := epoch(st, s, 1+rng.Intn(4))
+		did, err := runEpoch(st, s, 1+rng.Intn(4))
 		if err != nil {
 			fail(err)
 		}
@@ -111,7 +111,7 @@ func TestKill9Child(t *testing.T) {
 	}
 }
 
-func TestKill9(t *testing.T) {
+func TestSourceKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary")
 	}
@@ -122,14 +122,14 @@ func TestKill9(t *testing.T) {
 	land := func(k int) {
 		for i := 0; i < k; i++ {
 			n := 1 + rng.Intn(7)
-			renameRows(t, filepath.Join(dir, fmt.Sprintf("f%03d.txt", files)), files*100, n)
-			want = append(want, seq(files*100, n)...)
+			srcRenameRows(t, filepath.Join(dir, fmt.Sprintf("f%03d.txt", files)), files*100, n)
+			want = append(want, intsFrom(files*100, n)...)
 			files++
 		}
 	}
 	for round := 0; round < 8; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$", "-test.count=1")
-		cmd.Env = append(os.Environ(), killStoreEnv+"="+storeDir, killDirEnv+"="+dir)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSourceKill9Child$", "-test.count=1")
+		cmd.Env = append(os.Environ(), srcKillStoreEnv+"="+storeDir, srcKillDirEnv+"="+dir)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -172,14 +172,14 @@ func TestKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	s, err := killSource(st, dir)
+	s, err := srcKillSource(st, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	waitFor(t, "the last files", 10*time.Second, func() bool {
+	waitUntil(t, "the last files", 10*time.Second, func() bool {
 		for {
-			did, err := epoch(st, s, 4)
+			did, err := runEpoch(st, s, 4)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,16 +194,16 @@ func TestKill9(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := values(bs)
+	got := batchValues(bs)
 	slices.Sort(got)
 	slices.Sort(want)
-	sameInts(t, "committed rows after 8 kills", got, want)
+	srcSameInts(t, "committed rows after 8 kills", got, want)
 	logged, _ := ProcessedFiles(st, []byte("o/files/kill/"))
-	t.Logf("%d files, %d rows, %d in the log, committed offset %d", files, len(want), len(logged), mustOffset(t, st))
+	t.Logf("%d files, %d rows, %d in the log, committed offset %d", files, len(want), len(logged), srcMustOffset(t, st))
 }
 
-func mustOffset(t *testing.T, st *state.Store) int64 {
-	off, err := committedOffset(st)
+func srcMustOffset(t *testing.T, st *state.Store) int64 {
+	off, err := srcCommitted(st)
 	if err != nil {
 		t.Fatal(err)
 	}

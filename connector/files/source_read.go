@@ -168,7 +168,7 @@ func (s *Source) logged(ctx context.Context, e logEntry, sc Schema) ([]arrow.Rec
 			return nil, sqlerr.New(sqlerr.DataCorrupted, "file \"%s\" of the processed-file log is gone: the rows read from it (offsets %d to %d) cannot be read again", e.File.Path, e.First, last).
 				WithHint("Leave processed files in place until the table's checkpoints are past them.")
 		}
-		return nil, fileError("could not open", e.File.Path, d.statErr)
+		return nil, accessError("could not open", e.File.Path, d.statErr)
 	}
 	if d.changed {
 		s.cache.drop(e.File, sc)
@@ -381,7 +381,7 @@ func unreadable(err error) bool {
 		return true
 	}
 	switch sqlerr.Code(err) {
-	case sqlerr.IOError, sqlerr.InsufficientPrivilege, undefinedFile:
+	case sqlerr.IOError, sqlerr.InsufficientPrivilege, sqlstateUndefinedFile:
 		return true
 	}
 	return false

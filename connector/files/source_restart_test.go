@@ -15,8 +15,8 @@ import (
 	"github.com/weir-sql/weir/state"
 )
 
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
-func sqlCode(err error) string    { return sqlerr.Code(err) }
+func srcHasSub(s, sub string) bool { return strings.Contains(s, sub) }
+func srcCode(err error) string     { return sqlerr.Code(err) }
 
 // TestRestartAtEveryStep reopens the source on the same store before
 // every read, as a kill -9 and restart would: the engine's "checkpoint"
@@ -28,14 +28,14 @@ func sqlCode(err error) string    { return sqlerr.Code(err) }
 // read exactly once, none skipped.
 func TestRestartAtEveryStep(t *testing.T) {
 	dir := t.TempDir()
-	st := newStore(t, state.SyncGroup)
+	st := newSrcStore(t, state.SyncGroup)
 	rng := rand.New(rand.NewSource(7))
 	var want []int64
 	files := 0
 	addFile := func() {
 		n := 1 + rng.Intn(7)
-		writeRows(t, filepath.Join(dir, fmt.Sprintf("f%03d", files)), files*100, n, old.Add(time.Duration(files)*time.Second))
-		want = append(want, seq(files*100, n)...)
+		srcWriteRows(t, filepath.Join(dir, fmt.Sprintf("f%03d", files)), files*100, n, longAgo.Add(time.Duration(files)*time.Second))
+		want = append(want, intsFrom(files*100, n)...)
 		files++
 	}
 	for i := 0; i < 4; i++ {
@@ -46,13 +46,13 @@ func TestRestartAtEveryStep(t *testing.T) {
 	firstRead := map[int64]arrow.RecordBatch{}
 	var committed int64
 	var got []int64
-	o := testOptions(dir)
+	o := srcOptions(dir)
 	o.MaxFilesPerTrigger = 2
 	for step := 0; step < 60; step++ {
 		if step%5 == 0 && files < 25 {
 			addFile()
 		}
-		s := open(t, st, o, 0)
+		s := openSrc(t, st, o, 0)
 		s.Rescan()
 		max := 1 + rng.Intn(4)
 		rd := s.read(committed, max)
@@ -82,37 +82,37 @@ func TestRestartAtEveryStep(t *testing.T) {
 			t.Fatalf("step %d: Next %d beyond the durable log's end %d", step, rd.Next, end)
 		}
 		if rng.Intn(3) > 0 { // the epoch commits
-			got = append(got, values(rd.Batches)...)
+			got = append(got, batchValues(rd.Batches)...)
 			committed = rd.Next
 		}
 		s.Close() // or killed: the store holds what Read committed either way
 	}
 	// Drain what is left.
-	s := open(t, st, o, 0)
+	s := openSrc(t, st, o, 0)
 	s.Rescan()
 	for {
 		rd := s.read(committed, 0)
 		if len(rd.Batches) == 0 {
 			break
 		}
-		got = append(got, values(rd.Batches)...)
+		got = append(got, batchValues(rd.Batches)...)
 		committed = rd.Next
 	}
-	sameInts(t, "every row exactly once", got, want)
+	srcSameInts(t, "every row exactly once", got, want)
 }
 
 // TestRestartReReadsLoggedFilesFromDisk: a restart re-decodes the files
 // of the log from disk; one that vanished since is XX001 naming it.
 func TestRestartVanishedLoggedFile(t *testing.T) {
 	dir := t.TempDir()
-	writeRows(t, filepath.Join(dir, "a"), 0, 4, old)
-	writeRows(t, filepath.Join(dir, "b"), 10, 4, old.Add(time.Second))
-	st := newStore(t, state.SyncGroup)
-	s := open(t, st, testOptions(dir), 0)
+	srcWriteRows(t, filepath.Join(dir, "a"), 0, 4, longAgo)
+	srcWriteRows(t, filepath.Join(dir, "b"), 10, 4, longAgo.Add(time.Second))
+	st := newSrcStore(t, state.SyncGroup)
+	s := openSrc(t, st, srcOptions(dir), 0)
 	s.Rescan()
 	all := s.read(0, 0)
 	s.Close()
-	s = open(t, st, testOptions(dir), 0)
+	s = openSrc(t, st, srcOptions(dir), 0)
 	again := s.read(0, 0)
 	if len(again.Batches) != len(all.Batches) {
 		t.Fatalf("re-read %d batches, first %d", len(again.Batches), len(all.Batches))
@@ -123,13 +123,13 @@ func TestRestartVanishedLoggedFile(t *testing.T) {
 		}
 	}
 	s.Close()
-	removeFile(t, filepath.Join(dir, "a"))
-	s = open(t, st, testOptions(dir), 0)
+	srcRemove(t, filepath.Join(dir, "a"))
+	s = openSrc(t, st, srcOptions(dir), 0)
 	_, err := s.Read(t.Context(), 1, 0)
-	if sqlCode(err) != sqlerr.DataCorrupted || !contains(err.Error(), filepath.Join(dir, "a")) {
+	if srcCode(err) != sqlerr.DataCorrupted || !srcHasSub(err.Error(), filepath.Join(dir, "a")) {
 		t.Fatalf("re-reading a vanished file: %v", err)
 	}
 	// Offsets of the files still there read fine.
 	rd := s.read(2, 0)
-	sameInts(t, "the other file", values(rd.Batches), seq(10, 4))
+	srcSameInts(t, "the other file", batchValues(rd.Batches), intsFrom(10, 4))
 }
