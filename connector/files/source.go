@@ -31,6 +31,16 @@ import (
 // naming it, since the rows a checkpoint recorded can no longer be
 // reproduced (leave processed files in place until their epochs are
 // committed and the table's checkpoints are past them).
+//
+// How the engine uses it: Open(st, LogKey(table, i), opts, schema) when
+// the streaming table reading it starts (i: which of its sources this
+// is); Read from the offset its checkpoint recorded, as any source;
+// after each epoch, Notices() into the event log, Backlog() into
+// streaming_progress, and SchemaChanged() — when it reports a version,
+// restart the table on it (Close, then Open with the new schema, and read
+// again from the committed offset). Close when the table stops (DROP,
+// ALTER, shutdown, that restart); DropLog(st, key) when the table is
+// dropped or reset to re-read everything.
 type Source struct {
 	st     *state.Store
 	logKey []byte
