@@ -2,7 +2,10 @@ module github.com/weir-sql/weir
 
 go 1.26.8
 
-require github.com/apache/arrow-go/v18 v18.8.0
+require (
+	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/fsnotify/fsnotify v1.10.1
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
