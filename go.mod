@@ -2,7 +2,10 @@ module github.com/weir-sql/weir
 
 go 1.26.8
 
-require github.com/apache/arrow-go/v18 v18.8.0
+require (
+	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/fsnotify/fsnotify v1.10.1
+)
 
 require (
 	golang.org/x/net v0.58.0 // indirect
