@@ -68,6 +68,8 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 		return commandResult(tag), nil
 	case parse.CreateFlow:
 		return s.createFlow(ss, st.parsed.Text, io)
+	case parse.DropFlow:
+		return s.dropFlow(ss, io) // flows_ddl.go
 	case parse.AlterStreamingTable:
 		return s.alterStreamingTable(ss, io)
 	case parse.DropStreamingTable:
@@ -139,10 +141,15 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 			WithHint("Drop the streaming tables that read it first.")
 	}
 	s.eng.stopRunner(rel.OID)
+	s.eng.stopFlows(rel) // flows.go: a target's flows go with it
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
 		return nil, err
 	}
-	if err := s.eng.dropEpochs(rel.OID); err != nil {
+	if rel.Streaming.NoQuery {
+		if err := s.eng.dropTargetData(rel); err != nil {
+			return nil, err
+		}
+	} else if err := s.eng.dropEpochs(rel.OID); err != nil {
 		return nil, err
 	}
 	return commandResult("DROP STREAMING TABLE"), nil
@@ -157,6 +164,9 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 	}
 	if rel.Kind != catalog.KindStreamingTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
+	}
+	if rel.Streaming.NoQuery {
+		return s.refreshFlows(ctx, rel, ss.Full, io) // flows_ddl.go
 	}
 	r := s.eng.runnerFor(rel.OID)
 	failed := false
@@ -344,8 +354,10 @@ func (e *Engine) streamingReaderOf(oid uint32) string {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		if r := e.runnerFor(rel.OID); r != nil && r.plan != nil && r.plan.Input.OID == oid {
-			return rel.Name
+		for _, r := range e.jobsOf(rel) { // flows.go: its own job, or its flows'
+			if r.plan != nil && r.plan.Input.OID == oid {
+				return rel.Name
+			}
 		}
 	}
 	return ""
