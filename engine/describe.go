@@ -205,6 +205,9 @@ func (s *Session) detailedInformation(rel *catalog.Relation) [][2]string {
 // doing (its runner's state and where its checkpoint is).
 func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 	st := rel.Streaming
+	if st.NoQuery {
+		return s.targetDetails(rel) // flows_describe.go
+	}
 	var out [][2]string
 	if st.HasComment {
 		out = append(out, [2]string{"Comment", st.Comment})

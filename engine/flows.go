@@ -138,7 +138,9 @@ func (s *Session) planFlowOf(target *catalog.Relation, f catalog.Flow) (*planner
 func (e *Engine) startFlows(target *catalog.Relation) {
 	sys := e.systemSession()
 	for _, f := range target.Streaming.Flows {
-		e.startFlowOrFail(sys, target, f)
+		if !f.Once { // a ONCE flow ran when created (flows_once.go)
+			e.startFlowOrFail(sys, target, f)
+		}
 	}
 }
 
@@ -225,7 +227,9 @@ func (e *Engine) streamingJobIDs() []uint32 {
 			continue
 		}
 		for _, f := range rel.Streaming.Flows {
-			out = append(out, flowCheckpoint(rel, f))
+			if !f.Once {
+				out = append(out, flowCheckpoint(rel, f))
+			}
 		}
 	}
 	return out

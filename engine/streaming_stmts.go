@@ -269,7 +269,9 @@ func (s *Session) showStreamingTables(st *statement) (wire.Result, error) {
 		r := s.eng.runnerFor(rel.OID)
 		status, input := statusStopped, ""
 		var epoch, rows int64
-		if r != nil {
+		if rel.Streaming.NoQuery {
+			status, input, epoch, rows = s.eng.targetSummary(rel) // flows_describe.go
+		} else if r != nil {
 			status, _ = r.state()
 			if r.plan != nil {
 				input = r.plan.Input.Name

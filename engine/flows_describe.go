@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/checkpoint"
+	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/state"
+)
+
+// How a target of flows (flows.go) shows itself: SHOW CREATE TABLE gives
+// its flows' statements after its own, DESCRIBE EXTENDED a query, state
+// and checkpoint per flow, SHOW STREAMING TABLES one line summing them.
+
+// flowStatements are target's CREATE FLOW statements, each after a ";"
+// and a blank line ("" for a table with its own query).
+func flowStatements(rel *catalog.Relation) string {
+	if rel.Streaming == nil || !rel.Streaming.NoQuery {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range rel.Streaming.Flows {
+		b.WriteString(";\n\n" + strings.TrimRight(strings.TrimSpace(f.Definition), "; \t\r\n"))
+	}
+	return b.String()
+}
+
+// targetSummary is SHOW STREAMING TABLES' line of a target: failed if a
+// flow failed, else running if one runs, else its flows' status; the
+// inputs of its flows; the highest epoch; the rows all flows wrote.
+func (e *Engine) targetSummary(rel *catalog.Relation) (status, input string, epoch, rows int64) {
+	status = statusStopped
+	var inputs []string
+	seen := map[string]bool{}
+	for i, nr := range e.flowRunners(rel) {
+		st := statusStopped
+		if nr.r != nil {
+			st, _ = nr.r.state()
+			if nr.r.plan != nil && !seen[nr.r.plan.Input.Name] {
+				seen[nr.r.plan.Input.Name] = true
+				inputs = append(inputs, nr.r.plan.Input.Name)
+			}
+			if nr.r.job != nil {
+				p := nr.r.job.Progress()
+				epoch, rows = max(epoch, p.Epoch), rows+p.OutputRows
+			}
+		}
+		switch {
+		case i == 0, st == statusFailed, st == statusRunning && status != statusFailed:
+			status = st
+		}
+	}
+	return status, strings.Join(inputs, ", "), epoch, rows
+}
+
+// targetDetails are DESCRIBE EXTENDED's detailed rows of a target of
+// flows.
+func (s *Session) targetDetails(rel *catalog.Relation) [][2]string {
+	st := rel.Streaming
+	var out [][2]string
+	if st.HasComment {
+		out = append(out, [2]string{"Comment", st.Comment})
+	}
+	out = append(out, [2]string{"Table Properties", propertyList(tableOptions(rel))})
+	if len(st.Flows) == 0 {
+		out = append(out, [2]string{"View Text", "(none: declared without a query, and no flow yet)"})
+	} else {
+		names := make([]string, len(st.Flows))
+		for i, f := range st.Flows {
+			names[i] = f.Name
+		}
+		out = append(out, [2]string{"Flows", strings.Join(names, ", ")})
+		q, _, _ := writtenQuery(st.Flows[0].Definition)
+		out = append(out, [2]string{"View Text", q})
+	}
+	out = append(out, [2]string{"Output Mode", st.OutputMode}, [2]string{"Trigger", st.Trigger})
+	if sc := st.Schedule; sc != nil {
+		out = append(out, [2]string{"Schedule", sc.Text})
+	}
+	if len(st.Expectations) > 0 {
+		ex := make([]string, len(st.Expectations))
+		for i, e := range st.Expectations {
+			ex[i] = expectationClause(e)
+		}
+		out = append(out, [2]string{"Expectations", strings.Join(ex, ", ")})
+	}
+	status, input, _, rows := s.eng.targetSummary(rel)
+	if input != "" {
+		out = append(out, [2]string{"Input", input})
+	}
+	out = append(out, [2]string{"State", fmt.Sprintf("%s, %d flows, %d output rows", status, len(st.Flows), rows)})
+	for _, f := range st.Flows {
+		out = append(out, s.flowDetails(rel, f)...)
+	}
+	return out
+}
+
+// flowDetails are one flow's rows: its statement, its state, its
+// checkpoint.
+func (s *Session) flowDetails(rel *catalog.Relation, f catalog.Flow) [][2]string {
+	label := "Flow " + f.Name
+	def := strings.Join(strings.Fields(f.Definition), " ")
+	out := [][2]string{{label, def}}
+	if f.Comment != "" {
+		out = append(out, [2]string{label + " Comment", f.Comment})
+	}
+	oid := flowCheckpoint(rel, f)
+	status, epoch := statusStopped, int64(0)
+	if f.Once {
+		status = "done (ONCE: runs again on REFRESH ... FULL)"
+	}
+	if r := s.eng.runnerFor(oid); r != nil && !f.Once {
+		st, lastErr := r.state()
+		status = st
+		if lastErr != "" {
+			status += ": " + lastErr
+		}
+		if r.plan != nil {
+			status += ", input " + r.plan.Input.Name
+		}
+		if r.job != nil {
+			p := r.job.Progress()
+			epoch = p.Epoch
+			status += fmt.Sprintf(", epoch %d, %d input rows, %d output rows", p.Epoch, p.InputRows, p.OutputRows)
+			if p.HasWatermark && p.Watermark != math.MinInt64 {
+				status += ", watermark " + time.UnixMicro(p.Watermark).In(s.loc).Format("2006-01-02 15:04:05.999999-07")
+			}
+		}
+	}
+	out = append(out, [2]string{label + " State", status})
+	if f.Once {
+		return out
+	}
+	cp := fmt.Sprintf("epoch %d; epoch records under store key prefix %s (e/, flow OID %d as 4 bytes big-endian, /)",
+		epoch, storeKeyText(state.EpochPrefix(oid)), oid)
+	if snap, err := checkpoint.SnapshotEpoch(s.eng.store, oid, exec.SnapshotFormat); err == nil && snap > 0 {
+		cp += fmt.Sprintf("; state snapshot of epoch %d", snap)
+	}
+	return append(out, [2]string{label + " Checkpoint", cp})
+}
