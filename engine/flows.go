@@ -142,6 +142,7 @@ func (e *Engine) startFlows(target *catalog.Relation) {
 			e.startFlowOrFail(sys, target, f)
 		}
 	}
+	e.runPendingOnceFlows(target) // flows_once.go
 }
 
 func (e *Engine) startFlowOrFail(sys *Session, target *catalog.Relation, f catalog.Flow) *runner {
@@ -149,6 +150,13 @@ func (e *Engine) startFlowOrFail(sys *Session, target *catalog.Relation, f catal
 	if err == nil {
 		return e.startFlow(target, f, sp, trig)
 	}
+	return e.startFailedFlow(target, f, err)
+}
+
+// startFailedFlow registers a runner for flow f that failed with err
+// before it could run (streaming_progress and DESCRIBE show why; REFRESH
+// tries again).
+func (e *Engine) startFailedFlow(target *catalog.Relation, f catalog.Flow, err error) *runner {
 	oid := flowCheckpoint(target, f)
 	e.flows.add(oid, target.OID)
 	r := &runner{eng: e, oid: oid, name: target.Name, status: statusFailed, lastError: sqlerr.From(err).Message,

@@ -736,14 +736,15 @@ func (p *stmtParser) createFlow(st *StreamingStmt, i int) error {
 		return p.errAtH(sqlerr.FeatureNotSupported, i, "AUTO CDC flows are not supported yet").
 			WithHint("Use an append flow: CREATE FLOW name AS INSERT INTO target BY NAME SELECT ...")
 	}
-	if p.isWord(i, "insert") && p.isWord(i+1, "once") && p.isWord(i+2, "into") {
+	switch {
+	case p.isWord(i, "insert") && p.isWord(i+1, "once") && p.isWord(i+2, "into"):
 		spec.FlowOnce = true
-		i++
-	}
-	if !p.isWord(i, "insert") || !p.isWord(i+1, "into") {
+		i += 3
+	case p.isWord(i, "insert") && p.isWord(i+1, "into"):
+		i += 2
+	default:
 		return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected INSERT INTO target BY NAME query", p.describe(i))
 	}
-	i += 2
 	if p.isWord(i, "once") {
 		spec.FlowOnce = true
 		i++
