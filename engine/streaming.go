@@ -477,11 +477,10 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		}
 	}
 	guard := checkpoint.NewResumeGuard()
-	notNull := notNullColumns(rel) // not_null.go
+	if notNull := notNullColumns(rel); len(notNull) > 0 { // not_null.go
+		job.CheckOutput = func(epoch int64, rows []arrow.RecordBatch) error { return checkEpochNotNull(rel.Name, notNull, epoch, rows) }
+	}
 	job.CommitEpoch = func(epoch int64, rec exec.EpochRecord, late, output, snap []arrow.RecordBatch) error {
-		if err := checkEpochNotNull(rel.Name, notNull, epoch, output); err != nil {
-			return err
-		}
 		for i, b := range late {
 			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
 		}
