@@ -213,6 +213,7 @@ func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 		out = append(out, [2]string{"Comment", st.Comment})
 	}
 	out = append(out, [2]string{"Table Properties", propertyList(tableOptions(rel))})
+	out = append(out, keyDetails(rel)...) // column_constraints.go
 	switch {
 	case !st.NoQuery:
 		q, _, _ := writtenQuery(st.Definition)

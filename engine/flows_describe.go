@@ -66,6 +66,7 @@ func (s *Session) targetDetails(rel *catalog.Relation) [][2]string {
 		out = append(out, [2]string{"Comment", st.Comment})
 	}
 	out = append(out, [2]string{"Table Properties", propertyList(tableOptions(rel))})
+	out = append(out, keyDetails(rel)...) // column_constraints.go
 	if len(st.Flows) == 0 {
 		out = append(out, [2]string{"View Text", "(none: declared without a query, and no flow yet)"})
 	} else {

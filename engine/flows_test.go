@@ -116,4 +116,32 @@ func TestFlowsSubscribeAndDescribe(t *testing.T) {
 	if !strings.HasPrefix(details["State"], "running, 2 flows") {
 		t.Errorf("State = %q", details["State"])
 	}
+
+	// A declared primary key is shown, as informational.
+	if _, err := c.Exec(ctx, "CREATE OR REFRESH STREAMING TABLE keyed (id bigint PRIMARY KEY, v string) AS SELECT k::bigint AS id, v FROM STREAM topic1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describeDetail(t, c, "keyed", "Primary Key"), "keyed_pkey PRIMARY KEY (id) NOT ENFORCED (informational; its columns are NOT NULL, which is enforced)"; got != want {
+		t.Errorf("Primary Key = %q, want %q", got, want)
+	}
+}
+
+// describeDetail is the value of one row of DESCRIBE EXTENDED name.
+func describeDetail(t *testing.T, c *pgx.Conn, name, key string) string {
+	t.Helper()
+	rows, err := c.Query(context.Background(), "DESCRIBE EXTENDED "+name, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v, comment *string
+		if err := rows.Scan(&k, &v, &comment); err != nil {
+			t.Fatal(err)
+		}
+		if k != nil && *k == key && v != nil {
+			return *v
+		}
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -54,4 +55,13 @@ func checkEpochNotNull(table string, cols []string, epoch int64, output []arrow.
 		}
 	}
 	return nil
+}
+
+// keyDetails is DESCRIBE EXTENDED's row of a streaming table's primary
+// key (none without one): its columns, and that it is informational.
+func keyDetails(rel *catalog.Relation) [][2]string {
+	if len(rel.PrimaryKey) == 0 {
+		return nil
+	}
+	return [][2]string{{"Primary Key", rel.Name + "_pkey PRIMARY KEY (" + strings.Join(rel.PrimaryKey, ", ") + ") NOT ENFORCED (informational; its columns are NOT NULL, which is enforced)"}}
 }
