@@ -516,6 +516,9 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 			if err != nil {
 				return nil, err
 			}
+			if err := s.rescheduled(existing.OID); err != nil { // its flows take the new schedule's trigger
+				return nil, err
+			}
 			return commandResult("CREATE STREAMING TABLE"), nil
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" has a query: CREATE OR REFRESH without one would drop it", name).
