@@ -183,6 +183,7 @@ func (e *Engine) stopFlows(target *catalog.Relation) {
 // namedRunner is a flow's runner with the flow's name.
 type namedRunner struct {
 	flow string
+	once bool
 	r    *runner // nil: not running
 }
 
@@ -190,7 +191,7 @@ type namedRunner struct {
 func (e *Engine) flowRunners(target *catalog.Relation) []namedRunner {
 	out := make([]namedRunner, 0, len(target.Streaming.Flows))
 	for _, f := range target.Streaming.Flows {
-		out = append(out, namedRunner{flow: f.Name, r: e.runnerFor(flowCheckpoint(target, f))})
+		out = append(out, namedRunner{flow: f.Name, once: f.Once, r: e.runnerFor(flowCheckpoint(target, f))})
 	}
 	return out
 }

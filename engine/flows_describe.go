@@ -29,6 +29,23 @@ func flowStatements(rel *catalog.Relation) string {
 	return b.String()
 }
 
+// flowProgressRows are a target's streaming_progress rows, one per flow;
+// a ONCE flow that ran is "done".
+func (e *Engine) flowProgressRows(rel *catalog.Relation) [][]any {
+	var out [][]any
+	for _, nr := range e.flowRunners(rel) {
+		row := progressRow(rel.Name, nr.r, nr.flow)
+		if nr.once && nr.r == nil {
+			row[1] = statusDone
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// statusDone is a ONCE flow's status once its rows are committed.
+const statusDone = "done"
+
 // targetSummary is SHOW STREAMING TABLES' line of a target: failed if a
 // flow failed, else running if one runs, else its flows' status; the
 // inputs of its flows; the highest epoch; the rows all flows wrote.
@@ -38,6 +55,9 @@ func (e *Engine) targetSummary(rel *catalog.Relation) (status, input string, epo
 	seen := map[string]bool{}
 	for i, nr := range e.flowRunners(rel) {
 		st := statusStopped
+		if nr.once && nr.r == nil {
+			st = statusDone
+		}
 		if nr.r != nil {
 			st, _ = nr.r.state()
 			if nr.r.plan != nil && !seen[nr.r.plan.Input.Name] {

@@ -56,8 +56,8 @@ func (e *Engine) progressRows() arrow.RecordBatch {
 			continue
 		}
 		if rel.Streaming != nil && rel.Streaming.NoQuery {
-			for _, nr := range e.flowRunners(rel) { // flows.go
-				appendRow(cols, progressRow(rel.Name, nr.r, nr.flow))
+			for _, row := range e.flowProgressRows(rel) { // flows_describe.go
+				appendRow(cols, row)
 			}
 			continue
 		}
