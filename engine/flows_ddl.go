@@ -75,6 +75,9 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 		placed := false
 		for i := range t.Flows {
 			if t.Flows[i].Name == flow.Name {
+				if replacing == nil { // created meanwhile by another session
+					return sqlerr.New(sqlerr.DuplicateObject, "flow \"%s\" already exists", flow.Name)
+				}
 				t.Flows[i], placed = flow, true
 			}
 		}
