@@ -163,3 +163,31 @@ func (s *Session) flowDetails(rel *catalog.Relation, f catalog.Flow) [][2]string
 	}
 	return append(out, [2]string{label + " Checkpoint", cp})
 }
+
+// explainFlows is EXPLAIN STREAMING TABLE of a target: each flow's plan,
+// under its name.
+func (e *Engine) explainFlows(rel *catalog.Relation) []string {
+	var out []string
+	for _, nr := range e.flowRunners(rel) {
+		switch {
+		case nr.once:
+			out = append(out, "Flow "+nr.flow+": INSERT INTO ONCE (a batch query, run once)")
+		case nr.r == nil || nr.r.plan == nil:
+			why := "not running"
+			if nr.r != nil {
+				status, lastErr := nr.r.state()
+				why = status + ": " + lastErr
+			}
+			out = append(out, "Flow "+nr.flow+": "+why)
+		default:
+			out = append(out, "Flow "+nr.flow+":")
+			for _, l := range explainStreaming(rel.Name, nr.r.plan, nr.r.trigger) {
+				out = append(out, "  "+l)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "(no flow yet)")
+	}
+	return out
+}

@@ -89,6 +89,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 		lines := explainStreaming(ss.Name, sp, trig)
 		return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(lines)}, tag: "EXPLAIN"}, nil
 	case parse.ExplainStreamingTable:
+		if rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name); err == nil && rel.Kind == catalog.KindStreamingTable && rel.Streaming.NoQuery {
+			return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(s.eng.explainFlows(rel))}, tag: "EXPLAIN"}, nil // flows_describe.go
+		}
 		r, err := s.streamingRunner(ss)
 		if err != nil {
 			return nil, err
