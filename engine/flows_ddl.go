@@ -120,16 +120,7 @@ func (s *Session) dropFlow(st *parse.StreamingStmt, io noticer) (wire.Result, er
 	}
 	oid := flowCheckpoint(target, f)
 	s.eng.stopRunner(oid)
-	if _, err := s.eng.cat.UpdateStreamingTable(target.OID, func(r *catalog.Relation) error {
-		kept := r.Streaming.Flows[:0]
-		for _, g := range r.Streaming.Flows {
-			if g.Name != f.Name {
-				kept = append(kept, g)
-			}
-		}
-		r.Streaming.Flows = kept
-		return nil
-	}); err != nil {
+	if _, err := s.eng.cat.UpdateStreamingTable(target.OID, withoutFlow(f.Name)); err != nil {
 		return nil, err
 	}
 	// After the catalog: a crash in between leaves an unused checkpoint,
@@ -146,6 +137,21 @@ func (s *Session) dropFlow(st *parse.StreamingStmt, io noticer) (wire.Result, er
 		s.eng.flows.remove(oid)
 	}
 	return commandResult("DROP FLOW"), nil
+}
+
+// withoutFlow is the catalog change that removes flow name from its
+// target.
+func withoutFlow(name string) func(*catalog.Relation) error {
+	return func(r *catalog.Relation) error {
+		kept := r.Streaming.Flows[:0]
+		for _, g := range r.Streaming.Flows {
+			if g.Name != name {
+				kept = append(kept, g)
+			}
+		}
+		r.Streaming.Flows = kept
+		return nil
+	}
 }
 
 // refreshFlows runs REFRESH STREAMING TABLE target [FULL]: every flow

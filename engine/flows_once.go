@@ -65,16 +65,7 @@ func (s *Session) createOnceFlow(st *parse.StreamingStmt, target *catalog.Relati
 	}
 	if err := s.eng.appendOnce(context.Background(), s, updated, flow, q); err != nil {
 		// Not run: the flow goes, so that the statement changed nothing.
-		_, _ = s.eng.cat.UpdateStreamingTable(target.OID, func(r *catalog.Relation) error {
-			kept := r.Streaming.Flows[:0]
-			for _, g := range r.Streaming.Flows {
-				if g.Name != flow.Name {
-					kept = append(kept, g)
-				}
-			}
-			r.Streaming.Flows = kept
-			return nil
-		})
+		_, _ = s.eng.cat.UpdateStreamingTable(target.OID, withoutFlow(flow.Name))
 		return nil, err
 	}
 	return commandResult("CREATE FLOW"), nil
@@ -110,23 +101,9 @@ func (s *Session) bindOnceFlow(query string, target *catalog.Relation, name stri
 		return nil, nil, err
 	}
 	if !flowInShape(target.Columns, got) {
-		given := map[string]bool{}
-		for _, c := range got {
-			given[c.Name] = true
-		}
-		fill := append([]catalog.Column(nil), target.Columns...)
-		notNull := notNullColumns(target)
-		for i := range fill {
-			fill[i].Generated = ""
-			if given[fill[i].Name] {
-				continue
-			}
-			for _, n := range notNull {
-				if n == fill[i].Name {
-					return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "column \"%s\" of streaming table \"%s\" is NOT NULL and not in the query of flow \"%s\"", n, target.Name, name)
-				}
-			}
-			fill[i].Generated = fmt.Sprintf("CAST(NULL AS %s)", fill[i].Type)
+		fill, err := nullFilled(target, name, got)
+		if err != nil {
+			return nil, nil, err
 		}
 		text, ok := selectInDeclaredOrder(query, got, fill)
 		if !ok {

@@ -50,23 +50,9 @@ func (s *Session) planFlow(st *parse.StreamingStmt, target *catalog.Relation, na
 	if flowInShape(cols, sp.Cols) {
 		return sp, trig, nil
 	}
-	// Into the target's order, missing columns as typed NULLs (given to
-	// the rewrite as generated columns).
-	given := make(map[string]bool, len(sp.Cols))
-	for _, c := range sp.Cols {
-		given[c.Name] = true
-	}
-	fill := append([]catalog.Column(nil), cols...)
-	for i := range fill {
-		fill[i].Generated = ""
-		if !given[fill[i].Name] && slices.Contains(notNullColumns(target), fill[i].Name) {
-			return nil, trig, sqlerr.New(sqlerr.InvalidColumnReference, "column \"%s\" of streaming table \"%s\" is NOT NULL and not in the query of flow \"%s\"", fill[i].Name, target.Name, name).
-				WithDetail("The query gives: " + planColumnNames(sp.Cols) + ".").
-				WithHint("Give it in the flow's select list (SELECT ... AS " + fill[i].Name + ").")
-		}
-		if !given[fill[i].Name] {
-			fill[i].Generated = fmt.Sprintf("CAST(NULL AS %s)", fill[i].Type)
-		}
+	fill, err := nullFilled(target, name, sp.Cols)
+	if err != nil {
+		return nil, trig, err
 	}
 	q, ok := selectInDeclaredOrder(st.Query, sp.Cols, fill)
 	if !ok {
@@ -92,6 +78,31 @@ func (s *Session) planFlow(st *parse.StreamingStmt, target *catalog.Relation, na
 	}
 	*st = again
 	return sp, trig, nil
+}
+
+// nullFilled is target's columns as the rewrite into the target's order
+// takes them: each one the query does not give as a typed NULL (given as a
+// generated column); a NOT NULL one it does not give is refused.
+func nullFilled(target *catalog.Relation, flow string, got []planner.Column) ([]catalog.Column, error) {
+	given := make(map[string]bool, len(got))
+	for _, c := range got {
+		given[c.Name] = true
+	}
+	notNull := notNullColumns(target)
+	fill := append([]catalog.Column(nil), target.Columns...)
+	for i := range fill {
+		fill[i].Generated = ""
+		if given[fill[i].Name] {
+			continue
+		}
+		if slices.Contains(notNull, fill[i].Name) {
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "column \"%s\" of streaming table \"%s\" is NOT NULL and not in the query of flow \"%s\"", fill[i].Name, target.Name, flow).
+				WithDetail("The query gives: " + planColumnNames(got) + ".").
+				WithHint("Give it in the flow's select list (SELECT ... AS " + fill[i].Name + ").")
+		}
+		fill[i].Generated = fmt.Sprintf("CAST(NULL AS %s)", fill[i].Type)
+	}
+	return fill, nil
 }
 
 // checkFlowColumns refuses a flow column the target lacks (42703) or of
