@@ -2,14 +2,9 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"strings"
-	"time"
 
 	"github.com/weir-sql/weir/catalog"
-	"github.com/weir-sql/weir/checkpoint"
-	"github.com/weir-sql/weir/exec"
-	"github.com/weir-sql/weir/state"
 )
 
 // How a target of flows (flows.go) shows itself: SHOW CREATE TABLE gives
@@ -99,16 +94,7 @@ func (s *Session) targetDetails(rel *catalog.Relation) [][2]string {
 		out = append(out, [2]string{"View Text", q})
 	}
 	out = append(out, [2]string{"Output Mode", st.OutputMode}, [2]string{"Trigger", st.Trigger})
-	if sc := st.Schedule; sc != nil {
-		out = append(out, [2]string{"Schedule", sc.Text})
-	}
-	if len(st.Expectations) > 0 {
-		ex := make([]string, len(st.Expectations))
-		for i, e := range st.Expectations {
-			ex[i] = expectationClause(e)
-		}
-		out = append(out, [2]string{"Expectations", strings.Join(ex, ", ")})
-	}
+	out = append(out, clauseDetails(st)...) // describe.go
 	status, input, _, rows := s.eng.targetSummary(rel)
 	if input != "" {
 		out = append(out, [2]string{"Input", input})
@@ -130,38 +116,15 @@ func (s *Session) flowDetails(rel *catalog.Relation, f catalog.Flow) [][2]string
 		out = append(out, [2]string{label + " Comment", f.Comment})
 	}
 	oid := flowCheckpoint(rel, f)
-	status, epoch := statusStopped, int64(0)
 	if f.Once {
-		status = "done (ONCE: runs again on REFRESH ... FULL)"
+		return append(out, [2]string{label + " State", "done (ONCE: runs again on REFRESH ... FULL)"})
 	}
-	if r := s.eng.runnerFor(oid); r != nil && !f.Once {
-		st, lastErr := r.state()
-		status = st
-		if lastErr != "" {
-			status += ": " + lastErr
-		}
-		if r.plan != nil {
-			status += ", input " + r.plan.Input.Name
-		}
-		if r.job != nil {
-			p := r.job.Progress()
-			epoch = p.Epoch
-			status += fmt.Sprintf(", epoch %d, %d input rows, %d output rows", p.Epoch, p.InputRows, p.OutputRows)
-			if p.HasWatermark && p.Watermark != math.MinInt64 {
-				status += ", watermark " + time.UnixMicro(p.Watermark).In(s.loc).Format("2006-01-02 15:04:05.999999-07")
-			}
-		}
+	r := s.eng.runnerFor(oid)
+	if r != nil && r.plan != nil {
+		out = append(out, [2]string{label + " Input", r.plan.Input.Name})
 	}
-	out = append(out, [2]string{label + " State", status})
-	if f.Once {
-		return out
-	}
-	cp := fmt.Sprintf("epoch %d; epoch records under store key prefix %s (e/, flow OID %d as 4 bytes big-endian, /)",
-		epoch, storeKeyText(state.EpochPrefix(oid)), oid)
-	if snap, err := checkpoint.SnapshotEpoch(s.eng.store, oid, exec.SnapshotFormat); err == nil && snap > 0 {
-		cp += fmt.Sprintf("; state snapshot of epoch %d", snap)
-	}
-	return append(out, [2]string{label + " Checkpoint", cp})
+	status, epoch := s.jobState(r) // describe.go
+	return append(out, [2]string{label + " State", status}, [2]string{label + " Checkpoint", s.checkpointText(oid, epoch, "flow")})
 }
 
 // explainFlows is EXPLAIN STREAMING TABLE of a target: each flow's plan,

@@ -103,8 +103,11 @@ func TestFlowsSubscribeAndDescribe(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"topic1", "topic2"} {
-		if st := details["Flow "+f+" State"]; !strings.HasPrefix(st, "running, input "+f) {
-			t.Errorf("Flow %s State = %q, want running, input %s, ...", f, st, f)
+		if st := details["Flow "+f+" State"]; !strings.HasPrefix(st, "running, epoch ") {
+			t.Errorf("Flow %s State = %q, want running, epoch ...", f, st)
+		}
+		if in := details["Flow "+f+" Input"]; in != f {
+			t.Errorf("Flow %s Input = %q, want %s", f, in, f)
 		}
 		if cp := details["Flow "+f+" Checkpoint"]; !strings.Contains(cp, "epoch records under store key prefix e/0x") {
 			t.Errorf("Flow %s Checkpoint = %q", f, cp)

@@ -477,8 +477,10 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		}
 	}
 	guard := checkpoint.NewResumeGuard()
-	if notNull := notNullColumns(rel); len(notNull) > 0 { // not_null.go
-		job.CheckOutput = func(epoch int64, rows []arrow.RecordBatch) error { return checkEpochNotNull(rel.Name, notNull, epoch, rows) }
+	if notNull := notNullColumns(rel); len(notNull) > 0 { // column_constraints.go
+		job.CheckOutput = func(epoch int64, rows []arrow.RecordBatch) error {
+			return checkEpochNotNull(rel.Name, notNull, epoch, rows)
+		}
 	}
 	job.CommitEpoch = func(epoch int64, rec exec.EpochRecord, late, output, snap []arrow.RecordBatch) error {
 		for i, b := range late {
