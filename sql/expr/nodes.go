@@ -378,9 +378,13 @@ func TakeRows(in arrow.RecordBatch, idx []int) arrow.RecordBatch {
 	return array.NewRecordBatch(in.Schema(), cols, int64(len(idx)))
 }
 
-// TakeArray gathers elements idx of arr. The common column types are
-// copied by a typed loop; others through Datums.
+// TakeArray gathers elements idx of arr. Fixed-width, struct and list
+// columns are gathered without a builder, strings and booleans by a typed
+// loop; others through Datums.
 func TakeArray(arr arrow.Array, idx []int) arrow.Array {
+	if out, ok := takeDirect(arr, idx); ok { // take_direct.go
+		return out
+	}
 	b := array.NewBuilder(defaultMem(), arr.DataType())
 	defer b.Release()
 	b.Reserve(len(idx))
