@@ -8,13 +8,15 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
 )
 
 // windowAssignOp assigns event-time windows (planner.WindowAssign).
-// Tumbling and hopping windows are computed row by row as batches pass;
+// Tumbling and hopping windows are computed as batches pass (a tumbling
+// window passes its input's columns through: passThrough);
 // sessions need every row of a partition, so they are computed once the
 // input is exhausted.
 type windowAssignOp struct {
@@ -68,15 +70,22 @@ func (w *windowAssignOp) assign(in arrow.RecordBatch) (arrow.RecordBatch, error)
 		return nil, err
 	}
 	ts := tarr.(*array.Timestamp)
+	if w.oneWindowPerRow() && ts.NullN() == 0 {
+		return w.passThrough(in, ts), nil
+	}
 	n := int(in.NumRows())
-	idx := make([]int, 0, n)
-	starts := make([]int64, 0, n)
-	for i := 0; i < n; i++ {
+	perRow := 1
+	if w.plan.Kind == planner.HoppingWindow {
+		perRow = int((w.plan.Size + w.plan.Slide - 1) / w.plan.Slide)
+	}
+	idx := make([]int, 0, n*perRow)
+	starts := make([]int64, 0, n*perRow)
+	off := w.plan.Offset
+	for i, v := range ts.TimestampValues() {
 		if ts.IsNull(i) {
 			continue // a row without event time belongs to no window
 		}
-		t := int64(ts.Value(i))
-		off := w.plan.Offset
+		t := int64(v)
 		if w.plan.Kind == planner.TumblingWindow {
 			idx = append(idx, i)
 			starts = append(starts, TumbleStart(t-off, w.plan.Size)+off)
@@ -91,27 +100,63 @@ func (w *windowAssignOp) assign(in arrow.RecordBatch) (arrow.RecordBatch, error)
 	return w.emit(in, idx, starts, nil), nil
 }
 
+// oneWindowPerRow is whether every row with an event time lands in
+// exactly one window, so that the output is the input, in order, with
+// the window columns appended: a tumbling window, or a hopping one whose
+// slide is its size.
+func (w *windowAssignOp) oneWindowPerRow() bool {
+	switch w.plan.Kind {
+	case planner.TumblingWindow:
+		return true
+	case planner.HoppingWindow:
+		return w.plan.Slide == w.plan.Size
+	}
+	return false
+}
+
+// passThrough is in with each row's window appended, for windows that
+// keep every row once and in order (oneWindowPerRow) over an event time
+// without NULLs: the input columns are shared, not copied, and only
+// window_start and window_end are computed, in one loop over the times.
+func (w *windowAssignOp) passThrough(in arrow.RecordBatch, ts *array.Timestamp) arrow.RecordBatch {
+	size, off := w.plan.Size, w.plan.Offset
+	times := ts.TimestampValues()
+	starts := make([]int64, len(times))
+	ends := make([]int64, len(times))
+	for i, v := range times {
+		s := TumbleStart(int64(v)-off, size) + off
+		starts[i], ends[i] = s, s+size
+	}
+	cols := make([]arrow.Array, 0, in.NumCols()+2)
+	cols = append(cols, in.Columns()...)
+	cols = append(cols, w.timeArray(starts), w.timeArray(ends))
+	return array.NewRecordBatch(w.schema, cols, in.NumRows())
+}
+
+// timeArray is vals as an array of the event time's type, over vals'
+// memory (no NULLs).
+func (w *windowAssignOp) timeArray(vals []int64) arrow.Array {
+	data := array.NewData(w.plan.Time.Type().Arrow(), len(vals),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(vals))}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
 // emit builds output rows: input row idx[k] with window starts[k] (and
-// ends[k], or start + size when ends is nil).
+// ends[k], or start + size when ends is nil). The input columns are
+// gathered by expr.TakeArray; a row is repeated once per window.
 func (w *windowAssignOp) emit(in arrow.RecordBatch, idx []int, starts, ends []int64) arrow.RecordBatch {
 	cols := make([]arrow.Array, 0, in.NumCols()+2)
 	for c := 0; c < int(in.NumCols()); c++ {
 		cols = append(cols, expr.TakeArray(in.Column(c), idx))
 	}
-	tt := w.plan.Time.Type()
-	sb := expr.NewBuilder(nil, tt).(*array.TimestampBuilder)
-	eb := expr.NewBuilder(nil, tt).(*array.TimestampBuilder)
-	defer sb.Release()
-	defer eb.Release()
-	for k, s := range starts {
-		sb.Append(arrow.Timestamp(s))
-		if ends != nil {
-			eb.Append(arrow.Timestamp(ends[k]))
-		} else {
-			eb.Append(arrow.Timestamp(s + w.plan.Size))
+	if ends == nil {
+		ends = make([]int64, len(starts))
+		for k, s := range starts {
+			ends[k] = s + w.plan.Size
 		}
 	}
-	cols = append(cols, sb.NewArray(), eb.NewArray())
+	cols = append(cols, w.timeArray(starts), w.timeArray(ends))
 	return array.NewRecordBatch(w.schema, cols, int64(len(idx)))
 }
 
