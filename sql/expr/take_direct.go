@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -9,7 +11,8 @@ import (
 
 // takeDirect gathers rows idx of arr without a builder, for the types
 // whose layout is a value buffer plus a validity bitmap (fixed-width
-// values gathered slice to slice) and for structs and lists (whose
+// values gathered slice to slice), strings and binaries (offsets and one
+// data buffer sized first) and for structs and lists (whose
 // children are taken by TakeArray, so by these fast paths in turn). A
 // builder would reserve its buffers and append row by row through an
 // interface; a struct's builder reserves every child as well, and a
@@ -43,6 +46,10 @@ func takeDirect(arr arrow.Array, idx []int) (out arrow.Array, ok bool) {
 		return takeFixed(a, a.MonthDayNanoIntervalValues(), arrow.MonthDayNanoIntervalTraits.CastToBytes, idx), true
 	case *array.FixedSizeBinary:
 		return takeFixedSizeBinary(a, idx), true
+	case *array.String:
+		return takeVarBytesDirect(a, idx)
+	case *array.Binary:
+		return takeVarBytesDirect(a, idx)
 	case *array.Struct:
 		return takeStruct(a, idx), true
 	case *array.List:
@@ -58,10 +65,11 @@ func takeValidity(a arrow.Array, idx []int) (*memory.Buffer, int) {
 		return nil, 0
 	}
 	bm := make([]byte, bitutil.BytesForBits(int64(len(idx))))
+	src, off := a.NullBitmapBytes(), a.Data().Offset()
 	nulls := 0
 	for k, i := range idx {
-		if a.IsValid(i) {
-			bitutil.SetBit(bm, k)
+		if bitutil.BitIsSet(src, off+i) {
+			bm[k>>3] |= bitutil.BitMask[k&7]
 		} else {
 			nulls++
 		}
@@ -138,4 +146,38 @@ func takeList(a *array.List, idx []int) arrow.Array {
 	return fromData(array.NewData(a.DataType(), len(idx),
 		[]*memory.Buffer{bitmap, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets))},
 		[]arrow.ArrayData{vals.Data()}, nulls, 0))
+}
+
+// varBytesArray is a string or binary array: offsets (from the array's
+// offset on, one more than its length) into its value bytes, which start
+// at the first offset.
+type varBytesArray interface {
+	arrow.Array
+	ValueOffsets() []int32
+	ValueBytes() []byte
+}
+
+// takeVarBytesDirect gathers rows idx of a into one data buffer sized
+// before the first copy, with the offsets written as it goes. ok is false
+// when the rows' bytes would overflow 32-bit offsets.
+func takeVarBytesDirect(a varBytesArray, idx []int) (arrow.Array, bool) {
+	offs, data := a.ValueOffsets(), a.ValueBytes()
+	base := offs[0]
+	total := 0
+	for _, i := range idx {
+		total += int(offs[i+1] - offs[i])
+	}
+	if total > math.MaxInt32 {
+		return nil, false
+	}
+	out := make([]byte, total)
+	newOffs := make([]int32, len(idx)+1)
+	pos := 0
+	for k, i := range idx {
+		pos += copy(out[pos:], data[offs[i]-base:offs[i+1]-base])
+		newOffs[k+1] = int32(pos)
+	}
+	bitmap, nulls := takeValidity(a, idx)
+	return fromData(array.NewData(a.DataType(), len(idx), []*memory.Buffer{bitmap,
+		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(newOffs)), memory.NewBufferBytes(out)}, nil, nulls, 0)), true
 }

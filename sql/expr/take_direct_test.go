@@ -36,6 +36,10 @@ func randomTakeDatum(r *rand.Rand, dt arrow.DataType) Datum {
 		return r.NormFloat64()
 	case *arrow.BooleanType:
 		return r.Intn(2) == 0
+	case *arrow.BinaryType:
+		b := make([]byte, r.Intn(6))
+		r.Read(b)
+		return b
 	case *arrow.FixedSizeBinaryType:
 		b := make([]byte, t.ByteWidth)
 		r.Read(b)
@@ -68,6 +72,7 @@ func TestTakeDirectMatchesDatums(t *testing.T) {
 	)
 	shapes := []arrow.DataType{
 		arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Float64,
+		arrow.BinaryTypes.String, arrow.BinaryTypes.Binary,
 		arrow.FixedWidthTypes.Date32, tstz, &arrow.FixedSizeBinaryType{ByteWidth: 16},
 		metadata,
 		arrow.ListOf(arrow.PrimitiveTypes.Int64),
