@@ -114,3 +114,35 @@ func TestTakeDirectMatchesDatums(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceOrTakeRows: one ascending run is a slice sharing the column's
+// buffers; anything else is TakeRows' copy; both give the rows asked for.
+func TestSliceOrTakeRows(t *testing.T) {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := int64(0); i < 10; i++ {
+		if i == 4 {
+			b.AppendNull()
+		} else {
+			b.Append(i * 10)
+		}
+	}
+	col := b.NewArray()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	in := array.NewRecordBatch(schema, []arrow.Array{col}, 10)
+	for _, idx := range [][]int{{3, 4, 5, 6}, {0}, {9}, {2, 3, 5}, {5, 4}, {1, 1}, {}} {
+		out := SliceOrTakeRows(in, idx)
+		_, run := ascendingRun(idx)
+		shared := out.Column(0).Data().Buffers()[1] == col.Data().Buffers()[1]
+		if shared != run || int(out.NumRows()) != len(idx) {
+			t.Fatalf("%v: shared %v rows %d", idx, shared, out.NumRows())
+		}
+		for k, i := range idx {
+			if g, w := DatumAt(out.Column(0), k), DatumAt(col, i); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%v row %d: %v, want %v", idx, k, g, w)
+			}
+			if g := DatumAt(SliceOrTakeArray(col, idx), k); !reflect.DeepEqual(g, DatumAt(col, i)) {
+				t.Fatalf("%v row %d of the array: %v", idx, k, g)
+			}
+		}
+	}
+}
