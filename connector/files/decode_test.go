@@ -421,3 +421,25 @@ func TestDecodeJSONNestedIntoText(t *testing.T) {
 		t.Fatalf("not rescued: %s", d.rows[1][1])
 	}
 }
+
+// PostgreSQL's special words for times are input words, not data: a file
+// holding "now" must not read as the moment of reading. They are rescued,
+// as Spark's reader rescues them.
+func TestDecodeTimeWordsRescued(t *testing.T) {
+	s := schemaOf(t, "id STRING, ts TIMESTAMP, d DATE")
+	content := strings.Join([]string{
+		`{"id":"a","ts":"now","d":"today"}`,
+		`{"id":"b","ts":"epoch","d":"infinity"}`,
+		`{"id":"c","ts":"2024-01-01 10:00:00","d":"2024-01-02"}`,
+	}, "\n")
+	info := writeFile(t, "w.json", []byte(content))
+	d := decodeAll(t, info, Options{Format: "json", InferColumnTypes: true}, s, 0)
+	checkRows(t, dataOnly(d.rows),
+		`a | NULL | NULL`,
+		`b | NULL | NULL`,
+		`c | 2024-01-01 10:00:00+00 | 2024-01-02`,
+	)
+	if d.stats.Rescued != 2 {
+		t.Fatalf("rescued %d rows, want 2", d.stats.Rescued)
+	}
+}

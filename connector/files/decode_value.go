@@ -137,7 +137,22 @@ func (c *colWriter) appendText(s []byte) bool {
 	if c.t.IsStruct() {
 		return c.appendRecordLiteral(s)
 	}
+	if (c.kind == kindTimestamp || c.kind == kindDate) && !hasDigit(s) {
+		// PostgreSQL's input reads 'now', 'today', 'epoch', 'infinity':
+		// words, not data. Spark's reader takes none of them (the value is
+		// rescued), and 'now' in a file would be the moment of reading.
+		return false
+	}
 	return types.AppendParsedText(c.b, c.t, s, nil) == nil
+}
+
+func hasDigit(s []byte) bool {
+	for _, b := range s {
+		if '0' <= b && b <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // appendJSONText appends a JSON value that is not a string (a number, an
