@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -137,22 +138,23 @@ func (c *colWriter) appendText(s []byte) bool {
 	if c.t.IsStruct() {
 		return c.appendRecordLiteral(s)
 	}
-	if (c.kind == kindTimestamp || c.kind == kindDate) && !hasDigit(s) {
-		// PostgreSQL's input reads 'now', 'today', 'epoch', 'infinity':
-		// words, not data. Spark's reader takes none of them (the value is
-		// rescued), and 'now' in a file would be the moment of reading.
+	if (c.kind == kindTimestamp || c.kind == kindDate) && relativeTimeWord(s) {
+		// PostgreSQL's input reads 'now', 'today', 'tomorrow' and
+		// 'yesterday' relative to the moment of reading: in a file they
+		// would change on every read, and a re-read after a crash must give
+		// the rows it gave. Spark's reader takes none of them; they are
+		// rescued. ('epoch' and 'infinity' are fixed values and read.)
 		return false
 	}
 	return types.AppendParsedText(c.b, c.t, s, nil) == nil
 }
 
-func hasDigit(s []byte) bool {
-	for _, b := range s {
-		if '0' <= b && b <= '9' {
-			return true
-		}
-	}
-	return false
+// relativeTimeWord reports whether s is one of PostgreSQL's date/time
+// input words that depend on the clock (case and surrounding spaces
+// ignored, as the input function ignores them).
+func relativeTimeWord(s []byte) bool {
+	w := strings.ToLower(strings.TrimSpace(string(s)))
+	return w == "now" || w == "today" || w == "tomorrow" || w == "yesterday"
 }
 
 // appendJSONText appends a JSON value that is not a string (a number, an
