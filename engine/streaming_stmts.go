@@ -29,6 +29,8 @@ func streamingColumns(st *parse.StreamingStmt) []wire.Column {
 		return []wire.Column{{Name: "QUERY PLAN", Type: types.Text}}
 	case parse.ShowSources:
 		return showSourcesColumns
+	case parse.ShowSinks:
+		return showSinksColumns
 	}
 	return nil
 }
@@ -40,6 +42,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	}
 	if parse.IsDescribe(ss.Kind) {
 		return s.runDescribe(st) // describe.go
+	}
+	if parse.IsSink(ss.Kind) {
+		return s.runSinkStatement(ctx, st, io) // sink_stmts.go
 	}
 	if ss.Name != "" {
 		// [catalog.]schema.name: the parser keeps the parts joined; every
@@ -137,6 +142,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
 		return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, reader).
 			WithHint("Drop the streaming tables that read it first.")
+	}
+	if err := s.dropTableSinks(rel, ss.Cascade, io); err != nil { // sink_stmts.go
+		return nil, err
 	}
 	s.eng.stopRunner(rel.OID)
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {

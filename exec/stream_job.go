@@ -61,6 +61,11 @@ type StreamJob struct {
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.
 	StoreOutput        func(epoch int64, output []arrow.RecordBatch) error
 	StoredOutputEpochs int64
+	// RerunSinks gets the changes of every re-run epoch, for the table's
+	// sinks that have not committed it (stream_sinks.go); committing is
+	// the changes of the epoch CommitEpoch is committing.
+	RerunSinks func(epoch int64, changes []ChangeBatch) error
+	committing []ChangeBatch
 	Replay             []int64 // end offsets of the epochs to re-run
 	// ReplayMore holds, for each epoch of Replay, the end offsets of the
 	// More sources; ReplayNow its processing time (0: not recorded).
@@ -441,6 +446,8 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	defer j.commitMu.Unlock()
 	epoch := step.Epoch
 	output := j.epochOutput(step)
+	j.committing = step.Changes
+	defer func() { j.committing = nil }()
 	var epochRows int64
 	for _, b := range output {
 		epochRows += b.NumRows()
@@ -472,6 +479,11 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 		}
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
 		if err := j.StoreOutput(epoch, output); err != nil {
+			return err
+		}
+	}
+	if replaying && j.RerunSinks != nil {
+		if err := j.RerunSinks(epoch, step.Changes); err != nil {
 			return err
 		}
 	}
