@@ -66,7 +66,7 @@ type StreamJob struct {
 	// the changes of the epoch CommitEpoch is committing.
 	RerunSinks func(epoch int64, changes []ChangeBatch) error
 	committing []ChangeBatch
-	Replay             []int64 // end offsets of the epochs to re-run
+	Replay     []int64 // end offsets of the epochs to re-run
 	// ReplayMore holds, for each epoch of Replay, the end offsets of the
 	// More sources; ReplayNow its processing time (0: not recorded).
 	ReplayMore [][]int64

@@ -114,4 +114,3 @@ func (s *Sink) copyInto(w fileWriter, f DataFile) error {
 	}
 	return tr.Err()
 }
-

@@ -28,7 +28,7 @@ func (j *jsonWriter) write(b arrow.RecordBatch) error {
 	return nil
 }
 
-func (j *jsonWriter) size() int64  { return j.cf.written() }
+func (j *jsonWriter) size() int64   { return j.cf.written() }
 func (j *jsonWriter) finish() error { return j.cf.finish() }
 func (j *jsonWriter) abort()        { j.cf.abort() }
 
@@ -66,7 +66,7 @@ func (c *csvWriter) write(b arrow.RecordBatch) error {
 	return nil
 }
 
-func (c *csvWriter) size() int64  { return c.cf.written() }
+func (c *csvWriter) size() int64   { return c.cf.written() }
 func (c *csvWriter) finish() error { return c.cf.finish() }
 func (c *csvWriter) abort()        { c.cf.abort() }
 

@@ -23,7 +23,9 @@ const (
 )
 
 // IsSink reports whether kind is one of this file's statements.
-func IsSink(kind StreamingKind) bool { return kind == CreateSink || kind == DropSink || kind == ShowSinks }
+func IsSink(kind StreamingKind) bool {
+	return kind == CreateSink || kind == DropSink || kind == ShowSinks
+}
 
 // SinkSpec is what CREATE SINK names besides the sink and its options.
 type SinkSpec struct {
