@@ -61,12 +61,7 @@ type StreamJob struct {
 	// REFRESH with a new output, or a crash in the middle of such a rewrite.
 	StoreOutput        func(epoch int64, output []arrow.RecordBatch) error
 	StoredOutputEpochs int64
-	// RerunSinks gets the changes of every re-run epoch, for the table's
-	// sinks that have not committed it (stream_sinks.go); committing is
-	// the changes of the epoch CommitEpoch is committing.
-	RerunSinks func(epoch int64, changes []ChangeBatch) error
-	committing []ChangeBatch
-	Replay     []int64 // end offsets of the epochs to re-run
+	Replay             []int64 // end offsets of the epochs to re-run
 	// ReplayMore holds, for each epoch of Replay, the end offsets of the
 	// More sources; ReplayNow its processing time (0: not recorded).
 	ReplayMore [][]int64
@@ -75,6 +70,12 @@ type StreamJob struct {
 	// their window) for CommitEpoch, to be written to a late_rows table.
 	KeepLate bool
 	late     []arrow.RecordBatch
+
+	// RerunSinks gets the changes of every re-run epoch, for the table's
+	// sinks that have not committed it (stream_sinks.go); committing is
+	// the changes of the epoch CommitEpoch is committing.
+	RerunSinks func(epoch int64, changes []ChangeBatch) error
+	committing []ChangeBatch
 
 	offset    int64
 	watermark int64 // the input's, microseconds; math.MinInt64 before any event
