@@ -64,7 +64,17 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 	}
 	def.From = from.OID
 	if def.Schema == "" {
-		def.Schema = from.Schema
+		sp := s.searchPath()
+		if len(sp) == 0 {
+			return nil, sqlerr.New(sqlerr.InvalidSchemaName, "no schema has been selected to create in")
+		}
+		def.Schema = sp[0]
+	}
+	if ss.IfNotExists {
+		if _, err := s.eng.cat.LookupSink(nil, def.Schema, def.Name); err == nil {
+			io.Notice("NOTICE", sqlerr.DuplicateObject, fmt.Sprintf("sink \"%s\" already exists, skipping", def.Name))
+			return commandResult("CREATE SINK"), nil
+		}
 	}
 	if f := def.Files; f != nil {
 		for _, p := range f.PartitionBy {

@@ -13,23 +13,28 @@
 // The manifest of an epoch is the sink's commit record: it lists the data
 // files the epoch added and the ones it replaced (small-file compaction),
 // and its presence is what makes the epoch committed (LastCommitted is the
-// newest manifest's epoch). A reader that follows the manifests in epoch
-// order (added minus removed) sees every row exactly once; one that globs
-// part-* sees the same set once the epoch's renames and deletions are done.
+// newest manifest's epoch). It is written only once its files are in
+// place, so a reader that follows the manifests in epoch order (added
+// minus removed, LiveFiles) sees every row exactly once, at any instant.
+// A reader that globs part-* sees the same set except for a moment around
+// each commit (an epoch's files just before its manifest, replaced files
+// just after).
 //
 // Each epoch goes through these steps, and a crash at any point is
 // repaired by Open (recover.go):
 //
 //  1. Write: the epoch's data files are written under hidden temporary
-//     names and synced. Crash: the temporary files are deleted at Open;
-//     the epoch has no manifest, so the engine writes it again.
-//  2. Committed: the manifest is written (temporary name, sync, rename,
-//     sync of the folder). Crash before the rename: as 1. Crash after: the
-//     epoch is committed; Open finishes steps 3 and 4 from the manifest.
-//  3. The temporary files are renamed to their final names.
+//     names and synced ("filesink-after-write").
+//  2. Committed: they are renamed to their final names, and their folders
+//     synced ("filesink-after-rename").
+//  3. The manifest is written (temporary name, sync, rename, sync of the
+//     folder): the epoch is committed ("filesink-after-manifest").
 //  4. The files the manifest replaces are deleted.
 //
-// Rows are never written twice because the final names are fixed by the
-// manifest, and an epoch whose manifest exists is never written again
-// (Write of an epoch at or before LastCommitted does nothing).
+// A crash before 3 leaves an epoch with no manifest: Open deletes its
+// files (temporary or renamed: a data file's name holds its epoch) and
+// the engine writes the epoch again, since it is after LastCommitted. A
+// crash after 3 leaves a committed epoch; Open finishes 4. An epoch whose
+// manifest exists is never written again (Write of an epoch at or before
+// LastCommitted does nothing), so no row is written twice.
 package filesink

@@ -2,19 +2,22 @@ package filesink
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
 
 // recover brings the folder to the state of its newest manifest, whatever
 // step of an epoch a crash interrupted (doc.go): every manifest's files
-// are renamed into place and its replaced files deleted (publish is
-// idempotent), and every temporary file left — of an epoch that has no
-// manifest, so is not committed — is deleted. The epoch is then written
-// again by the engine, under the same final names.
+// must be there (a manifest is written only once they are), the files a
+// manifest replaced are deleted (deleteReplaced is idempotent), and every
+// file of an epoch that has no manifest — temporary, or renamed before the
+// crash — is deleted. That epoch is then written again by the engine,
+// under the same names.
 func (s *Sink) recover() error {
 	if err := os.MkdirAll(filepath.Join(s.o.Dir, ManifestDir), 0o755); err != nil {
 		return err
@@ -23,27 +26,16 @@ func (s *Sink) recover() error {
 	if err != nil {
 		return err
 	}
-	removed := map[string]bool{}
-	for _, m := range ms {
-		for _, r := range m.Removed {
-			removed[r] = true
-		}
-	}
 	for i := range ms {
-		m := ms[i]
-		// A file added and later compacted away is not renamed.
-		live := m
-		live.Added = nil
-		for _, f := range m.Added {
-			if !removed[f.Path] {
-				live.Added = append(live.Added, f)
-			}
-		}
-		if err := s.publish(&live); err != nil {
+		if err := s.deleteReplaced(&ms[i]); err != nil {
 			return err
 		}
 	}
-	for _, f := range LiveFiles(ms) {
+	live := LiveFiles(ms)
+	for _, f := range live {
+		if _, err := os.Stat(s.finalPath(f.Path)); err != nil {
+			return fmt.Errorf("data file %s, which the manifests list, is missing: %w", f.Path, err)
+		}
 		s.live[f.Partition] = append(s.live[f.Partition], f)
 	}
 	if n := len(ms); n > 0 {
@@ -53,11 +45,32 @@ func (s *Sink) recover() error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), tempPrefix) {
+		if d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if strings.HasPrefix(name, tempPrefix) {
+			return os.Remove(p)
+		}
+		if e, ok := dataFileEpoch(name); ok && e > s.last {
 			return os.Remove(p)
 		}
 		return nil
 	})
+}
+
+// dataFileEpoch is the epoch in a data file's name (part-<epoch>-<n>.ext).
+func dataFileEpoch(name string) (int64, bool) {
+	rest, ok := strings.CutPrefix(name, "part-")
+	if !ok {
+		return 0, false
+	}
+	i := strings.IndexByte(rest, '-')
+	if i < 0 {
+		return 0, false
+	}
+	e, err := strconv.ParseInt(rest[:i], 10, 64)
+	return e, err == nil
 }
 
 // isDiskFull reports whether err is ENOSPC (or EDQUOT).

@@ -247,8 +247,9 @@ func (s *Sink) discardStaged() {
 	s.staged = nil
 }
 
-// Committed publishes the epoch Write staged: its manifest (the commit),
-// then the renames, then the deletion of the files compaction replaced.
+// Committed publishes the epoch Write staged: its files are renamed into
+// place, then its manifest is written (the commit: a manifest's files are
+// all there), then the files compaction replaced are deleted.
 func (s *Sink) Committed(epoch int64) error {
 	st := s.staged
 	if st == nil || st.m.Epoch != epoch {
@@ -257,10 +258,14 @@ func (s *Sink) Committed(epoch int64) error {
 		}
 		return sqlerr.New(sqlerr.InternalError, "files sink %s: epoch %d committed but not written", s.o.Dir, epoch)
 	}
+	s.staged = nil
+	if err := s.rename(st); err != nil {
+		return ioError(s.o.Dir, err)
+	}
+	s.o.crash("filesink-after-rename")
 	if err := writeManifest(s.o.Dir, &st.m); err != nil {
 		return ioError(s.o.Dir, err)
 	}
-	s.staged = nil
 	s.mu.Lock()
 	s.last = epoch
 	s.mu.Unlock()
@@ -269,23 +274,20 @@ func (s *Sink) Committed(epoch int64) error {
 	}
 	s.forget(st.m.Removed)
 	s.o.crash("filesink-after-manifest")
-	if err := s.publish(&st.m); err != nil {
+	if err := s.deleteReplaced(&st.m); err != nil {
 		return ioError(s.o.Dir, err)
 	}
 	return nil
 }
 
-// publish renames an epoch's files into place and deletes the files it
-// replaced; it is idempotent (recovery runs it again after a crash).
-func (s *Sink) publish(m *Manifest) error {
+// rename moves an epoch's files from their temporary names into place,
+// and syncs their folders.
+func (s *Sink) rename(st *stagedEpoch) error {
 	dirs := map[string]bool{}
-	for _, f := range m.Added {
+	for i, f := range st.m.Added {
 		final := s.finalPath(f.Path)
-		if _, err := os.Stat(final); err == nil {
-			continue
-		}
-		if err := os.Rename(s.tempPath(f.Path), final); err != nil {
-			return fmt.Errorf("data file %s of epoch %d: %w", f.Path, m.Epoch, err)
+		if err := os.Rename(st.temps[i], final); err != nil {
+			return fmt.Errorf("data file %s of epoch %d: %w", f.Path, st.m.Epoch, err)
 		}
 		dirs[filepath.Dir(final)] = true
 	}
@@ -294,7 +296,12 @@ func (s *Sink) publish(m *Manifest) error {
 			return err
 		}
 	}
-	s.o.crash("filesink-after-rename")
+	return nil
+}
+
+// deleteReplaced deletes the files an epoch's compaction replaced; it is
+// idempotent (recovery runs it again after a crash).
+func (s *Sink) deleteReplaced(m *Manifest) error {
 	for _, r := range m.Removed {
 		if err := os.Remove(s.finalPath(r)); err != nil && !os.IsNotExist(err) {
 			return err
