@@ -29,20 +29,38 @@ func (s *Sink) compact(st *stagedEpoch, seq *int) error {
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
-		var pick []DataFile
-		var total int64
-		for _, f := range s.live[key] {
-			if f.Bytes < target/4 && total+f.Bytes <= target {
-				pick = append(pick, f)
-				total += f.Bytes
+		if pick := s.smallRun(s.live[key], target); pick != nil {
+			if err := s.merge(st, key, pick, seq); err != nil {
+				return err
 			}
 		}
-		if len(pick) < s.o.compactFiles() {
+	}
+	return nil
+}
+
+// smallRun is the first run of CompactFiles or more small files next to
+// each other in epoch order (up to the target size in all), or nil. Only
+// neighbours are merged, so that the merged file takes their place in
+// epoch order and no other file's epochs fall inside its range.
+func (s *Sink) smallRun(files []DataFile, target int64) []DataFile {
+	var run []DataFile
+	var total int64
+	for _, f := range files {
+		if f.Bytes < target/4 && total+f.Bytes <= target {
+			run = append(run, f)
+			total += f.Bytes
 			continue
 		}
-		if err := s.merge(st, key, pick, seq); err != nil {
-			return err
+		if len(run) >= s.o.compactFiles() {
+			return run
 		}
+		run, total = nil, 0
+		if f.Bytes < target/4 {
+			run, total = []DataFile{f}, f.Bytes
+		}
+	}
+	if len(run) >= s.o.compactFiles() {
+		return run
 	}
 	return nil
 }
@@ -66,6 +84,7 @@ func (s *Sink) merge(st *stagedEpoch, key string, files []DataFile, seq *int) er
 	}
 	cur.Bytes = w.size()
 	cur.Compacted = true
+	cur.FirstEpoch, cur.LastEpoch = files[0].FirstEpoch, files[len(files)-1].LastEpoch
 	st.m.Added[len(st.m.Added)-1] = cur
 	return nil
 }

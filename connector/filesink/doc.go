@@ -16,9 +16,9 @@
 // newest manifest's epoch). It is written only once its files are in
 // place, so a reader that follows the manifests in epoch order (added
 // minus removed, LiveFiles) sees every row exactly once, at any instant.
-// A reader that globs part-* sees the same set except for a moment around
-// each commit (an epoch's files just before its manifest, replaced files
-// just after).
+// A reader that globs part-* sees the same set except around a commit:
+// an epoch's files a moment before its manifest, and the files a
+// compaction replaced for ReplacedRetention after it.
 //
 // Each epoch goes through these steps, and a crash at any point is
 // repaired by Open (recover.go):
@@ -29,7 +29,9 @@
 //     synced ("filesink-after-rename").
 //  3. The manifest is written (temporary name, sync, rename, sync of the
 //     folder): the epoch is committed ("filesink-after-manifest").
-//  4. The files the manifest replaces are deleted.
+//  4. The files the manifest replaces are deleted, once
+//     Options.ReplacedRetention (a minute) has passed, for readers still
+//     reading the files of the earlier manifests.
 //
 // A crash before 3 leaves an epoch with no manifest: Open deletes its
 // files (temporary or renamed: a data file's name holds its epoch) and

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ManifestDir is the folder, under the sink's, of the epochs' manifests.
@@ -18,11 +19,15 @@ const ManifestDir = "_weir_manifest"
 type Manifest struct {
 	Epoch  int64  `json:"epoch"`
 	Format string `json:"format"`
+	// Committed is when the manifest was written.
+	Committed time.Time `json:"committed"`
 	// Added are the data files the epoch wrote (its rows, and the files
 	// compaction made of earlier ones).
 	Added []DataFile `json:"added"`
 	// Removed are earlier files whose rows an added compacted file holds:
 	// a reader drops them from the set.
+	// The files stay on disk for Options.ReplacedRetention after the
+	// epoch commits, for readers still reading them.
 	Removed []string `json:"removed,omitempty"`
 }
 
@@ -36,6 +41,12 @@ type DataFile struct {
 	Partition string `json:"partition,omitempty"`
 	// Compacted is set on a file made by merging earlier files.
 	Compacted bool `json:"compacted,omitempty"`
+	// FirstEpoch and LastEpoch are the epochs whose rows the file holds
+	// (one, but for a compacted file). Within a partition the live files'
+	// ranges never overlap: compaction merges only files next to each
+	// other in epoch order.
+	FirstEpoch int64 `json:"first_epoch"`
+	LastEpoch  int64 `json:"last_epoch"`
 }
 
 // manifestName is the file name of epoch's manifest: zero-padded, so that
@@ -76,8 +87,11 @@ func ReadManifests(dir string) ([]Manifest, error) {
 	return out, nil
 }
 
-// LiveFiles is the set of data files the manifests make up, in the order
-// they were added: every file added and not removed by a later epoch.
+// LiveFiles is the set of data files the manifests make up: every file
+// added and not removed by a later epoch, in epoch order (FirstEpoch, and
+// within an epoch the order the epoch wrote them). Reading them in this
+// order reads an update-mode table's changes in the order they happened
+// (within a partition; across partitions, _commit_version orders them).
 func LiveFiles(ms []Manifest) []DataFile {
 	var order []DataFile
 	gone := map[string]bool{}
@@ -93,7 +107,14 @@ func LiveFiles(ms []Manifest) []DataFile {
 			out = append(out, f)
 		}
 	}
+	sortByEpoch(out)
 	return out
+}
+
+// sortByEpoch orders files by the first epoch they hold, keeping the
+// order of files of one epoch.
+func sortByEpoch(fs []DataFile) {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].FirstEpoch < fs[j].FirstEpoch })
 }
 
 // writeManifest makes m durable: a temporary file, synced, renamed into

@@ -3,6 +3,7 @@ package filesink
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -49,6 +50,10 @@ type Options struct {
 	// prints it. Required for FormatJSON. (This package may not use
 	// sql/expr, which owns PostgreSQL's JSON output.)
 	RowJSON func(buf []byte, cols []arrow.Array, i int) []byte
+	// ReplacedRetention is how long files a compaction replaced stay on
+	// disk after its epoch commits, for readers that listed them before
+	// (0: one minute; negative: none).
+	ReplacedRetention time.Duration
 	// Format is how values are printed as text (CSV, partition values);
 	// nil: types.DefaultFormat (UTC).
 	Text *types.FormatSettings
@@ -63,6 +68,16 @@ func (o *Options) targetSize() int64 {
 		return o.TargetFileSize
 	}
 	return DefaultTargetFileSize
+}
+
+func (o *Options) replacedRetention() time.Duration {
+	switch {
+	case o.ReplacedRetention < 0:
+		return 0
+	case o.ReplacedRetention == 0:
+		return time.Minute
+	}
+	return o.ReplacedRetention
 }
 
 func (o *Options) compactFiles() int {

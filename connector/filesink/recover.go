@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // recover brings the folder to the state of its newest manifest, whatever
 // step of an epoch a crash interrupted (doc.go): every manifest's files
 // must be there (a manifest is written only once they are), the files a
-// manifest replaced are deleted (deleteReplaced is idempotent), and every
+// manifest replaced are deleted once their retention passed
+// (deleteReplaced is idempotent), and every
 // file of an epoch that has no manifest — temporary, or renamed before the
 // crash — is deleted. That epoch is then written again by the engine,
 // under the same names.
@@ -26,10 +28,13 @@ func (s *Sink) recover() error {
 	if err != nil {
 		return err
 	}
-	for i := range ms {
-		if err := s.deleteReplaced(&ms[i]); err != nil {
-			return err
+	for _, m := range ms {
+		if len(m.Removed) > 0 {
+			s.replaced = append(s.replaced, replacedFiles{at: m.Committed, paths: m.Removed})
 		}
+	}
+	if err := s.deleteReplaced(time.Now()); err != nil {
+		return err
 	}
 	live := LiveFiles(ms)
 	for _, f := range live {

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -37,6 +38,9 @@ type Sink struct {
 	live map[string][]DataFile
 	// staged is the epoch Write prepared and Committed publishes.
 	staged *stagedEpoch
+	// replaced is the files compactions replaced that are not deleted yet
+	// (deleteReplaced).
+	replaced []replacedFiles
 }
 
 var _ connector.Sink = (*Sink)(nil)
@@ -219,7 +223,7 @@ func (s *Sink) newFile(st *stagedEpoch, key string, seq *int) (fileWriter, DataF
 	if err != nil {
 		return nil, DataFile{}, err
 	}
-	df := DataFile{Path: rel, Partition: key}
+	df := DataFile{Path: rel, Partition: key, FirstEpoch: st.m.Epoch, LastEpoch: st.m.Epoch}
 	st.m.Added = append(st.m.Added, df)
 	st.temps = append(st.temps, tmp)
 	return w, df, nil
@@ -263,18 +267,25 @@ func (s *Sink) Committed(epoch int64) error {
 		return ioError(s.o.Dir, err)
 	}
 	s.o.crash("filesink-after-rename")
+	st.m.Committed = time.Now().UTC()
 	if err := writeManifest(s.o.Dir, &st.m); err != nil {
 		return ioError(s.o.Dir, err)
 	}
 	s.mu.Lock()
 	s.last = epoch
 	s.mu.Unlock()
+	s.forget(st.m.Removed)
 	for _, f := range st.m.Added {
 		s.live[f.Partition] = append(s.live[f.Partition], f)
 	}
-	s.forget(st.m.Removed)
+	for _, fs := range s.live {
+		sortByEpoch(fs)
+	}
 	s.o.crash("filesink-after-manifest")
-	if err := s.deleteReplaced(&st.m); err != nil {
+	if len(st.m.Removed) > 0 {
+		s.replaced = append(s.replaced, replacedFiles{at: st.m.Committed, paths: st.m.Removed})
+	}
+	if err := s.deleteReplaced(time.Now()); err != nil {
 		return ioError(s.o.Dir, err)
 	}
 	return nil
@@ -299,14 +310,32 @@ func (s *Sink) rename(st *stagedEpoch) error {
 	return nil
 }
 
-// deleteReplaced deletes the files an epoch's compaction replaced; it is
-// idempotent (recovery runs it again after a crash).
-func (s *Sink) deleteReplaced(m *Manifest) error {
-	for _, r := range m.Removed {
-		if err := os.Remove(s.finalPath(r)); err != nil && !os.IsNotExist(err) {
-			return err
+// replacedFiles are the files one epoch's compaction replaced, and when
+// it committed.
+type replacedFiles struct {
+	at    time.Time
+	paths []string
+}
+
+// deleteReplaced deletes the files compactions replaced at least
+// ReplacedRetention before now. They are kept that long for readers that
+// read the manifests before the compaction's and are still reading the
+// files those list. Deleting is idempotent (recovery does it again after
+// a crash).
+func (s *Sink) deleteReplaced(now time.Time) error {
+	keep := s.replaced[:0]
+	for _, r := range s.replaced {
+		if now.Sub(r.at) < s.o.replacedRetention() {
+			keep = append(keep, r)
+			continue
+		}
+		for _, p := range r.paths {
+			if err := os.Remove(s.finalPath(p)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
 		}
 	}
+	s.replaced = keep
 	return nil
 }
 
