@@ -28,6 +28,10 @@ type Sink struct {
 	Files *FilesSink `json:",omitempty"`
 	// Definition is the CREATE SINK statement as written.
 	Definition string
+	// EpochBase is added to the table's epoch numbers to make the sink's:
+	// REFRESH ... FULL starts the table's epochs again from 1, and the
+	// sink's go on after the last it committed.
+	EpochBase int64 `json:",omitempty"`
 }
 
 // FilesSink is the files connector's options, checked at CREATE SINK
@@ -147,6 +151,20 @@ func (c *Catalog) DropSink(oid uint32) error {
 	}
 	return c.commit(func(tx *state.Txn) error { return tx.Delete(sinkKey(s.OID)) },
 		func() { delete(c.sinks, s.OID) })
+}
+
+// SetSinkEpochBase stores sink oid's EpochBase.
+func (c *Catalog) SetSinkEpochBase(oid uint32, base int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.sinks[oid]
+	if !ok {
+		return sqlerr.New(sqlerr.UndefinedObject, "sink with OID %d does not exist", oid)
+	}
+	s := old.clone()
+	s.EpochBase = base
+	return c.commit(func(tx *state.Txn) error { return putJSON(tx, sinkKey(s.OID), s) },
+		func() { c.sinks[s.OID] = s })
 }
 
 // Sinks returns every sink ordered by OID.

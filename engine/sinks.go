@@ -213,6 +213,7 @@ func (e *Engine) sinksDecision(oid uint32, d checkpoint.Decision, s checkpoint.S
 			l.fail(err)
 			continue
 		}
+		last -= l.def.EpochBase // in the table's epochs
 		if last < d.From-1 {
 			if !ts.rerunnable {
 				l.fail(sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "sink %s holds epochs up to %d, and the input of the later epochs its table would re-run is gone (retention)", l.def.Name, last))
@@ -249,15 +250,16 @@ func (e *Engine) writeSinks(tx *state.Txn, oid uint32, epoch int64, changes []ex
 		if !l.running() {
 			continue
 		}
+		se := epoch + l.def.EpochBase
 		if last, err := l.sink.LastCommitted(); err != nil {
 			l.fail(err)
 			continue
-		} else if epoch <= last {
+		} else if se <= last {
 			continue
 		}
-		batches, err := l.batches(epoch, changes)
+		batches, err := l.batches(se, changes)
 		if err == nil {
-			err = l.sink.Write(tx, epoch, batches)
+			err = l.sink.Write(tx, se, batches)
 		}
 		for _, b := range batches {
 			b.Release()
@@ -287,7 +289,7 @@ func (e *Engine) sinksCommitted(ts *tableSinks, epoch int64, committed bool) {
 		if !committed {
 			continue
 		}
-		if err := l.sink.Committed(epoch); err != nil {
+		if err := l.sink.Committed(epoch + l.def.EpochBase); err != nil {
 			l.fail(err)
 		}
 	}
@@ -311,16 +313,17 @@ func (e *Engine) rerunSinks(oid uint32, epoch int64, changes []exec.ChangeBatch)
 			l.fail(err)
 			continue
 		}
-		if epoch <= last {
+		se := epoch + l.def.EpochBase
+		if se <= last {
 			continue
 		}
-		if epoch > last+1 {
-			l.fail(sqlerr.New(sqlerr.InternalError, "sink %s holds epochs up to %d and was given epoch %d", l.def.Name, last, epoch))
+		if se > last+1 {
+			l.fail(sqlerr.New(sqlerr.InternalError, "sink %s holds epochs up to %d and was given epoch %d", l.def.Name, last, se))
 			continue
 		}
-		batches, err := l.batches(epoch, changes)
+		batches, err := l.batches(se, changes)
 		if err == nil {
-			err = connector.WriteEpoch(e.store, l.sink, epoch, batches)
+			err = connector.WriteEpoch(e.store, l.sink, se, batches)
 		}
 		for _, b := range batches {
 			b.Release()
@@ -406,6 +409,7 @@ func (e *Engine) backfill(r *runner, rel *catalog.Relation, def *catalog.Sink) e
 		if at == 0 {
 			return nil
 		}
+		at += def.EpochBase
 		if last, err := l.sink.LastCommitted(); err != nil || last >= at {
 			return err
 		}
@@ -430,6 +434,31 @@ func (e *Engine) backfill(r *runner, rel *catalog.Relation, def *catalog.Sink) e
 		}
 		return nil
 	})
+}
+
+// rebaseSinks makes the sinks of a table whose epochs start again from 1
+// (REFRESH ... FULL) number the new epochs after the last they committed.
+// The table's job is stopped.
+func (e *Engine) rebaseSinks(oid uint32) error {
+	ts := e.sinksOf(oid)
+	if ts == nil {
+		return nil
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, l := range ts.sinks {
+		if l.sink == nil {
+			continue // never opened: its folder keeps the old numbering
+		}
+		last, err := l.sink.LastCommitted()
+		if err != nil {
+			return err
+		}
+		if err := e.cat.SetSinkEpochBase(l.def.OID, last); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // detachSink takes a dropped sink out of its table's running sinks

@@ -431,3 +431,37 @@ func sqlState(err error) string {
 	}
 	return ""
 }
+
+// REFRESH ... FULL recomputes the table from epoch 1: its sinks get the
+// recomputed rows as new epochs after the ones they hold (append mode:
+// the rows again), and then the later epochs.
+func TestFilesSinkAfterRefreshFull(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	execAll(t, c, sinkOrdersTable,
+		`CREATE STREAMING TABLE silver AS SELECT * FROM STREAM orders`,
+		fmt.Sprintf(`CREATE SINK s1 FROM silver WITH (connector = 'files', path = '%s', format = 'json')`, dir),
+		"INSERT INTO orders VALUES "+strings.Join(sinkOrders[0], ", "))
+	rows := func(want int64) {
+		t.Helper()
+		waitUntil(t, fmt.Sprintf("%d rows in the sink", want), func() (bool, string) {
+			n := manifestRows(t, dir)
+			return n == want, fmt.Sprint(n)
+		})
+	}
+	rows(2)
+	execAll(t, c, "REFRESH STREAMING TABLE silver FULL")
+	rows(4)
+	execAll(t, c, "INSERT INTO orders VALUES "+strings.Join(sinkOrders[2], ", "))
+	rows(5)
+	ms, err := filesink.ReadManifests(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Epoch <= ms[i-1].Epoch {
+			t.Fatalf("manifest epochs out of order: %d after %d", ms[i].Epoch, ms[i-1].Epoch)
+		}
+	}
+}

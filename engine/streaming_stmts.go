@@ -188,7 +188,11 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 		s.eng.stopRunner(rel.OID)
 		if ss.Full {
 			// FULL forgets the epochs: the table is recomputed from the
-			// retained input as one fresh run.
+			// retained input as one fresh run; its sinks get it as
+			// epochs after theirs.
+			if err := s.eng.rebaseSinks(rel.OID); err != nil { // sinks.go
+				return nil, err
+			}
 			if err := s.eng.dropEpochs(rel.OID); err != nil {
 				return nil, err
 			}
