@@ -175,6 +175,9 @@ func (s *Session) filesSinkOptions(opts map[string]string) (*catalog.FilesSink, 
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "option \"path\" is required").
 			WithHint("The folder the files go to, e.g. path = 'lake/silver' (relative to the server's directory).")
 	}
+	// The server's directory, the files roots' default. (When the engine
+	// gets --files-root, a sink's path is resolved and checked under them
+	// as COPY TO 'file' is.)
 	abs, err := filepath.Abs(f.Path)
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"path\": %v", err)
