@@ -368,6 +368,29 @@ func TestFilesSinkFailureLeavesTableRunning(t *testing.T) {
 	if err := c.QueryRow(context.Background(), "SELECT status FROM (SHOW STREAMING TABLES) s").Scan(&status); err == nil && status != "running" {
 		t.Errorf("the table is %s", status)
 	}
+	// With its folder back, REFRESH retries the sink: it gets every epoch
+	// it lacks, once.
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, c, "REFRESH STREAMING TABLE silver")
+	waitUntil(t, "the sink to catch up", func() (bool, string) {
+		n := manifestRows(t, dir)
+		return n == 4, fmt.Sprint(n)
+	})
+	var state string
+	rows, err := c.Query(context.Background(), "SHOW SINKS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		v, _ := rows.Values()
+		state = fmt.Sprint(v[4])
+	}
+	rows.Close()
+	if state != "running" {
+		t.Errorf("after REFRESH the sink is %s", state)
+	}
 }
 
 // The statements' errors, with PostgreSQL's SQLSTATEs.

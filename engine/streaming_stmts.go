@@ -172,7 +172,9 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 		status, _ := r.state()
 		failed = status == statusFailed
 	}
-	if ss.Full || failed || r == nil || r.plan == nil {
+	// A failed sink is retried by starting the table's job again: its
+	// recovery re-runs the epochs the sink lacks (sinks.go).
+	if ss.Full || failed || r == nil || r.plan == nil || s.eng.hasFailedSinks(rel.OID) {
 		if rel.Streaming.PlanText() == "" {
 			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" has no flow yet", rel.Name).
 				WithHint("CREATE FLOW name AS INSERT INTO " + rel.Name + " BY NAME SELECT ...")
