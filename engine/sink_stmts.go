@@ -12,6 +12,7 @@ import (
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector/filesink"
+	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
@@ -63,6 +64,14 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 			WithHint("A sink reads a streaming table's changes; CREATE STREAMING TABLE t AS SELECT * FROM STREAM " + ss.Sink.From.Name + " makes one of a table.")
 	}
 	def.From = from.OID
+	if from.Streaming != nil && from.Streaming.OutputMode != planner.AppendMode {
+		for _, name := range []string{changeTypeColumn, commitVersionColumn} {
+			if from.Column(name) >= 0 {
+				return nil, sqlerr.New(sqlerr.DuplicateColumn, "streaming table %s has a column %s, which a sink of its changes adds", from.Name, name).
+					WithHint("Rename the column in the table's query.")
+			}
+		}
+	}
 	if def.Schema == "" {
 		sp := s.searchPath()
 		if len(sp) == 0 {
