@@ -257,6 +257,10 @@ func (e *Engine) writeSinks(tx *state.Txn, oid uint32, epoch int64, changes []ex
 			continue
 		} else if se <= last {
 			continue
+		} else if se > last+1 {
+			// Never skip epochs silently: a restart re-runs the missing ones.
+			l.fail(sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "sink %s holds epochs up to %d and epoch %d is being committed", l.def.Name, last, se))
+			continue
 		}
 		batches, err := l.batches(se, changes)
 		if err == nil {
