@@ -63,6 +63,12 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		return nil, sqlerr.At(sqlerr.WrongObjectType, ss.Sink.FromPos, "\"%s\" is not a streaming table", ss.Sink.From.Name).
 			WithHint("A sink reads a streaming table's changes; CREATE STREAMING TABLE t AS SELECT * FROM STREAM " + ss.Sink.From.Name + " makes one of a table.")
 	}
+	if from.Streaming != nil && from.Streaming.NoQuery {
+		// Its flows commit epochs of their own: a sink's progress is one
+		// epoch number, which no single flow's epochs can stand for.
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, ss.Sink.FromPos, "a sink cannot read %s, a streaming table filled by flows", from.Name).
+			WithHint("Sink a streaming table that reads it: CREATE STREAMING TABLE " + from.Name + "_out AS SELECT * FROM STREAM " + from.Name + ", then CREATE SINK ... FROM " + from.Name + "_out.")
+	}
 	def.From = from.OID
 	if from.Streaming != nil && from.Streaming.OutputMode != planner.AppendMode {
 		for _, name := range []string{changeTypeColumn, commitVersionColumn} {
