@@ -34,7 +34,7 @@ type batchWriter struct {
 	resc rescueBuf
 	line int64
 	raw  []byte // the row's text as the file has it (for a last-resort rescue)
-	rows int // rows in the batch being built
+	rows int    // rows in the batch being built
 
 	lastData []int // each string builder's bytes in the last batch
 

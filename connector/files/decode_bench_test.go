@@ -6,8 +6,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"testing"
 	"syscall"
+	"testing"
 	"time"
 
 	gojson "github.com/goccy/go-json"

@@ -113,7 +113,6 @@ func rescuedOf(d decodedFile, path string) []string {
 	return out
 }
 
-
 func TestDecodeJSON(t *testing.T) {
 	s := schemaOf(t, "id STRING, n BIGINT, small INT, amount DECIMAL(10,2), ts TIMESTAMP, ok BOOLEAN, f DOUBLE, d DATE")
 	s.Columns = append(s.Columns, Column{Name: "j", Type: types.JSONB})
@@ -419,5 +418,27 @@ func TestDecodeJSONNestedIntoText(t *testing.T) {
 	checkRows(t, dataOnly(d.rows), `{"a":[1,"x"]}`, `NULL`, `12.50`, `true`)
 	if !strings.Contains(d.rows[1][1], `"id"`) {
 		t.Fatalf("not rescued: %s", d.rows[1][1])
+	}
+}
+
+// PostgreSQL's clock-relative time words are not data: a file holding
+// "now" must not read as the moment of reading (a re-read would differ).
+// They are rescued, as Spark's reader rescues them.
+func TestDecodeTimeWordsRescued(t *testing.T) {
+	s := schemaOf(t, "id STRING, ts TIMESTAMP, d DATE")
+	content := strings.Join([]string{
+		`{"id":"a","ts":"now","d":"today"}`,
+		`{"id":"b","ts":"tomorrow","d":" Yesterday "}`,
+		`{"id":"c","ts":"2024-01-01 10:00:00","d":"2024-01-02"}`,
+	}, "\n")
+	info := writeFile(t, "w.json", []byte(content))
+	d := decodeAll(t, info, Options{Format: "json", InferColumnTypes: true}, s, 0)
+	checkRows(t, dataOnly(d.rows),
+		`a | NULL | NULL`,
+		`b | NULL | NULL`,
+		`c | 2024-01-01 10:00:00+00 | 2024-01-02`,
+	)
+	if d.stats.Rescued != 2 {
+		t.Fatalf("rescued %d rows, want 2", d.stats.Rescued)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -137,7 +138,23 @@ func (c *colWriter) appendText(s []byte) bool {
 	if c.t.IsStruct() {
 		return c.appendRecordLiteral(s)
 	}
+	if (c.kind == kindTimestamp || c.kind == kindDate) && relativeTimeWord(s) {
+		// PostgreSQL's input reads 'now', 'today', 'tomorrow' and
+		// 'yesterday' relative to the moment of reading: in a file they
+		// would change on every read, and a re-read after a crash must give
+		// the rows it gave. Spark's reader takes none of them; they are
+		// rescued. ('epoch' and 'infinity' are fixed values and read.)
+		return false
+	}
 	return types.AppendParsedText(c.b, c.t, s, nil) == nil
+}
+
+// relativeTimeWord reports whether s is one of PostgreSQL's date/time
+// input words that depend on the clock (case and surrounding spaces
+// ignored, as the input function ignores them).
+func relativeTimeWord(s []byte) bool {
+	w := strings.ToLower(strings.TrimSpace(string(s)))
+	return w == "now" || w == "today" || w == "tomorrow" || w == "yesterday"
 }
 
 // appendJSONText appends a JSON value that is not a string (a number, an

@@ -116,15 +116,29 @@ func (s *Source) waiting() bool {
 
 // readyLocked are the complete candidates that may be admitted at now,
 // oldest first.
+//
+// Files are admitted in age order, so a complete file never overtakes an
+// older one still settling: after a restart, a file renamed in just now is
+// complete at once while one written shortly before the restart waits for
+// its second observation, and admitting the new one first would read rows
+// out of their order (a dedup keeps the wrong duplicate; a watermark
+// counts the older file's rows late). An incomplete file holds back the
+// younger ones for at most the settle interval. Files waiting for a retry
+// (unreadable) hold back nothing.
 func (s *Source) readyLocked(now time.Time) []FileInfo {
-	var out []FileInfo
+	var all []FileInfo
 	for _, c := range s.cands {
-		if c.complete(s.cfg.settle) && !now.Before(c.retryAt) {
-			out = append(out, c.info)
+		if !now.Before(c.retryAt) {
+			all = append(all, c.info)
 		}
 	}
-	byAge(out)
-	return out
+	byAge(all)
+	for i, f := range all {
+		if !s.cands[f.Path].complete(s.cfg.settle) {
+			return all[:i]
+		}
+	}
+	return all
 }
 
 // Backlog is the files and bytes discovered and not yet read (complete
