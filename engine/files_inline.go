@@ -94,7 +94,7 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 			for i, o := range opts {
 				fo[i] = catalog.FilesOption{Name: o.Name, Value: o.Value}
 			}
-			if def, err = s.newFilesDefinition(fo); err != nil {
+			if def, err = s.newFilesDefinition(fo, nil); err != nil {
 				return nil, atCall(err, c.start)
 			}
 			def.Input = k

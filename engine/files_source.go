@@ -45,8 +45,9 @@ var metadataType = types.StructOf([]types.StructField{
 
 // newFilesDefinition checks a files source's options (as written) and
 // makes its definition: the path resolved under the files roots, the
-// schema given or inferred from the files there now.
-func (s *Session) newFilesDefinition(opts []catalog.FilesOption) (*catalog.FilesSource, error) {
+// schema given (declared: CREATE SOURCE's column list; or the schema
+// option) or inferred from the files there now.
+func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []catalog.Column) (*catalog.FilesSource, error) {
 	settings := make([]connector.Setting, len(opts))
 	for i, o := range opts {
 		settings[i] = connector.Setting{Name: o.Name, Value: o.Value}
@@ -68,6 +69,11 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption) (*catalog.Files
 		return nil, err
 	}
 	o.Path = resolved
+	if declared != nil {
+		def := &catalog.FilesSource{Path: resolved, Format: o.Format, Rescued: o.RescuedColumn, Version: 1,
+			Options: withPath(opts, resolved), Columns: declared}
+		return def, nil
+	}
 	list, err := files.List(o)
 	if err != nil {
 		return nil, err
@@ -86,17 +92,25 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption) (*catalog.Files
 	if err != nil {
 		return nil, err
 	}
-	def := &catalog.FilesSource{Path: resolved, Format: o.Format, Rescued: sch.Rescued, Version: max(sch.Version, 1)}
-	for _, op := range opts {
-		if strings.EqualFold(op.Name, "path") {
-			op.Value = resolved
-		}
-		def.Options = append(def.Options, op)
-	}
+	def := &catalog.FilesSource{Path: resolved, Format: o.Format, Rescued: sch.Rescued, Version: max(sch.Version, 1),
+		Options: withPath(opts, resolved)}
 	for _, c := range sch.Columns {
 		def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type})
 	}
 	return def, nil
+}
+
+// withPath is opts with the path option's value replaced by the
+// resolved path.
+func withPath(opts []catalog.FilesOption, resolved string) []catalog.FilesOption {
+	out := make([]catalog.FilesOption, 0, len(opts))
+	for _, op := range opts {
+		if strings.EqualFold(op.Name, "path") {
+			op.Value = resolved
+		}
+		out = append(out, op)
+	}
+	return out
 }
 
 // checkPathExists refuses a path whose fixed part (before any glob
@@ -194,7 +208,7 @@ func (v *catalogView) FilesRelation(options []planner.FileOption) (*planner.Rela
 	for i, o := range options {
 		opts[i] = catalog.FilesOption{Name: o.Name, Value: o.Value}
 	}
-	def, err := v.s.newFilesDefinition(opts)
+	def, err := v.s.newFilesDefinition(opts, nil)
 	if err != nil {
 		return nil, err
 	}
