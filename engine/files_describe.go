@@ -80,7 +80,9 @@ func (s *Session) filesStreamingDetails(rel *catalog.Relation) [][2]string {
 	}
 	for i := range rel.Streaming.Files {
 		def := &rel.Streaming.Files[i]
-		show(def, func(in *filesInput) bool { return in.rel.OID >= inlineOIDBase && in.rel.Source.Files.Input == def.Input })
+		show(def, func(in *filesInput) bool {
+			return in.rel.OID >= inlineOIDBase && in.rel.Source.Files.Input == def.Input
+		})
 	}
 	seen := map[uint32]bool{}
 	for _, in := range open {
