@@ -1,0 +1,199 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/weir-sql/weir/engine"
+	"github.com/weir-sql/weir/internal/pgtest"
+)
+
+// Files sources over the real wire: files written to a temp folder,
+// read with read_files (batch and streaming) and CREATE SOURCE, compared
+// with PostgreSQL's batch SQL over the same rows loaded with COPY.
+
+// filesServer starts a server whose files root is a fresh folder.
+func filesServer(t *testing.T) (*server, string) {
+	t.Helper()
+	root := t.TempDir()
+	return startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}}), root
+}
+
+// writeFile writes a whole file under root and dates it a minute back, so
+// that discovery's completeness rule takes it as complete at once.
+func writeFile(t *testing.T, root, rel, content string) string {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(tmp, past, past); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// jsonEvents is n JSON lines of events starting at id first.
+func jsonEvents(first, n int) string {
+	var b strings.Builder
+	kinds := []string{"click", "view", "buy"}
+	for i := first; i < first+n; i++ {
+		fmt.Fprintf(&b, `{"id": %d, "kind": "%s", "amount": %d.5, "ts": "2026-01-01T00:%02d:%02dZ"}`+"\n", i, kinds[i%3], i%7, (i/60)%60, i%60)
+	}
+	return b.String()
+}
+
+// pgFiles is a fresh PostgreSQL database with a table raw(line text)
+// that loadRaw fills with the lines of files, read by PostgreSQL's own
+// server-side COPY: the oracle reads the very files weir reads.
+func pgFiles(t *testing.T) *pgx.Conn {
+	t.Helper()
+	pg := pgtest.Shared(t)
+	c, err := pgx.Connect(context.Background(), pg.FreshDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	mustExec(t, c, "CREATE TABLE raw (line text)")
+	return c
+}
+
+// loadRaw appends the lines of the file at path to PostgreSQL's raw
+// (COPY FROM STDIN of the file's bytes, as written: PostgreSQL's server
+// may run as another OS user, who cannot open a test's temp folder).
+func loadRaw(t *testing.T, pg *pgx.Conn, path string) {
+	t.Helper()
+	copyFile(t, pg, path, `COPY raw FROM STDIN WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')`)
+}
+
+// copyFile sends the file at path to PostgreSQL as the data of copySQL.
+func copyFile(t *testing.T, pg *pgx.Conn, path, copySQL string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := pg.PgConn().CopyFrom(context.Background(), f, copySQL); err != nil {
+		t.Fatalf("%s: %v", copySQL, err)
+	}
+}
+
+// pgEvents is the oracle's view of the JSON events in raw.
+const pgEvents = `(SELECT (line::jsonb->>'id')::bigint AS id, line::jsonb->>'kind' AS kind,
+	(line::jsonb->>'amount')::float8 AS amount, line::jsonb->>'ts' AS ts FROM raw) AS e`
+
+// sameFileRows fails unless weir's query and PostgreSQL's give the same rows.
+func sameFileRows(t *testing.T, w, pg *pgx.Conn, wq, pq string) {
+	t.Helper()
+	got, want := textRows(t, w, wq), textRows(t, pg, pq)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%s\n weir: %q\n   pg: %q", wq, got, want)
+	}
+}
+
+// TestReadFilesBatch: a plain SELECT over read_files reads the files there
+// now, as PostgreSQL reads the same files: JSON lines with inferred types
+// and schema hints, CSV with a header, cloud_files' legacy form, and the
+// hidden _metadata column.
+func TestReadFilesBatch(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", jsonEvents(0, 40)))
+	loadRaw(t, pg, writeFile(t, root, "landing/day2/b.json", jsonEvents(40, 25)))
+
+	sameFileRows(t, w, pg, "SELECT kind, count(*), sum(amount), min(id), max(id) FROM read_files('landing', format => 'json') GROUP BY kind ORDER BY kind",
+		"SELECT kind, count(*), sum(amount), min(id), max(id) FROM "+pgEvents+" GROUP BY kind ORDER BY kind")
+	// schemaHints types a column; the timestamps then compare as PostgreSQL's.
+	sameFileRows(t, w, pg, "SELECT min(ts), max(ts), pg_typeof(min(ts))::text FROM read_files('landing/', format => 'json', schemaHints => 'ts timestamptz')",
+		"SELECT min(ts::timestamptz), max(ts::timestamptz), 'timestamp with time zone' FROM "+pgEvents)
+	// SELECT * leaves _metadata out; the rescued column is a column.
+	res, err := w.PgConn().Exec(context.Background(), "SELECT * FROM read_files('landing', format => 'json') LIMIT 1").ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range res[0].FieldDescriptions {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, ","); got != "id,kind,amount,ts,_rescued_data" {
+		t.Errorf("SELECT * columns: %s", got)
+	}
+	// _metadata by field and whole.
+	if got := textRows(t, w, "SELECT _metadata.file_name, count(*), min(_metadata.file_size) > 0, bool_and(_metadata.file_path LIKE '%/landing/%') FROM read_files('landing', format => 'json') AS f GROUP BY 1 ORDER BY 1"); strings.Join(got, "|") != "a.json\t40\tt\tt|b.json\t25\tt\tt" {
+		t.Errorf("_metadata fields: %q", got)
+	}
+	if got := textRows(t, w, "SELECT (_metadata).file_name, _metadata.file_modification_time < now() FROM read_files('landing/a.json', format => 'json') LIMIT 1"); len(got) != 1 || got[0] != "a.json\tt" {
+		t.Errorf("_metadata of one file: %q", got)
+	}
+	if got := textRows(t, w, "SELECT f._metadata IS NOT NULL FROM read_files('landing', format => 'json') f LIMIT 1"); len(got) != 1 || got[0] != "t" {
+		t.Errorf("whole _metadata: %q", got)
+	}
+	// Auto Loader's legacy spelling.
+	sameFileRows(t, w, pg, "SELECT count(*), sum(amount) FROM cloud_files('landing', 'json', map('cloudFiles.schemaHints', 'amount double'))",
+		"SELECT count(*), sum(amount) FROM "+pgEvents)
+	// A glob.
+	sameFileRows(t, w, pg, "SELECT count(*) FROM read_files('landing/*.json', format => 'json')",
+		"SELECT count(*) FROM "+pgEvents+" WHERE id < 40")
+
+	// CSV with a header, compared with PostgreSQL's COPY of the same file.
+	csv := "id,kind,amount\n"
+	for i := 0; i < 30; i++ {
+		csv += fmt.Sprintf("%d,%s,%d.25\n", i, []string{"a", "b,c", `"q"`}[i%3], i)
+	}
+	csv = strings.ReplaceAll(csv, `,"q",`, `,"""q""",`)
+	csv = strings.ReplaceAll(csv, `,b,c,`, `,"b,c",`)
+	p := writeFile(t, root, "csv/one.csv", csv)
+	mustExec(t, pg, "CREATE TABLE c (id bigint, kind text, amount float8)")
+	copyFile(t, pg, p, "COPY c FROM STDIN WITH (FORMAT csv, HEADER true)")
+	sameFileRows(t, w, pg, "SELECT kind, count(*), sum(amount), sum(id) FROM read_files('csv', format => 'csv', header => true) GROUP BY kind ORDER BY kind",
+		"SELECT kind, count(*), sum(amount), sum(id) FROM c GROUP BY kind ORDER BY kind")
+}
+
+// TestReadFilesBadInput: each mistake is refused with a clear SQLSTATE.
+func TestReadFilesBadInput(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	writeFile(t, root, "landing/a.json", jsonEvents(0, 3))
+	writeFile(t, root, "empty/.hidden", "")
+	for _, c := range []struct{ sql, code, msg string }{
+		{"SELECT * FROM read_files('empty', format => 'json')", "42P18", "cannot infer the schema"},
+		{"SELECT * FROM read_files('landing/*.csv', format => 'csv')", "42P18", "no files match"},
+		{"SELECT * FROM read_files('nowhere', format => 'json')", "58P01", "No such file or directory"},
+		{"SELECT * FROM read_files('landing/a.json/x', format => 'json')", "58P01", "Not a directory"},
+		{"SELECT * FROM read_files('landing', format => 'json', bogus => 1)", "22023", "bogus"},
+		{"SELECT * FROM read_files('landing')", "22023", "format"},
+		{"SELECT * FROM read_files('/Volumes/main/default/landing', format => 'json')", "0A000", "Unity Catalog volumes"},
+		{"SELECT * FROM read_files('landing', 'json')", "22023", "named options"},
+		{"SELECT * FROM read_files(format => 'json')", "22023", "needs a path"},
+		{"SELECT * FROM cloud_files('landing', 'json', 3)", "22023", "map("},
+	} {
+		pe := srcErr(t, w, c.sql)
+		if pe == nil || pe.Code != c.code || !strings.Contains(pe.Message, c.msg) {
+			t.Errorf("%s: got %v, want %s ...%s...", c.sql, pe, c.code, c.msg)
+		}
+	}
+	// With a schema, an empty folder is an empty result.
+	if got := textRows(t, w, "SELECT count(*) FROM read_files('empty', format => 'json', schema => 'id BIGINT, kind STRING')"); len(got) != 1 || got[0] != "0" {
+		t.Errorf("empty folder with a schema: %q", got)
+	}
+	if got := textRows(t, w, "SELECT 1"); len(got) != 1 {
+		t.Errorf("the session goes on: %q", got)
+	}
+}
