@@ -197,3 +197,182 @@ func TestReadFilesBadInput(t *testing.T) {
 		t.Errorf("the session goes on: %q", got)
 	}
 }
+
+// waitSame polls until weir's query gives PostgreSQL's rows, with a
+// deadline.
+func waitSame(t *testing.T, w, pg *pgx.Conn, wq, pq string) {
+	t.Helper()
+	want := strings.Join(textRows(t, pg, pq), "\n")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res, err := w.PgConn().Exec(context.Background(), wq).ReadAll()
+		got := ""
+		if err == nil {
+			var rows []string
+			for _, row := range res[0].Rows {
+				vals := make([]string, len(row))
+				for i, v := range row {
+					vals[i] = string(v)
+					if v == nil {
+						vals[i] = `\N`
+					}
+				}
+				rows = append(rows, strings.Join(vals, "\t"))
+			}
+			got = strings.Join(rows, "\n")
+			if got == want {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not PostgreSQL's rows in 15s (error %v)\n weir: %q\n   pg: %q", wq, err, got, want)
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval, with a deadline
+	}
+}
+
+// TestReadFilesStreaming: a streaming table over STREAM read_files reads
+// the files there at CREATE and those arriving later, each once, across a
+// restart; its schema is the one inferred at CREATE even when later files
+// carry more fields; streaming_progress shows the files backlog and
+// DESCRIBE EXTENDED the input's path, format and schema.
+func TestReadFilesStreaming(t *testing.T) {
+	root := t.TempDir()
+	cfg := engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}}
+	srv := startServerWith(t, cfg)
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", jsonEvents(0, 30)))
+
+	srcExec(t, w, `CREATE STREAMING TABLE by_kind AS SELECT kind, count(*) AS n, sum(amount) AS total, max(id) AS top
+		FROM STREAM read_files('landing', format => 'json') GROUP BY kind`)
+	srcExec(t, w, `CREATE STREAMING TABLE bronze AS SELECT *, _metadata.file_name AS file FROM STREAM read_files('landing', format => 'json', schemaHints => 'ts timestamptz') AS f`)
+	const aggW = "SELECT kind, n, total, top FROM by_kind ORDER BY kind"
+	const aggPG = "SELECT kind, count(*), sum(amount), max(id) FROM " + pgEvents + " GROUP BY kind ORDER BY kind"
+	const bronzeW = "SELECT file, count(*), count(DISTINCT id), min(ts), max(ts) FROM bronze GROUP BY file ORDER BY file"
+	waitSame(t, w, pg, aggW, aggPG)
+
+	// Files arriving later are read, once each.
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", jsonEvents(30, 20)))
+	loadRaw(t, pg, writeFile(t, root, "landing/sub/c.json", jsonEvents(50, 10)))
+	waitSame(t, w, pg, aggW, aggPG)
+	bronzePG := "SELECT split_part(f, '/', 2), count(*), count(DISTINCT id), min(ts::timestamptz), max(ts::timestamptz) FROM (SELECT *, CASE WHEN id < 30 THEN 'x/a.json' WHEN id < 50 THEN 'x/b.json' ELSE 'x/c.json' END AS f FROM " + pgEvents + ") g GROUP BY 1 ORDER BY 1"
+	waitSame(t, w, pg, bronzeW, bronzePG)
+
+	var backlogFiles, backlogBytes *int64
+	if err := w.QueryRow(context.Background(), "SELECT backlog_files, backlog_bytes FROM weir_catalog.streaming_progress WHERE name = 'by_kind'").Scan(&backlogFiles, &backlogBytes); err != nil {
+		t.Fatal(err)
+	}
+	if backlogFiles == nil || backlogBytes == nil || *backlogFiles != 0 || *backlogBytes != 0 {
+		t.Errorf("backlog of a caught-up table: %v files, %v bytes", backlogFiles, backlogBytes)
+	}
+	desc := strings.Join(textRows(t, w, "DESCRIBE EXTENDED bronze"), "\n")
+	for _, want := range []string{"Files Input 1 Path\t" + root + "/landing", "Files Input 1 Format\tjson", "Files Input 1 Schema\tversion 1: id bigint, kind text, amount double precision, ts timestamp with time zone, _rescued_data jsonb", "Files Input 1 Backlog\t0 files, 0 bytes"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("DESCRIBE EXTENDED bronze lacks %q:\n%s", want, desc)
+		}
+	}
+
+	// A restart: the stored schema binds again, although the folder now
+	// holds a file with another field; nothing is read twice.
+	srv.stop()
+	loadRaw(t, pg, writeFile(t, root, "landing/d.json", `{"id": 60, "kind": "view", "amount": 1.5, "ts": "2026-01-01T01:00:00Z", "extra": "x"}`+"\n"))
+	srv = startServerWith(t, cfg)
+	w = srv.connect(t)
+	waitSame(t, w, pg, aggW, aggPG)
+	res, err := w.PgConn().Exec(context.Background(), "SELECT * FROM bronze LIMIT 1").ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range res[0].FieldDescriptions {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, ","); got != "id,kind,amount,ts,_rescued_data,file" {
+		t.Errorf("bronze's columns after the restart: %s", got)
+	}
+	waitSame(t, w, pg, "SELECT count(*), count(DISTINCT id) FROM bronze", "SELECT count(*), count(DISTINCT id) FROM "+pgEvents)
+	// The field the stored schema lacks went to the rescued column.
+	if got := textRows(t, w, "SELECT _rescued_data->>'extra' FROM bronze WHERE id = 60"); len(got) != 1 || got[0] != "x" {
+		t.Errorf("the new field's value in _rescued_data: %q", got)
+	}
+	// DROP stops the table and its source.
+	srcExec(t, w, "DROP STREAMING TABLE by_kind")
+	srcExec(t, w, "DROP STREAMING TABLE bronze")
+}
+
+// TestFilesSourceStatement: CREATE SOURCE ... WITH (connector = 'files'),
+// with a column list and with inferred columns; a SELECT reads the files
+// there now; each streaming table reading the source reads every file
+// (its own log); SHOW SOURCES, the catalog and DROP SOURCE.
+func TestFilesSourceStatement(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", jsonEvents(0, 20)))
+
+	srcExec(t, w, `CREATE SOURCE events (id bigint, kind text, amount numeric(18,2), ts timestamptz,
+		WATERMARK FOR ts AS ts - INTERVAL '1 minute') WITH (connector = 'files', path = 'landing', format = 'json')`)
+	srcExec(t, w, `CREATE SOURCE events_inferred WITH (connector = 'files', path = 'landing', format = 'json', schemaHints = 'amount numeric(18,2)')`)
+	sameFileRows(t, w, pg, "SELECT kind, count(*), sum(amount), min(ts) FROM events GROUP BY kind ORDER BY kind",
+		"SELECT kind, count(*), sum(amount::numeric(18,2)), min(ts::timestamptz) FROM "+pgEvents+" GROUP BY kind ORDER BY kind")
+	sameFileRows(t, w, pg, "SELECT kind, count(*), sum(amount) FROM events_inferred GROUP BY kind ORDER BY kind",
+		"SELECT kind, count(*), sum(amount::numeric(18,2)) FROM "+pgEvents+" GROUP BY kind ORDER BY kind")
+	if got := textRows(t, w, "SELECT count(DISTINCT _metadata.file_name) FROM events"); len(got) != 1 || got[0] != "1" {
+		t.Errorf("_metadata of a named source: %q", got)
+	}
+	for q, want := range map[string]string{
+		"SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'events'": "id bigint, kind text, amount numeric, ts timestamp with time zone, _rescued_data jsonb",
+		"SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'events_inferred'":                "id, kind, amount, ts, _rescued_data",
+		"SELECT relkind FROM pg_class WHERE relname = 'events'":                                                                                        "v",
+	} {
+		if got := textRows(t, w, q); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %q, want %q", q, got, want)
+		}
+	}
+	shown := strings.Join(textRows(t, w, "SHOW SOURCES"), "\n")
+	if !strings.Contains(shown, "events\tfiles") || !strings.Contains(shown, "events_inferred\tfiles") {
+		t.Errorf("SHOW SOURCES:\n%s", shown)
+	}
+	desc := strings.Join(textRows(t, w, "DESCRIBE EXTENDED events"), "\n")
+	if !strings.Contains(desc, "Files Path\t"+root+"/landing") || !strings.Contains(desc, "Files Schema\tversion 1: id bigint, kind text, amount numeric(18,2), ts timestamp with time zone, _rescued_data jsonb") {
+		t.Errorf("DESCRIBE EXTENDED events:\n%s", desc)
+	}
+
+	// Two readers, each with its own log: both read every file.
+	srcExec(t, w, "CREATE STREAMING TABLE r1 AS SELECT kind, count(*) AS n FROM STREAM events GROUP BY kind")
+	srcExec(t, w, "CREATE STREAMING TABLE r2 AS SELECT count(*) AS n, sum(amount) AS total FROM STREAM events")
+	const r1PG = "SELECT kind, count(*) FROM " + pgEvents + " GROUP BY kind ORDER BY kind"
+	waitSame(t, w, pg, "SELECT kind, n FROM r1 ORDER BY kind", r1PG)
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", jsonEvents(20, 15)))
+	waitSame(t, w, pg, "SELECT kind, n FROM r1 ORDER BY kind", r1PG)
+	waitSame(t, w, pg, "SELECT n, total FROM r2", "SELECT count(*), sum(amount::numeric(18,2)) FROM "+pgEvents)
+
+	// A windowed aggregate on the source's WATERMARK FOR.
+	srcExec(t, w, `CREATE STREAMING TABLE per_minute AS SELECT window_start, count(*) AS n FROM TUMBLE(events, ts, INTERVAL '1 minute') GROUP BY window_start EMIT ON WINDOW CLOSE`)
+	loadRaw(t, pg, writeFile(t, root, "landing/c.json", `{"id": 100, "kind": "buy", "amount": 1, "ts": "2026-01-01T00:05:00Z"}`+"\n"))
+	waitSame(t, w, pg, "SELECT window_start, n FROM per_minute ORDER BY 1",
+		"SELECT date_trunc('minute', ts::timestamptz), count(*) FROM "+pgEvents+" WHERE ts::timestamptz < '2026-01-01T00:04:00Z' GROUP BY 1 ORDER BY 1")
+
+	if pe := srcErr(t, w, "DROP SOURCE events"); pe == nil || pe.Code != "2BP01" {
+		t.Errorf("DROP SOURCE with readers: %v", pe)
+	}
+	srcExec(t, w, "DROP SOURCE events CASCADE")
+	srcExec(t, w, "DROP SOURCE events_inferred")
+	if got := textRows(t, w, "SELECT count(*) FROM pg_class WHERE relname IN ('events', 'r1', 'r2', 'per_minute')"); got[0] != "0" {
+		t.Errorf("after DROP SOURCE ... CASCADE: %q", got)
+	}
+
+	for _, c := range []struct{ sql, code string }{
+		{"CREATE SOURCE s WITH (connector = 'files', format = 'json')", "22023"},
+		{"CREATE SOURCE s WITH (connector = 'files', path = 'landing')", "22023"},
+		{"CREATE SOURCE s WITH (connector = 'files', path = 'nowhere', format = 'json')", "58P01"},
+		{"CREATE SOURCE s WITH (connector = 'files', path = '../', format = 'json')", "42501"},
+		{"CREATE SOURCE s (id bigint, _metadata text) WITH (connector = 'files', path = 'landing', format = 'json')", "42701"},
+		{"CREATE SOURCE s WITH (connector = 'files', path = '/Volumes/x/y', format = 'json')", "0A000"},
+	} {
+		if pe := srcErr(t, w, c.sql); pe == nil || pe.Code != c.code {
+			t.Errorf("%s: %v, want %s", c.sql, pe, c.code)
+		}
+	}
+}
