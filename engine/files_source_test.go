@@ -323,8 +323,8 @@ func TestFilesSourceStatement(t *testing.T) {
 	}
 	for q, want := range map[string]string{
 		"SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'events'": "id bigint, kind text, amount numeric, ts timestamp with time zone, _rescued_data jsonb",
-		"SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'events_inferred'":                "id, kind, amount, ts, _rescued_data",
-		"SELECT relkind FROM pg_class WHERE relname = 'events'":                                                                                        "v",
+		"SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'events_inferred'":            "id, kind, amount, ts, _rescued_data",
+		"SELECT relkind FROM pg_class WHERE relname = 'events'": "v",
 	} {
 		if got := textRows(t, w, q); len(got) != 1 || got[0] != want {
 			t.Errorf("%s: %q, want %q", q, got, want)
