@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
+	"encoding/binary"
 	"sync"
 	"time"
 
@@ -12,6 +12,7 @@ import (
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/files"
 	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/state"
 )
 
 // A streaming table reading files: each of its files inputs (a
@@ -35,12 +36,59 @@ type filesInput struct {
 }
 
 // filesLogKey is the key of reader's processed-file log for the files
-// source relation src.
+// source relation src: under state.FilesLogPrefix(reader), i and the
+// read_files call's position, or s and the named source's OID.
 func filesLogKey(reader uint32, src *catalog.Relation) []byte {
+	k := state.FilesLogPrefix(reader)
 	if src.OID >= inlineOIDBase {
-		return []byte(fmt.Sprintf("files/%d/input/%d", reader, src.Source.Files.Input))
+		k = append(k, 'i')
+		return append(binary.BigEndian.AppendUint32(k, uint32(src.Source.Files.Input)), '/')
 	}
-	return []byte(fmt.Sprintf("files/%d/source/%d", reader, src.OID))
+	k = append(k, 's')
+	return append(binary.BigEndian.AppendUint32(k, src.OID), '/')
+}
+
+// dropFilesLogs removes streaming table oid's files logs (DROP).
+func dropFilesLogs(tx *state.Txn, oid uint32) error {
+	var keys [][]byte
+	if err := tx.IteratePrefix(state.FilesLogPrefix(oid), func(k, _ []byte) error {
+		keys = append(keys, append([]byte(nil), k...))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveFilesLogs gives a replaced streaming table the files logs of the
+// table it replaces (CREATE OR REFRESH keeping the checkpoint, whose
+// offsets count batches of those logs).
+func (e *Engine) moveFilesLogs(from, to uint32) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	old, fresh := state.FilesLogPrefix(from), state.FilesLogPrefix(to)
+	type kv struct{ k, v []byte }
+	var moved []kv
+	if err := tx.IteratePrefix(old, func(k, v []byte) error {
+		moved = append(moved, kv{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, m := range moved {
+		if err := tx.Set(append(append([]byte(nil), fresh...), m.k[len(old):]...), m.v); err != nil {
+			return err
+		}
+		if err := tx.Delete(m.k); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // openFilesInput opens the files source src for the streaming table reader.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/weir-sql/weir/engine"
 	"github.com/weir-sql/weir/internal/pgtest"
+	"github.com/weir-sql/weir/state"
 )
 
 // Files sources over the real wire: files written to a temp folder,
@@ -296,9 +297,28 @@ func TestReadFilesStreaming(t *testing.T) {
 	if got := textRows(t, w, "SELECT _rescued_data->>'extra' FROM bronze WHERE id = 60"); len(got) != 1 || got[0] != "x" {
 		t.Errorf("the new field's value in _rescued_data: %q", got)
 	}
-	// DROP stops the table and its source.
+	// DROP stops the table and its source, and removes its files log.
+	var oid uint32
+	if err := w.QueryRow(context.Background(), "SELECT 'bronze'::regclass::oid").Scan(&oid); err != nil {
+		t.Fatal(err)
+	}
+	logKeys := func() int {
+		tx := srv.eng.Store().Begin(false)
+		defer tx.Discard()
+		n := 0
+		if err := tx.IteratePrefix(state.FilesLogPrefix(oid), func(_, _ []byte) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if logKeys() == 0 {
+		t.Fatalf("bronze has no files log under %q", state.FilesLogPrefix(oid))
+	}
 	srcExec(t, w, "DROP STREAMING TABLE by_kind")
 	srcExec(t, w, "DROP STREAMING TABLE bronze")
+	if n := logKeys(); n != 0 {
+		t.Errorf("after DROP, %d keys of bronze's files log remain", n)
+	}
 }
 
 // TestFilesSourceStatement: CREATE SOURCE ... WITH (connector = 'files'),
