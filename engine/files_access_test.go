@@ -151,6 +151,19 @@ func TestServerFileAccess(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, "x.csv")); err == nil {
 		t.Errorf("COPY TO outside the roots wrote the file")
 	}
+
+	// A link to a file outside, placed in a folder a streaming table
+	// reads: the table fails rather than read it.
+	writeFile(t, root, "stream/good.json", jsonEvents(0, 3))
+	mustExec(t, w, "CREATE STREAMING TABLE leaky AS SELECT count(*) AS n FROM STREAM read_files('stream', format => 'json')")
+	waitFor(t, w, "SELECT n = 3 FROM leaky")
+	if err := os.Symlink(filepath.Join(outside, "secret.json"), filepath.Join(root, "stream", "evil.json")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w, "SELECT status = 'failed' AND last_error LIKE '%outside the server''s files roots%' FROM weir_catalog.streaming_progress WHERE name = 'leaky'")
+	if got := textRows(t, w, "SELECT n FROM leaky"); len(got) != 1 || got[0] != "3" {
+		t.Errorf("leaky read the linked file: %q", got)
+	}
 }
 
 func describePgErr(e *pgconn.PgError) string {

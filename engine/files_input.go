@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector"
@@ -108,7 +109,7 @@ func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation,
 	}
 	e.filesOpen.open[reader.OID] = append(e.filesOpen.open[reader.OID], &filesInput{src: fsrc, rel: src})
 	e.filesOpen.mu.Unlock()
-	return fittedSource{fsrc, schema}
+	return &fittedSource{Source: fsrc, schema: schema, eng: e, checked: map[string]bool{}}
 }
 
 // closeFilesInputs closes the files sources of streaming table oid.
@@ -169,23 +170,64 @@ func (e *Engine) storedFilesInputs(sp *planner.StreamPlan) []catalog.FilesSource
 }
 
 // fittedSource gives a files source's batches the plan's schema
-// (fitBatch: by name, with the plan's types).
+// (fitBatch: by name, with the plan's types), and refuses a file whose
+// real location is outside the files roots: a link to a file, placed in
+// the folder after CREATE checked it, is read as the file it points to,
+// so each file's path is checked once, when its first batch comes.
 type fittedSource struct {
 	connector.Source
-	schema *arrow.Schema
+	schema  *arrow.Schema
+	eng     *Engine
+	checked map[string]bool // file paths found inside the roots
 }
 
-func (f fittedSource) Read(ctx context.Context, from int64, limit int) (connector.Read, error) {
+func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connector.Read, error) {
 	rd, err := f.Source.Read(ctx, from, limit)
 	if err != nil {
 		return rd, err
 	}
 	for i, b := range rd.Batches {
+		if err := f.checkFiles(b); err != nil {
+			return connector.Read{}, err
+		}
 		if rd.Batches[i], err = fitBatch(b, f.schema); err != nil {
 			return connector.Read{}, err
 		}
 	}
 	return rd, nil
+}
+
+// checkFiles checks the files a batch came from (its _metadata paths;
+// one file's rows share one value, so this is a few lookups a batch).
+func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
+	idx := b.Schema().FieldIndices(files.MetadataColumn)
+	if len(idx) == 0 || b.NumRows() == 0 {
+		return nil
+	}
+	md, ok := b.Column(idx[0]).(*array.Struct)
+	if !ok {
+		return nil
+	}
+	paths, ok := md.Field(0).(*array.String)
+	if !ok {
+		return nil
+	}
+	last := ""
+	for r := 0; r < paths.Len(); r++ {
+		p := paths.Value(r)
+		if p == last {
+			continue
+		}
+		last = p
+		if f.checked[p] {
+			continue
+		}
+		if err := f.eng.checkListedFile(p); err != nil {
+			return err
+		}
+		f.checked[p] = true
+	}
+	return nil
 }
 
 // filesPollInterval is how often a streaming table reading files looks
