@@ -396,3 +396,32 @@ func TestFilesSourceStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFilesWindows: an event-time window over read_files, with the
+// query's WATERMARK clause and with TUMBLE's table argument, gives
+// PostgreSQL's per-window counts once the windows close.
+func TestReadFilesWindows(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", jsonEvents(0, 200)))
+	srcExec(t, w, `CREATE STREAMING TABLE per_minute AS
+		SELECT window_start, kind, count(*) AS n, sum(amount) AS total
+		FROM STREAM read_files('landing', format => 'json', schemaHints => 'ts timestamptz') AS e
+		WATERMARK ts DELAY OF INTERVAL '10 seconds'
+		WINDOW TUMBLING (SIZE INTERVAL '1 minute')
+		GROUP BY window_start, kind EMIT ON WINDOW CLOSE`)
+	srcExec(t, w, `CREATE STREAMING TABLE per_minute_tvf AS
+		SELECT window_start, count(*) AS n
+		FROM TUMBLE(read_files('landing', format => 'json', schemaHints => 'ts timestamptz'), ts, INTERVAL '1 minute')
+		GROUP BY window_start`)
+	// The windows before the last event's minute, less the delay, close.
+	waitSame(t, w, pg, "SELECT window_start, kind, n, total FROM per_minute ORDER BY 1, 2",
+		"SELECT date_trunc('minute', ts::timestamptz), kind, count(*), sum(amount) FROM "+pgEvents+
+			" WHERE ts::timestamptz < '2026-01-01T00:03:00Z' GROUP BY 1, 2 ORDER BY 1, 2")
+	waitSame(t, w, pg, "SELECT window_start, n FROM per_minute_tvf ORDER BY 1",
+		"SELECT date_trunc('minute', ts::timestamptz), count(*) FROM "+pgEvents+" GROUP BY 1 ORDER BY 1")
+	// The same window function in a batch SELECT reads the files there now.
+	sameFileRows(t, w, pg, "SELECT window_start, count(*) FROM TUMBLE(read_files('landing', format => 'json', schemaHints => 'ts timestamptz'), ts, INTERVAL '1 minute') GROUP BY 1 ORDER BY 1",
+		"SELECT date_trunc('minute', ts::timestamptz), count(*) FROM "+pgEvents+" GROUP BY 1 ORDER BY 1")
+}
