@@ -421,6 +421,10 @@ func TestReadFilesWindows(t *testing.T) {
 			" WHERE ts::timestamptz < '2026-01-01T00:03:00Z' GROUP BY 1, 2 ORDER BY 1, 2")
 	waitSame(t, w, pg, "SELECT window_start, n FROM per_minute_tvf ORDER BY 1",
 		"SELECT date_trunc('minute', ts::timestamptz), count(*) FROM "+pgEvents+" GROUP BY 1 ORDER BY 1")
+	// A flow reading files, Databricks' form, keeps its schema too.
+	srcExec(t, w, "CREATE OR REFRESH STREAMING TABLE flowed")
+	srcExec(t, w, "CREATE FLOW f AS INSERT INTO flowed BY NAME SELECT kind, id FROM STREAM read_files('landing', format => 'json')")
+	waitSame(t, w, pg, "SELECT kind, count(*), sum(id) FROM flowed GROUP BY 1 ORDER BY 1", "SELECT kind, count(*), sum(id) FROM "+pgEvents+" GROUP BY 1 ORDER BY 1")
 	// The same window function in a batch SELECT reads the files there now.
 	sameFileRows(t, w, pg, "SELECT window_start, count(*) FROM TUMBLE(read_files('landing', format => 'json', schemaHints => 'ts timestamptz'), ts, INTERVAL '1 minute') GROUP BY 1 ORDER BY 1",
 		"SELECT date_trunc('minute', ts::timestamptz), count(*) FROM "+pgEvents+" GROUP BY 1 ORDER BY 1")
