@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -127,9 +128,17 @@ func TestServerFileAccess(t *testing.T) {
 			t.Errorf("round trip %s: %q, want %q", opts, got, want)
 		}
 	}
-	// The CSV file is PostgreSQL's: PostgreSQL reads it back the same.
+	// The CSV file is PostgreSQL's: PostgreSQL reads it back the same, and
+	// it holds the bytes COPY TO STDOUT sends.
 	csvPath := filepath.Join(root, "out", "t.csv")
 	mustExec(t, w, "COPY t TO '"+csvPath+"' (FORMAT csv)")
+	var stdout bytes.Buffer
+	if _, err := w.PgConn().CopyTo(context.Background(), &stdout, "COPY t TO STDOUT (FORMAT csv)"); err != nil {
+		t.Fatal(err)
+	}
+	if file, err := os.ReadFile(csvPath); err != nil || !bytes.Equal(file, stdout.Bytes()) {
+		t.Errorf("COPY TO file wrote %q (%v), COPY TO STDOUT sent %q", file, err, stdout.Bytes())
+	}
 	mustExec(t, pgAdmin, "TRUNCATE files_access_t")
 	copyFile(t, pgAdmin, csvPath, "COPY files_access_t FROM STDIN (FORMAT csv)")
 	if got, want := textRows(t, pgAdmin, "SELECT * FROM files_access_t ORDER BY id"), textRows(t, w, "SELECT * FROM t ORDER BY id"); strings.Join(got, "|") != strings.Join(want, "|") {
