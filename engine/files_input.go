@@ -140,6 +140,14 @@ func (e *Engine) filesBacklog(oid uint32) (nfiles, nbytes int64, ok bool) {
 	return nfiles, nbytes, ok
 }
 
+// filesCaughtUp tells whether streaming table oid's files inputs have
+// read every complete file they found (REFRESH waits for it: a file found
+// but not admitted yet has no rows in the backlog rows).
+func (e *Engine) filesCaughtUp(oid uint32) bool {
+	nfiles, _, _ := e.filesBacklog(oid)
+	return nfiles == 0
+}
+
 // storedFilesInputs are the read_files definitions of a planned streaming
 // query, in call order: what CREATE stores so that a restart binds the
 // same schemas (catalog.StreamingTable.Files).
@@ -233,3 +241,18 @@ func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
 // filesPollInterval is how often a streaming table reading files looks
 // for rows when nothing signals it.
 const filesPollInterval = 100 * time.Millisecond
+
+// RescanFiles makes every open files source list its folder now and take
+// the listing in before returning (tests: what is on disk is then known
+// to discovery without waiting for a watch event).
+func (e *Engine) RescanFiles() {
+	e.filesOpen.mu.Lock()
+	var all []*filesInput
+	for _, ins := range e.filesOpen.open {
+		all = append(all, ins...)
+	}
+	e.filesOpen.mu.Unlock()
+	for _, in := range all {
+		in.src.Rescan()
+	}
+}

@@ -429,3 +429,25 @@ func TestReadFilesWindows(t *testing.T) {
 	sameFileRows(t, w, pg, "SELECT window_start, count(*) FROM TUMBLE(read_files('landing', format => 'json', schemaHints => 'ts timestamptz'), ts, INTERVAL '1 minute') GROUP BY 1 ORDER BY 1",
 		"SELECT date_trunc('minute', ts::timestamptz), count(*) FROM "+pgEvents+" GROUP BY 1 ORDER BY 1")
 }
+
+// TestReadFilesAvailableNow: trigger = 'available_now' over files, a
+// file per trigger: the table reads what is there, and REFRESH returns
+// once the files there when it ran are read.
+func TestReadFilesAvailableNow(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	for i := 0; i < 3; i++ {
+		writeFile(t, root, fmt.Sprintf("landing/%d.json", i), jsonEvents(i*10, 10))
+	}
+	srcExec(t, w, `CREATE STREAMING TABLE once WITH (trigger = 'available_now') AS
+		SELECT count(*) AS n, count(DISTINCT _metadata.file_name) AS files FROM STREAM read_files('landing', format => 'json', maxFilesPerTrigger => 1)`)
+	waitFor(t, w, "SELECT n = 30 AND files = 3 FROM once")
+	for i := 3; i < 6; i++ {
+		writeFile(t, root, fmt.Sprintf("landing/%d.json", i), jsonEvents(i*10, 10))
+	}
+	srv.eng.RescanFiles() // discovery has seen them (no wait on fsnotify)
+	srcExec(t, w, "REFRESH STREAMING TABLE once")
+	if got := textRows(t, w, "SELECT n, files FROM once"); len(got) != 1 || got[0] != "60\t6" {
+		t.Errorf("after REFRESH: %q, want 60 rows of 6 files", got)
+	}
+}
