@@ -195,7 +195,7 @@ func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connect
 		return rd, err
 	}
 	for i, b := range rd.Batches {
-		if err := f.checkFiles(b); err != nil {
+		if err := f.eng.checkBatchFiles(b, f.checked); err != nil {
 			return connector.Read{}, err
 		}
 		if rd.Batches[i], err = fitBatch(b, f.schema); err != nil {
@@ -205,9 +205,10 @@ func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connect
 	return rd, nil
 }
 
-// checkFiles checks the files a batch came from (its _metadata paths;
-// one file's rows share one value, so this is a few lookups a batch).
-func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
+// checkBatchFiles checks the files a batch came from (its _metadata
+// paths; one file's rows share one value, so this is a few lookups a
+// batch); checked remembers the paths found inside the roots.
+func (e *Engine) checkBatchFiles(b arrow.RecordBatch, checked map[string]bool) error {
 	idx := b.Schema().FieldIndices(files.MetadataColumn)
 	if len(idx) == 0 || b.NumRows() == 0 {
 		return nil
@@ -227,13 +228,13 @@ func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
 			continue
 		}
 		last = p
-		if f.checked[p] {
+		if checked[p] {
 			continue
 		}
-		if err := f.eng.checkListedFile(p); err != nil {
+		if err := e.checkListedFile(p); err != nil {
 			return err
 		}
-		f.checked[p] = true
+		checked[p] = true
 	}
 	return nil
 }

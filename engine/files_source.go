@@ -222,21 +222,18 @@ func (e *Engine) readFilesNow(ctx context.Context, rel *catalog.Relation, schema
 	if err != nil {
 		return nil, err
 	}
-	list, err := files.List(o)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range list {
-		if err := e.checkListedFile(f.Path); err != nil {
-			return nil, err
-		}
-	}
 	batches, err := files.ReadNow(ctx, o, filesSchema(def))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]arrow.RecordBatch, 0, len(batches))
+	checked := map[string]bool{}
 	for _, b := range batches {
+		// Each file read is checked where it really is (a link to a file
+		// outside the roots is refused, whenever it appeared).
+		if err := e.checkBatchFiles(b, checked); err != nil {
+			return nil, err
+		}
 		nb, err := fitBatch(b, schema)
 		if err != nil {
 			return nil, err
