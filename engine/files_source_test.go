@@ -451,3 +451,31 @@ func TestReadFilesAvailableNow(t *testing.T) {
 		t.Errorf("after REFRESH: %q, want 60 rows of 6 files", got)
 	}
 }
+
+// TestFilesMedallion: files → bronze (read_files) → silver (DISTINCT ON
+// the event id, with a watermark) → gold (one-minute windows per kind),
+// with duplicated events across files, each layer compared with
+// PostgreSQL's batch SQL over the same rows.
+func TestFilesMedallion(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", jsonEvents(0, 150)))
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", jsonEvents(100, 100))) // ids 100..149 twice
+	srcExec(t, w, `CREATE STREAMING TABLE bronze AS SELECT *, _metadata.file_name AS file
+		FROM STREAM read_files('landing', format => 'json', schemaHints => 'ts timestamptz')`)
+	srcExec(t, w, `CREATE STREAMING TABLE silver AS SELECT DISTINCT ON (id) id, kind, amount, ts
+		FROM STREAM bronze WATERMARK ts DELAY OF INTERVAL '30 seconds'`)
+	srcExec(t, w, `CREATE STREAMING TABLE gold AS SELECT window_start, kind, count(*) AS n, sum(amount) AS total
+		FROM STREAM silver WATERMARK ts DELAY OF INTERVAL '30 seconds' WINDOW TUMBLING (SIZE INTERVAL '1 minute')
+		GROUP BY window_start, kind EMIT ON WINDOW CLOSE`)
+	// A late file moves the watermark past every window of the first two.
+	loadRaw(t, pg, writeFile(t, root, "landing/c.json", `{"id": 1000, "kind": "buy", "amount": 1.5, "ts": "2026-01-01T00:10:00Z"}`+"\n"))
+	const dedup = "(SELECT DISTINCT ON (id) * FROM " + pgEvents + " ORDER BY id) d"
+	waitSame(t, w, pg, "SELECT count(*), count(DISTINCT file), sum(id) FROM bronze", "SELECT count(*), 3, sum(id) FROM "+pgEvents)
+	waitSame(t, w, pg, "SELECT count(*), count(DISTINCT id), sum(id) FROM silver",
+		"SELECT count(*), count(DISTINCT id), sum(id) FROM "+dedup)
+	waitSame(t, w, pg, "SELECT window_start, kind, n, total FROM gold ORDER BY 1, 2",
+		"SELECT date_trunc('minute', ts::timestamptz), kind, count(*), sum(amount) FROM "+dedup+
+			" WHERE ts::timestamptz < '2026-01-01T00:09:00Z' GROUP BY 1, 2 ORDER BY 1, 2")
+}
