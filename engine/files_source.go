@@ -65,6 +65,12 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 	}
 	o.Path = resolved
 	if declared != nil {
+		for _, c := range declared {
+			if o.RescuedColumn != "" && c.Name == o.RescuedColumn {
+				return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" is the source's rescued-data column", c.Name).
+					WithHint("Leave it out of the column list: it is added, as jsonb (rescuedDataColumn names it).")
+			}
+		}
 		def := &catalog.FilesSource{Path: resolved, Format: o.Format, Rescued: o.RescuedColumn, Version: 1,
 			Options: withPath(opts, resolved), Columns: declared}
 		return def, nil

@@ -389,6 +389,7 @@ func TestFilesSourceStatement(t *testing.T) {
 		{"CREATE SOURCE s WITH (connector = 'files', path = 'nowhere', format = 'json')", "58P01"},
 		{"CREATE SOURCE s WITH (connector = 'files', path = '../', format = 'json')", "42501"},
 		{"CREATE SOURCE s (id bigint, _metadata text) WITH (connector = 'files', path = 'landing', format = 'json')", "42701"},
+		{"CREATE SOURCE s (id bigint, _rescued_data jsonb) WITH (connector = 'files', path = 'landing', format = 'json')", "42701"},
 		{"CREATE SOURCE s WITH (connector = 'files', path = '/Volumes/x/y', format = 'json')", "0A000"},
 	} {
 		if pe := srcErr(t, w, c.sql); pe == nil || pe.Code != c.code {
