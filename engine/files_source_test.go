@@ -293,9 +293,14 @@ func TestReadFilesStreaming(t *testing.T) {
 		t.Errorf("bronze's columns after the restart: %s", got)
 	}
 	waitSame(t, w, pg, "SELECT count(*), count(DISTINCT id) FROM bronze", "SELECT count(*), count(DISTINCT id) FROM "+pgEvents)
-	// The field the stored schema lacks went to the rescued column.
+	// The field the stored schema lacks went to the rescued column, and
+	// the source recorded the wider schema as version 2.
 	if got := textRows(t, w, "SELECT _rescued_data->>'extra' FROM bronze WHERE id = 60"); len(got) != 1 || got[0] != "x" {
 		t.Errorf("the new field's value in _rescued_data: %q", got)
+	}
+	desc = strings.Join(textRows(t, w, "DESCRIBE EXTENDED bronze"), "\n")
+	if !strings.Contains(desc, "Files Input 1 Schema\tversion 1: id bigint") || !strings.Contains(desc, "Files Input 1 Schema Version 2\tid bigint, kind text, amount double precision, ts timestamp with time zone, extra text, _rescued_data jsonb") {
+		t.Errorf("DESCRIBE EXTENDED bronze after evolution:\n%s", desc)
 	}
 	// DROP stops the table and its source, and removes its files log.
 	var oid uint32
