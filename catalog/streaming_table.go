@@ -48,6 +48,9 @@ type StreamingTable struct {
 	// Flows are the CREATE FLOW statements that fill a NoQuery table,
 	// each run as its own job with its own checkpoint (engine/flows.go).
 	Flows []Flow `json:",omitempty"`
+	// Files are the query's read_files(...) inputs with the schemas
+	// inferred at CREATE (files_source.go), in order of appearance.
+	Files []FilesSource `json:",omitempty"`
 }
 
 // Property is one TBLPROPERTIES entry.
@@ -94,6 +97,10 @@ type Flow struct {
 	// that CREATE OR REFRESH FLOW keeps the checkpoint only for a
 	// compatible query.
 	StateFingerprint string `json:",omitempty"`
+	// Files are the flow's read_files(...) inputs with the schemas
+	// inferred at CREATE FLOW (as StreamingTable.Files for a table's own
+	// query), so a restart binds the same columns.
+	Files []FilesSource `json:",omitempty"`
 }
 
 // PlanText is the statement the engine plans to run the table as one
@@ -113,6 +120,10 @@ func (s *StreamingTable) clone() *StreamingTable {
 	c.ClusterBy = append([]string(nil), s.ClusterBy...)
 	c.Expectations = append([]Expectation(nil), s.Expectations...)
 	c.Flows = append([]Flow(nil), s.Flows...)
+	for i := range c.Flows {
+		c.Flows[i].Files = cloneFilesSources(c.Flows[i].Files)
+	}
+	c.Files = cloneFilesSources(s.Files)
 	if s.Schedule != nil {
 		sc := *s.Schedule
 		c.Schedule = &sc

@@ -130,6 +130,8 @@ func (s *Session) planFlowOf(target *catalog.Relation, f catalog.Flow) (*planner
 	if st == nil || st.Kind != parse.CreateFlow {
 		return nil, trigger{}, sqlerr.New(sqlerr.InternalError, "flow \"%s\" has an unreadable definition", f.Name)
 	}
+	s.storedFiles = f.Files // files_inline.go: the schemas inferred at CREATE FLOW
+	defer func() { s.storedFiles = nil }()
 	return s.planFlow(st, target, f.Name)
 }
 
@@ -249,6 +251,10 @@ func (e *Engine) streamingJobIDs() []uint32 {
 func dropFlowCheckpoint(tx *state.Txn, st *state.Store, target *catalog.Relation, f catalog.Flow) error {
 	oid := flowCheckpoint(target, f)
 	if err := checkpoint.Drop(tx, oid); err != nil {
+		return err
+	}
+	// Its files logs (keyed by its job's OID) go with the offsets into them.
+	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
 		return err
 	}
 	if oid == target.OID {

@@ -51,11 +51,18 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 		}
 		replacing = &f
 	}
+	if replacing != nil {
+		// The replaced flow's files logs count batches of the schemas it
+		// inferred: the new query binds the same ones.
+		s.storedFiles = replacing.Files
+	}
 	sp, trig, err := s.planFlow(st, target, spec.Flow)
+	s.storedFiles = nil
 	if err != nil {
 		return nil, err
 	}
-	flow := catalog.Flow{Name: spec.Flow, Definition: text, StateFingerprint: sp.StateFingerprint()}
+	flow := catalog.Flow{Name: spec.Flow, Definition: text, StateFingerprint: sp.StateFingerprint(),
+		Files: s.eng.storedFilesInputs(sp)} // files_input.go: the flow's read_files schemas
 	if spec.Comment != nil {
 		flow.Comment = *spec.Comment
 	}

@@ -41,6 +41,10 @@ var progressColumns = []planner.RelColumn{
 	// without a query has a row per flow, each its own job); NULL for a
 	// table's own query
 	{Name: "flow", T: types.Text},
+	// files found and not read yet by a table reading files (NULL for
+	// other inputs; files_input.go)
+	{Name: "backlog_files", T: types.Int8},
+	{Name: "backlog_bytes", T: types.Int8},
 }
 
 func progressRelation() *planner.Relation {
@@ -74,8 +78,13 @@ func (e *Engine) progressRows() arrow.RecordBatch {
 // running); flow is the flow's name or nil.
 func progressRow(name string, r *runner, flow any) []any {
 	status, lastErr := statusStopped, ""
+	var backlogFiles, backlogBytes any
 	if r != nil {
 		status, lastErr = r.state()
+		// Files inputs are keyed by the job's OID (a flow's own).
+		if nf, nb, ok := r.eng.filesBacklog(r.oid); ok {
+			backlogFiles, backlogBytes = nf, nb
+		}
 	}
 	if r != nil && r.job != nil {
 		p := r.job.Progress()
@@ -85,9 +94,11 @@ func progressRow(name string, r *runner, flow any) []any {
 		}
 		return []any{name, status, p.Epoch, p.InputRows, p.LateRows, wm, p.StateRows, p.StateBytes,
 			p.InputRowsPerSecond, p.ProcessedRowsPerSecond, p.BacklogRows,
-			float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows, stateLimitValue(r.job.StateLimit), flow}
+			float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows, stateLimitValue(r.job.StateLimit), flow,
+			backlogFiles, backlogBytes}
 	}
-	return []any{name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil, flow}
+	return []any{name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil, flow,
+		backlogFiles, backlogBytes}
 }
 
 func appendRow(cols [][]any, vals []any) {
