@@ -1,0 +1,362 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/catalog/hadoop"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/weir-sql/weir/connector"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/state"
+)
+
+// Snapshot summary keys: every snapshot the sink commits carries the
+// epoch it holds and the identity of the streaming table it came from.
+const (
+	SummaryEpoch = "weir.epoch"
+	SummaryTable = "weir.table"
+)
+
+// Config is what a sink is opened with.
+type Config struct {
+	Options
+	// Identity names the streaming table in the snapshots' summaries: it
+	// must stay the same across restarts of the table and differ between
+	// tables (and between a dropped table and one created again under its
+	// name, whose epochs count from 1 again), e.g. "<name>#<oid>".
+	Identity string
+	// Columns are the streaming table's, in the order of the changes'
+	// columns.
+	Columns []Column
+	// WholeTable says each epoch's changes are the table's whole contents
+	// after the epoch (update and complete mode): each snapshot replaces
+	// the table's data files. false: append mode, each snapshot adds the
+	// epoch's rows.
+	WholeTable bool
+}
+
+// Sink writes a streaming table's epochs to an Iceberg table. See the
+// package doc for how an epoch becomes one snapshot, once.
+type Sink struct {
+	cfg   Config
+	cat   *hadoop.Catalog
+	ident table.Identifier
+	tbl   *table.Table // nil after a commit whose outcome is unknown: reload before the next epoch
+	conv  *converter
+	last  atomic.Int64 // the latest epoch a snapshot of ours holds
+	// staged is the epoch Write wrote and Committed has not yet published.
+	staged *stagedEpoch
+}
+
+type stagedEpoch struct {
+	epoch int64
+	files []ice.DataFile
+	done  bool // already in the table (written again by mistake): nothing to commit
+}
+
+var _ connector.Sink = (*Sink)(nil)
+
+// Open opens the Iceberg table of cfg, creating its namespace and the
+// table (with cfg's schema and partition spec) if they do not exist. An
+// existing table must have the streaming table's columns (42804
+// otherwise).
+func Open(cfg Config) (*Sink, error) {
+	sc, kinds, err := tableSchema(cfg.Columns)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := hadoop.NewCatalog("weir", cfg.Warehouse, ice.Properties{})
+	if err != nil {
+		return nil, ioError("could not open the Iceberg warehouse \"%s\"", cfg.Warehouse, err)
+	}
+	s := &Sink{cfg: cfg, cat: cat, ident: append(append(table.Identifier{}, cfg.Namespace...), cfg.Table)}
+	ctx := context.Background()
+	tbl, err := cat.LoadTable(ctx, s.ident)
+	switch {
+	case errors.Is(err, catalog.ErrNoSuchTable):
+		if tbl, err = s.create(ctx, sc); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, ioError("could not load Iceberg table \"%s\"", s.name(), err)
+	}
+	if ok, why := sameShape(tbl.Schema(), sc); !ok {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "Iceberg table \"%s\" does not match streaming table's columns", s.name()).
+			WithDetail(why + ".")
+	}
+	asc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.InternalError, "iceberg sink: %v", err)
+	}
+	s.conv = &converter{cols: cfg.Columns, kinds: kinds, schema: asc, mem: memory.DefaultAllocator}
+	s.setTable(tbl)
+	return s, nil
+}
+
+// name is the Iceberg table's dotted name.
+func (s *Sink) name() string { return strings.Join(s.ident, ".") }
+
+// Table is the Iceberg table as of the sink's last commit (nil while it
+// must be reloaded).
+func (s *Sink) Table() *table.Table { return s.tbl }
+
+// create makes the namespace (if missing) and the table.
+func (s *Sink) create(ctx context.Context, sc *ice.Schema) (*table.Table, error) {
+	ns := s.ident[:len(s.ident)-1]
+	exists, err := s.cat.CheckNamespaceExists(ctx, ns)
+	if err != nil {
+		return nil, ioError("could not read Iceberg namespace \"%s\"", strings.Join(ns, "."), err)
+	}
+	if !exists {
+		if err := s.cat.CreateNamespace(ctx, ns, nil); err != nil && !errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
+			return nil, ioError("could not create Iceberg namespace \"%s\"", strings.Join(ns, "."), err)
+		}
+	}
+	spec, err := partitionSpec(sc, s.cfg.PartitionBy)
+	if err != nil {
+		return nil, err
+	}
+	// Every commit writes a new metadata file holding the whole history;
+	// keep only the latest few of them (the snapshots stay).
+	props := ice.Properties{
+		table.MetadataDeleteAfterCommitEnabledKey: "true",
+		table.MetadataPreviousVersionsMaxKey:      "10",
+	}
+	tbl, err := s.cat.CreateTable(ctx, s.ident, sc, catalog.WithPartitionSpec(&spec), catalog.WithProperties(props))
+	if errors.Is(err, catalog.ErrTableAlreadyExists) {
+		tbl, err = s.cat.LoadTable(ctx, s.ident)
+	}
+	if err != nil {
+		return nil, ioError("could not create Iceberg table \"%s\"", s.name(), err)
+	}
+	return tbl, nil
+}
+
+// partitionSpec builds partition_by's spec over sc.
+func partitionSpec(sc *ice.Schema, by []PartitionField) (ice.PartitionSpec, error) {
+	var opts []ice.PartitionOption
+	for _, f := range by {
+		col, ok := sc.FindFieldByName(f.Column)
+		if !ok {
+			return ice.PartitionSpec{}, sqlerr.New(sqlerr.UndefinedColumn, "partition_by column \"%s\" does not exist", f.Column)
+		}
+		tr, err := ice.ParseTransform(f.Transform)
+		if err != nil || !tr.CanTransform(col.Type) {
+			return ice.PartitionSpec{}, sqlerr.New(sqlerr.InvalidParameterValue, "cannot partition by %s(%s): column \"%s\" is %s",
+				f.Transform, f.Column, f.Column, col.Type)
+		}
+		name := f.Column
+		if f.Transform != "identity" {
+			base, _, _ := strings.Cut(f.Transform, "[")
+			if base == "truncate" {
+				base = "trunc"
+			}
+			name += "_" + base
+		}
+		opts = append(opts, ice.AddPartitionFieldByName(f.Column, name, tr, sc, nil))
+	}
+	spec, err := ice.NewPartitionSpecOpts(opts...)
+	if err != nil {
+		return ice.PartitionSpec{}, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"partition_by\": %v", err)
+	}
+	return spec, nil
+}
+
+// setTable makes tbl the sink's table and learns the last epoch it holds.
+func (s *Sink) setTable(tbl *table.Table) {
+	s.tbl = tbl
+	s.last.Store(lastEpoch(tbl.Metadata(), s.cfg.Identity))
+}
+
+// lastEpoch is the epoch of the newest snapshot, in the current
+// snapshot's ancestry, that identity committed (0: none). Other writers'
+// snapshots (a compaction, another streaming table) are passed over.
+func lastEpoch(md table.Metadata, identity string) int64 {
+	for snap := md.CurrentSnapshot(); snap != nil; {
+		if snap.Summary != nil && snap.Summary.Properties[SummaryTable] == identity {
+			if n, err := strconv.ParseInt(snap.Summary.Properties[SummaryEpoch], 10, 64); err == nil {
+				return n
+			}
+		}
+		if snap.ParentSnapshotID == nil {
+			break
+		}
+		snap = md.SnapshotByID(*snap.ParentSnapshotID)
+	}
+	return 0
+}
+
+// reload reads the table again after a commit whose outcome is unknown.
+func (s *Sink) reload(ctx context.Context) error {
+	tbl, err := s.cat.LoadTable(ctx, s.ident)
+	if err != nil {
+		return ioError("could not load Iceberg table \"%s\"", s.name(), err)
+	}
+	s.setTable(tbl)
+	return nil
+}
+
+// Write converts the epoch's changes and writes them as data files under
+// the table's data folder, which no snapshot references yet. tx is not
+// used: the table is outside weir's store. An epoch already in the table
+// is not written again.
+func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) error {
+	ctx := context.Background()
+	if s.staged != nil {
+		// The previous epoch's transaction did not commit (Committed was
+		// not called): its files are referenced by nothing.
+		s.removeFiles(ctx, s.staged.files)
+		s.staged = nil
+	}
+	if s.tbl == nil {
+		if err := s.reload(ctx); err != nil {
+			return err
+		}
+	}
+	if epoch <= s.last.Load() {
+		s.staged = &stagedEpoch{epoch: epoch, done: true}
+		return nil
+	}
+	var convErr error
+	batches := func(yield func(arrow.RecordBatch, error) bool) {
+		for _, b := range changes {
+			if b.NumRows() == 0 {
+				continue
+			}
+			c, err := s.conv.convert(b)
+			if err != nil {
+				convErr = err
+				yield(nil, err)
+				return
+			}
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+	st := &stagedEpoch{epoch: epoch}
+	for df, err := range table.WriteRecords(ctx, s.tbl, s.conv.schema, batches) {
+		if err != nil {
+			s.removeFiles(ctx, st.files)
+			if convErr != nil {
+				return convErr
+			}
+			return ioError("could not write a data file of Iceberg table \"%s\"", s.name(), err)
+		}
+		st.files = append(st.files, df)
+	}
+	s.staged = st
+	return nil
+}
+
+// Committed commits the snapshot of the epoch Write staged: append mode
+// adds its files; whole-table mode replaces the table's files with them.
+// An epoch with no rows commits an empty snapshot, which still records
+// the epoch.
+func (s *Sink) Committed(epoch int64) error {
+	st := s.staged
+	s.staged = nil
+	if st == nil || st.epoch != epoch {
+		if epoch <= s.last.Load() {
+			return nil
+		}
+		return sqlerr.New(sqlerr.InternalError, "iceberg sink: epoch %d committed without being written", epoch)
+	}
+	if st.done {
+		return nil
+	}
+	ctx := context.Background()
+	props := ice.Properties{SummaryEpoch: strconv.FormatInt(epoch, 10), SummaryTable: s.cfg.Identity}
+	txn := s.tbl.NewTransaction()
+	staged := false
+	if s.cfg.WholeTable {
+		old, err := s.dataFiles(ctx)
+		if err != nil {
+			return err
+		}
+		if len(old)+len(st.files) > 0 {
+			if err := txn.ReplaceDataFilesWithDataFiles(ctx, old, st.files, props); err != nil {
+				return ioError("could not stage the snapshot of Iceberg table \"%s\"", s.name(), err)
+			}
+			staged = true
+		}
+	} else if len(st.files) > 0 {
+		if err := txn.AddDataFiles(ctx, st.files, props); err != nil {
+			return ioError("could not stage the snapshot of Iceberg table \"%s\"", s.name(), err)
+		}
+		staged = true
+	}
+	if !staged {
+		rdr, err := array.NewRecordReader(s.conv.schema, nil)
+		if err != nil {
+			return sqlerr.New(sqlerr.InternalError, "iceberg sink: %v", err)
+		}
+		defer rdr.Release()
+		if err := txn.Append(ctx, rdr, props); err != nil {
+			return ioError("could not stage the snapshot of Iceberg table \"%s\"", s.name(), err)
+		}
+	}
+	tbl, err := txn.Commit(ctx)
+	if err != nil {
+		// The snapshot may have landed all the same (the error came after
+		// the rename): the table says.
+		s.tbl = nil
+		if rerr := s.reload(ctx); rerr == nil && s.last.Load() >= epoch {
+			return nil
+		}
+		return ioError("could not commit the snapshot of Iceberg table \"%s\"", s.name(), err)
+	}
+	s.tbl = tbl
+	s.last.Store(epoch)
+	return nil
+}
+
+// LastCommitted is the latest epoch a snapshot of this sink holds.
+func (s *Sink) LastCommitted() (int64, error) { return s.last.Load(), nil }
+
+// dataFiles lists the data files of the current snapshot.
+func (s *Sink) dataFiles(ctx context.Context) ([]ice.DataFile, error) {
+	if s.tbl.CurrentSnapshot() == nil {
+		return nil, nil
+	}
+	tasks, err := s.tbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		return nil, ioError("could not list the data files of Iceberg table \"%s\"", s.name(), err)
+	}
+	out := make([]ice.DataFile, len(tasks))
+	for i, t := range tasks {
+		out[i] = t.File
+	}
+	return out, nil
+}
+
+// removeFiles deletes data files no snapshot references. A failure leaves
+// an orphan, which no reader sees: it is not an error.
+func (s *Sink) removeFiles(ctx context.Context, files []ice.DataFile) {
+	if len(files) == 0 || s.tbl == nil {
+		return
+	}
+	fs, err := s.tbl.FS(ctx)
+	if err != nil {
+		return
+	}
+	for _, f := range files {
+		_ = fs.Remove(f.FilePath())
+	}
+}
+
+// ioError is a failure of the warehouse's files: 58030, which pauses the
+// table rather than failing it.
+func ioError(format, name string, err error) error {
+	return sqlerr.New(sqlerr.IOError, format+": %v", name, err)
+}
