@@ -112,14 +112,17 @@ func (s *Sink) Table() *table.Table { return s.tbl }
 
 // create makes the namespace (if missing) and the table.
 func (s *Sink) create(ctx context.Context, sc *ice.Schema) (*table.Table, error) {
-	ns := s.ident[:len(s.ident)-1]
-	exists, err := s.cat.CheckNamespaceExists(ctx, ns)
-	if err != nil {
-		return nil, ioError("could not read Iceberg namespace \"%s\"", strings.Join(ns, "."), err)
-	}
-	if !exists {
-		if err := s.cat.CreateNamespace(ctx, ns, nil); err != nil && !errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
-			return nil, ioError("could not create Iceberg namespace \"%s\"", strings.Join(ns, "."), err)
+	// A nested namespace's parents first (lake, then lake.silver).
+	for i := 1; i < len(s.ident); i++ {
+		ns := s.ident[:i]
+		exists, err := s.cat.CheckNamespaceExists(ctx, ns)
+		if err != nil {
+			return nil, ioError("could not read Iceberg namespace \"%s\"", strings.Join(ns, "."), err)
+		}
+		if !exists {
+			if err := s.cat.CreateNamespace(ctx, ns, nil); err != nil && !errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
+				return nil, ioError("could not create Iceberg namespace \"%s\"", strings.Join(ns, "."), err)
+			}
 		}
 	}
 	spec, err := partitionSpec(sc, s.cfg.PartitionBy)

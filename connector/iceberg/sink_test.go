@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/iceberg-go/catalog/hadoop"
 	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog/hadoop"
 
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/sinktest"
