@@ -181,6 +181,8 @@ func cellText(a arrow.Array, i int) string {
 	switch a := a.(type) {
 	case *array.Int32:
 		return fmt.Sprint(a.Value(i))
+	case *array.Int64:
+		return fmt.Sprint(a.Value(i))
 	case *array.Float64:
 		return fmt.Sprintf("%g", a.Value(i))
 	case *array.Decimal128:
