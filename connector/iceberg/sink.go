@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -51,9 +51,15 @@ type Sink struct {
 	cfg   Config
 	cat   *hadoop.Catalog
 	ident table.Identifier
-	tbl   *table.Table // nil after a commit whose outcome is unknown: reload before the next epoch
 	conv  *converter
-	last  atomic.Int64 // the latest epoch a snapshot of ours holds
+
+	// mu guards what follows: the runner writes and commits, while
+	// LastCommitted may be asked from another goroutine.
+	mu sync.Mutex
+	// tbl is the table as of the sink's last commit; nil after a commit
+	// whose outcome is unknown: it is read again before anything else.
+	tbl  *table.Table
+	last int64 // the latest epoch a snapshot of ours holds
 	// staged is the epoch Write wrote and Committed has not yet published.
 	staged *stagedEpoch
 }
@@ -108,7 +114,11 @@ func (s *Sink) name() string { return strings.Join(s.ident, ".") }
 
 // Table is the Iceberg table as of the sink's last commit (nil while it
 // must be reloaded).
-func (s *Sink) Table() *table.Table { return s.tbl }
+func (s *Sink) Table() *table.Table {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tbl
+}
 
 // create makes the namespace (if missing) and the table.
 func (s *Sink) create(ctx context.Context, sc *ice.Schema) (*table.Table, error) {
@@ -178,7 +188,7 @@ func partitionSpec(sc *ice.Schema, by []PartitionField) (ice.PartitionSpec, erro
 // setTable makes tbl the sink's table and learns the last epoch it holds.
 func (s *Sink) setTable(tbl *table.Table) {
 	s.tbl = tbl
-	s.last.Store(lastEpoch(tbl.Metadata(), s.cfg.Identity))
+	s.last = lastEpoch(tbl.Metadata(), s.cfg.Identity)
 }
 
 // lastEpoch is the epoch of the newest snapshot, in the current
@@ -214,6 +224,8 @@ func (s *Sink) reload(ctx context.Context) error {
 // used: the table is outside weir's store. An epoch already in the table
 // is not written again.
 func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	ctx := context.Background()
 	if s.staged != nil {
 		// The previous epoch's transaction did not commit (Committed was
@@ -226,7 +238,7 @@ func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) err
 			return err
 		}
 	}
-	if epoch <= s.last.Load() {
+	if epoch <= s.last {
 		s.staged = &stagedEpoch{epoch: epoch, done: true}
 		return nil
 	}
@@ -267,15 +279,17 @@ func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) err
 // An epoch with no rows commits an empty snapshot, which still records
 // the epoch.
 func (s *Sink) Committed(epoch int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	st := s.staged
-	s.staged = nil
 	if st == nil || st.epoch != epoch {
-		if epoch <= s.last.Load() {
+		if epoch <= s.last {
 			return nil
 		}
 		return sqlerr.New(sqlerr.InternalError, "iceberg sink: epoch %d committed without being written", epoch)
 	}
 	if st.done {
+		s.staged = nil
 		return nil
 	}
 	ctx := context.Background()
@@ -312,20 +326,39 @@ func (s *Sink) Committed(epoch int64) error {
 	tbl, err := txn.Commit(ctx)
 	if err != nil {
 		// The snapshot may have landed all the same (the error came after
-		// the rename): the table says.
+		// the rename): the table says. While it cannot be read, nothing is
+		// known, and the staged files are left alone (they may be the
+		// snapshot's).
 		s.tbl = nil
-		if rerr := s.reload(ctx); rerr == nil && s.last.Load() >= epoch {
+		if rerr := s.reload(ctx); rerr != nil {
+			s.staged = nil
+		} else if s.last >= epoch {
+			s.staged = nil
 			return nil
 		}
+		// Not committed: the staged files are still unreferenced, ready for
+		// Committed to be tried again, or to be removed when the epoch is
+		// written again.
 		return ioError("could not commit the snapshot of Iceberg table \"%s\"", s.name(), err)
 	}
+	s.staged = nil
 	s.tbl = tbl
-	s.last.Store(epoch)
+	s.last = epoch
 	return nil
 }
 
-// LastCommitted is the latest epoch a snapshot of this sink holds.
-func (s *Sink) LastCommitted() (int64, error) { return s.last.Load(), nil }
+// LastCommitted is the latest epoch a snapshot of this sink holds (read
+// from the table again if the last commit's outcome is not known).
+func (s *Sink) LastCommitted() (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tbl == nil {
+		if err := s.reload(context.Background()); err != nil {
+			return 0, err
+		}
+	}
+	return s.last, nil
+}
 
 // dataFiles lists the data files of the current snapshot.
 func (s *Sink) dataFiles(ctx context.Context) ([]ice.DataFile, error) {

@@ -2,9 +2,12 @@ package iceberg
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/sinktest"
+	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 	"github.com/weir-sql/weir/state"
 )
@@ -224,5 +228,41 @@ func TestIdentities(t *testing.T) {
 	}
 	if rows, _ := readBack(t, a); !slices.Equal(rows, []int64{1, 2, 3, 100}) {
 		t.Errorf("rows = %v", rows)
+	}
+}
+
+// A writer that died in the middle of a commit leaves its claim on the
+// next metadata version; commits fail (58030: the table pauses and tries
+// again) until the claim is stale, then the same epoch commits, once.
+func TestCommitBlockedByStaleClaim(t *testing.T) {
+	st := openStore(t)
+	cfg := bigintConfig(t.TempDir())
+	s := mustOpen(t, cfg)
+	if err := connector.WriteEpoch(st, s, 1, int64s(1)); err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(cfg.Warehouse, "bronze", "events", "metadata")
+	versions, _ := filepath.Glob(filepath.Join(meta, "v*.metadata.json"))
+	claim := filepath.Join(meta, "v"+strconv.Itoa(len(versions)+1)+".metadata.json.claim")
+	if err := os.WriteFile(claim, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := connector.WriteEpoch(st, s, 2, int64s(2))
+	if sqlerr.Code(err) != sqlerr.IOError {
+		t.Fatalf("commit over a fresh claim: %v (%s), want 58030", err, sqlerr.Code(err))
+	}
+	if n, err := s.LastCommitted(); n != 1 || err != nil {
+		t.Fatalf("LastCommitted = %d, %v; want 1", n, err)
+	}
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(claim, old, old); err != nil {
+		t.Fatal(err)
+	}
+	// Committed again, as a retry of the same epoch's publication.
+	if err := s.Committed(2); err != nil {
+		t.Fatal(err)
+	}
+	if rows, epochs := readBack(t, cfg); !slices.Equal(rows, []int64{1, 2}) || !slices.Equal(epochs, []string{"1", "2"}) {
+		t.Errorf("rows %v, snapshot epochs %v", rows, epochs)
 	}
 }
