@@ -308,7 +308,9 @@ func (s *Sink) Committed(epoch int64) error {
 			staged = true
 		}
 	} else if len(st.files) > 0 {
-		if err := txn.AddDataFiles(ctx, st.files, props); err != nil {
+		// The files are new (fresh names): no need to read every manifest
+		// to check that none is in the table already.
+		if err := txn.AddDataFiles(ctx, st.files, props, table.WithoutDuplicateCheck()); err != nil {
 			return ioError("could not stage the snapshot of Iceberg table \"%s\"", s.name(), err)
 		}
 		staged = true

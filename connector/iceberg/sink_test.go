@@ -22,7 +22,7 @@ import (
 	"github.com/weir-sql/weir/state"
 )
 
-func openStore(t *testing.T) *state.Store {
+func openStore(t testing.TB) *state.Store {
 	t.Helper()
 	st, err := state.Open(t.TempDir(), state.Options{})
 	if err != nil {
