@@ -30,6 +30,12 @@ func (c *converter) convert(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if int(b.NumCols()) != len(c.cols) {
 		return nil, sqlerr.New(sqlerr.InternalError, "iceberg sink: a batch of %d columns for a table of %d", b.NumCols(), len(c.cols))
 	}
+	return c.convertColumns(b.Columns(), b.NumRows())
+}
+
+// convertColumns is convert of the table's columns of a batch (a change
+// feed's batch has more after them).
+func (c *converter) convertColumns(cols []arrow.Array, rows int64) (arrow.RecordBatch, error) {
 	out := make([]arrow.Array, len(c.cols))
 	defer func() {
 		for _, a := range out {
@@ -39,7 +45,7 @@ func (c *converter) convert(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 		}
 	}()
 	for i, k := range c.kinds {
-		col := b.Column(i)
+		col := cols[i]
 		want := c.schema.Field(i).Type
 		switch k {
 		case convSame:
@@ -63,7 +69,7 @@ func (c *converter) convert(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 			out[i] = a
 		}
 	}
-	return array.NewRecordBatch(c.schema, out, b.NumRows()), nil
+	return array.NewRecordBatch(c.schema, out, rows), nil
 }
 
 func widenInt16(mem memory.Allocator, col arrow.Array) (arrow.Array, error) {

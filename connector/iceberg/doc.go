@@ -28,9 +28,10 @@
 // stay until an orphan-file cleanup (iceberg-go's DeleteOrphanFiles,
 // Spark's remove_orphan_files) removes them.
 //
-// Modes. In append mode each epoch's snapshot appends its rows. When the
-// changes are the table's whole contents (update and complete mode,
-// Config.WholeTable), each epoch's snapshot replaces every data file of
-// the table with the new ones (an Iceberg overwrite): see docs/iceberg.md
-// for why this and not equality deletes.
+// Modes. In append mode each epoch's snapshot appends its rows. An
+// update- or complete-mode table's changes are a change feed (deletes and
+// inserts of whole rows, updates.go), which the sink applies to the
+// table's current rows, writing the result whole: each epoch with changes
+// commits an overwrite snapshot replacing every data file of the table.
+// docs/iceberg.md says why this and not equality deletes.
 package iceberg

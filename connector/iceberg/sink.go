@@ -38,11 +38,12 @@ type Config struct {
 	// Columns are the streaming table's, in the order of the changes'
 	// columns.
 	Columns []Column
-	// WholeTable says each epoch's changes are the table's whole contents
-	// after the epoch (update and complete mode): each snapshot replaces
-	// the table's data files. false: append mode, each snapshot adds the
-	// epoch's rows.
-	WholeTable bool
+	// Updates says the table is in update or complete mode: its changes
+	// are a change feed (updates.go: the table's columns, then
+	// _change_type and _commit_version), which each epoch's snapshot
+	// applies by rewriting the table. false: append mode, the changes are
+	// the epoch's new rows, which its snapshot appends.
+	Updates bool
 }
 
 // Sink writes a streaming table's epochs to an Iceberg table. See the
@@ -67,7 +68,10 @@ type Sink struct {
 type stagedEpoch struct {
 	epoch int64
 	files []ice.DataFile
-	done  bool // already in the table (written again by mistake): nothing to commit
+	// replace: the files are the table's whole contents (an update-mode
+	// epoch with changes), replacing its current files.
+	replace bool
+	done    bool // already in the table (written again by mistake): nothing to commit
 }
 
 var _ connector.Sink = (*Sink)(nil)
@@ -242,30 +246,46 @@ func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) err
 		s.staged = &stagedEpoch{epoch: epoch, done: true}
 		return nil
 	}
-	var convErr error
-	batches := func(yield func(arrow.RecordBatch, error) bool) {
+	st := &stagedEpoch{epoch: epoch}
+	var rows []arrow.RecordBatch // of the Iceberg schema, released by WriteRecords
+	if s.cfg.Updates {
+		if !hasRows(changes) {
+			s.staged = st // nothing changed: an empty snapshot records the epoch
+			return nil
+		}
+		var err error
+		if rows, err = s.contentsAfter(ctx, changes); err != nil {
+			return err
+		}
+		st.replace = true
+	} else {
 		for _, b := range changes {
 			if b.NumRows() == 0 {
 				continue
 			}
 			c, err := s.conv.convert(b)
 			if err != nil {
-				convErr = err
-				yield(nil, err)
-				return
+				for _, r := range rows {
+					r.Release()
+				}
+				return err
 			}
-			if !yield(c, nil) {
+			rows = append(rows, c)
+		}
+	}
+	batches := func(yield func(arrow.RecordBatch, error) bool) {
+		for i, b := range rows {
+			if !yield(b, nil) {
+				for _, r := range rows[i+1:] {
+					r.Release()
+				}
 				return
 			}
 		}
 	}
-	st := &stagedEpoch{epoch: epoch}
 	for df, err := range table.WriteRecords(ctx, s.tbl, s.conv.schema, batches) {
 		if err != nil {
 			s.removeFiles(ctx, st.files)
-			if convErr != nil {
-				return convErr
-			}
 			return ioError("could not write a data file of Iceberg table \"%s\"", s.name(), err)
 		}
 		st.files = append(st.files, df)
@@ -274,8 +294,18 @@ func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) err
 	return nil
 }
 
+func hasRows(bs []arrow.RecordBatch) bool {
+	for _, b := range bs {
+		if b.NumRows() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Committed commits the snapshot of the epoch Write staged: append mode
-// adds its files; whole-table mode replaces the table's files with them.
+// adds its files; an update-mode epoch with changes replaces the table's
+// files with them.
 // An epoch with no rows commits an empty snapshot, which still records
 // the epoch.
 func (s *Sink) Committed(epoch int64) error {
@@ -296,7 +326,7 @@ func (s *Sink) Committed(epoch int64) error {
 	props := ice.Properties{SummaryEpoch: strconv.FormatInt(epoch, 10), SummaryTable: s.cfg.Identity}
 	txn := s.tbl.NewTransaction()
 	staged := false
-	if s.cfg.WholeTable {
+	if st.replace {
 		old, err := s.dataFiles(ctx)
 		if err != nil {
 			return err
