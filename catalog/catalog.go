@@ -41,6 +41,7 @@ type Catalog struct {
 	byName    map[string]map[string]*Relation // schema → name → relation
 	roles     map[string]*Role
 	members   map[memberPair]Membership
+	sinks     map[uint32]*Sink // sink.go
 }
 
 // Open loads the catalog from st, creating the bootstrap objects (database
@@ -143,6 +144,9 @@ func (c *Catalog) load() error {
 			c.addRel(&r)
 			return nil
 		})
+	}
+	if err == nil {
+		err = c.loadSinks(tx) // sink.go
 	}
 	if err == nil {
 		err = loadAll(prefixRole, func(v []byte) error {

@@ -42,7 +42,10 @@ func fromRecord(e checkpoint.Epoch) exec.EpochRecord {
 // previous one (checkpoint.Stage); the rows it appended to the streaming
 // table (append mode), staged by the table's output sink; the late rows it
 // wrote to the table's late_rows table (lateOID 0: none).
-func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, lateOID uint32, late, output, snap []arrow.RecordBatch) error {
+//
+// The table's sinks (sinks.go) stage the epoch's changes in the same
+// transaction and publish them once it committed.
+func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, lateOID uint32, late, output, snap []arrow.RecordBatch, changes []exec.ChangeBatch) (err error) {
 	sink := tableout.New(e.store, oid)
 	tx := e.store.Begin(true)
 	defer tx.Discard()
@@ -58,6 +61,9 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 			return err
 		}
 	}
+	sinks := e.writeSinks(tx, oid, epoch, changes)
+	committed := false
+	defer func() { e.sinksCommitted(sinks, epoch, committed) }()
 	failpoint.Hit("epoch-before-commit")
 	if failpoint.Err("epoch-commit") != nil {
 		return sqlerr.New(sqlerr.DiskFull, "could not write the epoch of a streaming table: no space left on device")
@@ -65,6 +71,7 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	committed = true
 	failpoint.Hit("epoch-after-commit")
 	if err := sink.Committed(epoch); err != nil {
 		return err
@@ -104,8 +111,8 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 		return false, nil, err
 	}
 	job.StoredOutputEpochs = stored
-	d := checkpoint.Decide(checkpoint.Stored{Epochs: recs, SnapshotEpoch: snapEpoch, OutputEpochs: stored,
-		AppendMode: mode == planner.AppendMode})
+	in := checkpoint.Stored{Epochs: recs, SnapshotEpoch: snapEpoch, OutputEpochs: stored, AppendMode: mode == planner.AppendMode}
+	d := e.sinksDecision(oid, checkpoint.Decide(in), in) // sinks.go: far enough back for every sink
 	guard.Recovered(recs, d.From)
 	switch d.Action {
 	case checkpoint.StartEmpty:

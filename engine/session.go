@@ -301,7 +301,7 @@ func mayBeStreaming(q string) bool {
 	if mayBeDescribe(u) { // describe.go
 		return true
 	}
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW"} {
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK"} {
 		if strings.Contains(u, k) {
 			return true
 		}

@@ -386,6 +386,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
 			// under the new query, which needs every input row they read.
+			if err := s.refuseReplaceWithSinks(existing); err != nil { // sink_stmts.go
+				return "", err
+			}
 			if err := checkpoint.CheckIdentity(name, existing.Streaming.StateFingerprint, sp.StateFingerprint()); err != nil {
 				return "", err
 			}
@@ -481,7 +484,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		for i, b := range late {
 			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
 		}
-		if err := e.commitEpoch(oid, epoch, rec, lateOID, late, output, snap); err != nil {
+		if err := e.commitEpoch(oid, epoch, rec, lateOID, late, output, snap, job.CommittingChanges()); err != nil {
 			return err
 		}
 		guard.Committed(epoch, toRecord(rec))
@@ -499,6 +502,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	job.StoreOutput = func(epoch int64, output []arrow.RecordBatch) error {
 		return e.storeOutput(oid, epoch, output)
 	}
+	e.attachSinks(rel, sp, job) // sinks.go
 	status, lastErr := statusRunning, ""
 	stored, restore, err := e.recoverJob(job, guard, oid, rel.Name, sp.Mode)
 	if err != nil {

@@ -29,6 +29,8 @@ func streamingColumns(st *parse.StreamingStmt) []wire.Column {
 		return []wire.Column{{Name: "QUERY PLAN", Type: types.Text}}
 	case parse.ShowSources:
 		return showSourcesColumns
+	case parse.ShowSinks:
+		return showSinksColumns
 	}
 	return nil
 }
@@ -40,6 +42,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	}
 	if parse.IsDescribe(ss.Kind) {
 		return s.runDescribe(st) // describe.go
+	}
+	if parse.IsSink(ss.Kind) {
+		return s.runSinkStatement(ctx, st, io) // sink_stmts.go
 	}
 	if ss.Name != "" {
 		// [catalog.]schema.name: the parser keeps the parts joined; every
@@ -138,6 +143,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 		return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, reader).
 			WithHint("Drop the streaming tables that read it first.")
 	}
+	if err := s.dropTableSinks(rel, ss.Cascade, io); err != nil { // sink_stmts.go
+		return nil, err
+	}
 	s.eng.stopRunner(rel.OID)
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
 		return nil, err
@@ -180,7 +188,11 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 		s.eng.stopRunner(rel.OID)
 		if ss.Full {
 			// FULL forgets the epochs: the table is recomputed from the
-			// retained input as one fresh run.
+			// retained input as one fresh run; its sinks get it as
+			// epochs after theirs.
+			if err := s.eng.rebaseSinks(rel.OID); err != nil { // sinks.go
+				return nil, err
+			}
 			if err := s.eng.dropEpochs(rel.OID); err != nil {
 				return nil, err
 			}

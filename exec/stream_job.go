@@ -71,6 +71,12 @@ type StreamJob struct {
 	KeepLate bool
 	late     []arrow.RecordBatch
 
+	// RerunSinks gets the changes of every re-run epoch, for the table's
+	// sinks that have not committed it (stream_sinks.go); committing is
+	// the changes of the epoch CommitEpoch is committing.
+	RerunSinks func(epoch int64, changes []ChangeBatch) error
+	committing []ChangeBatch
+
 	offset    int64
 	watermark int64 // the input's, microseconds; math.MinInt64 before any event
 	// op is the stateful stage (nil for a stateless query, whose rows
@@ -441,6 +447,8 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	defer j.commitMu.Unlock()
 	epoch := step.Epoch
 	output := j.epochOutput(step)
+	j.committing = step.Changes
+	defer func() { j.committing = nil }()
 	var epochRows int64
 	for _, b := range output {
 		epochRows += b.NumRows()
@@ -472,6 +480,11 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 		}
 	case replaying && j.StoreOutput != nil && epoch > j.StoredOutputEpochs && j.plan.Mode == planner.AppendMode:
 		if err := j.StoreOutput(epoch, output); err != nil {
+			return err
+		}
+	}
+	if replaying && j.RerunSinks != nil {
+		if err := j.RerunSinks(epoch, step.Changes); err != nil {
 			return err
 		}
 	}

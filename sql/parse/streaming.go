@@ -67,6 +67,8 @@ type StreamingStmt struct {
 	// Describe is DESCRIBE's, SHOW CREATE TABLE's and SHOW TBLPROPERTIES'
 	// (describe_stmt.go).
 	Describe *DescribeSpec
+	// Sink is CREATE SINK's (sink_stmt.go).
+	Sink *SinkSpec
 
 	// CREATE SOURCE: the column list's text without its WATERMARK FOR
 	// element ("" when none was given), where it starts, and the

@@ -55,7 +55,7 @@ func looksStreaming(sql string) bool {
 		if i > 4 {
 			break
 		}
-		if w == "streaming" || w == "subscribe" || i == 1 && w == "flow" && f[0] == "create" || strings.HasPrefix(w, "(subscribe") || i == 1 && (w == "source" || w == "sources") && (f[0] == "create" || f[0] == "drop" || f[0] == "show") {
+		if w == "streaming" || w == "subscribe" || i == 1 && w == "flow" && f[0] == "create" || strings.HasPrefix(w, "(subscribe") || i == 1 && (w == "source" || w == "sources" || w == "sink" || w == "sinks") && (f[0] == "create" || f[0] == "drop" || f[0] == "show") {
 			return true
 		}
 	}
@@ -79,6 +79,12 @@ func (p *stmtParser) end() int {
 func (p *stmtParser) statement() (*StreamingStmt, error) {
 	st := &StreamingStmt{Pos: p.pos(0)}
 	if ok, err := p.sourceStatement(st); ok {
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	if ok, err := p.sinkStatement(st); ok { // sink_stmt.go
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +138,7 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 			st.IfExists = true
 			i += 2
 		}
-		return st, p.nameThenEnd(st, i, false)
+		return st, p.dropStreamingName(st, i) // sink_stmt.go: CASCADE drops the table's sinks
 	case "refresh":
 		if !p.isWord(1, "streaming") || !p.is(2, pg_query.Token_TABLE) {
 			return nil, nil
