@@ -44,7 +44,8 @@ type PartitionField struct {
 }
 
 // ParseOptions checks a sink's options; table is the streaming table's
-// name, the default of the Iceberg table's.
+// name, the default of the Iceberg table's ("": not known yet, the
+// result's Table is "" unless the option gives it).
 func ParseOptions(settings []connector.Setting, table string) (Options, error) {
 	o, err := Spec.Parse(settings)
 	if err != nil {
@@ -61,7 +62,11 @@ func ParseOptions(settings []connector.Setting, table string) (Options, error) {
 	if o.Has("table") {
 		out.Table = o.String("table")
 	}
-	for _, part := range append(append([]string{}, out.Namespace...), out.Table) {
+	parts := append([]string{}, out.Namespace...)
+	if out.Table != "" || o.Has("table") {
+		parts = append(parts, out.Table)
+	}
+	for _, part := range parts {
 		if part == "" || part == "." || part == ".." || strings.ContainsAny(part, "/\\") {
 			return Options{}, sqlerr.New(sqlerr.InvalidParameterValue, "invalid Iceberg table name \"%s\"", strings.Join(out.Namespace, ".")+"."+out.Table).
 				WithHint("Namespace parts and the table name must be non-empty and hold no slash.")

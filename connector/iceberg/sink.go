@@ -113,6 +113,18 @@ func Open(cfg Config) (*Sink, error) {
 	return s, nil
 }
 
+// Check reports what Open would refuse in cfg's columns (0A000 naming
+// the column) and partition_by, without touching the warehouse: CREATE
+// SINK checks before it stores the sink.
+func Check(cfg Config) error {
+	sc, _, err := tableSchema(cfg.Columns)
+	if err != nil {
+		return err
+	}
+	_, err = partitionSpec(sc, cfg.PartitionBy)
+	return err
+}
+
 // name is the Iceberg table's dotted name.
 func (s *Sink) name() string { return strings.Join(s.ident, ".") }
 
