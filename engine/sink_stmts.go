@@ -100,7 +100,9 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 	}
 	if r := s.eng.runnerFor(from.OID); r != nil && r.job != nil && r.plan != nil {
 		if err := s.eng.waitStreamingTable(ctx, r); err != nil {
-			return nil, err
+			// The sink exists; it starts with its table's next start.
+			io.Notice("WARNING", sqlerr.Code(err), fmt.Sprintf("sink %s starts once streaming table %s runs: %s", created.Name, from.Name, sqlerr.From(err).Message))
+			return commandResult("CREATE SINK"), nil
 		}
 		if err := s.eng.backfill(r, from, created); err != nil {
 			// The sink exists, failed: SHOW SINKS says why; DROP SINK

@@ -347,6 +347,11 @@ func (l *liveSink) batches(epoch int64, changes []exec.ChangeBatch) ([]arrow.Rec
 			return nil, sqlerr.New(sqlerr.InternalError, "sink %s: the changes have %d columns, the table %d", l.def.Name, c.Rows.NumCols(), width)
 		}
 		cols := append([]arrow.Array(nil), c.Rows.Columns()...)
+		for i, col := range cols {
+			if !arrow.TypeEqual(col.DataType(), l.schema.Field(i).Type) {
+				return nil, sqlerr.New(sqlerr.InternalError, "sink %s: column %s is %s in the changes, %s in the table", l.def.Name, l.schema.Field(i).Name, col.DataType(), l.schema.Field(i).Type)
+			}
+		}
 		if l.append {
 			if c.Diff != nil {
 				// An append-only table has only inserts; keep them.
