@@ -9,6 +9,7 @@ import (
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/iceberg"
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
 )
@@ -89,7 +90,7 @@ func icebergConfig(def *catalog.Sink, table *catalog.Relation, mode string) (ice
 	// The identity in the snapshots' summaries: the sink's OID makes a
 	// sink created again under the same name (whose epochs start over)
 	// another writer.
-	return iceberg.Config{Options: opts, Columns: cols, Updates: mode != planner.AppendMode,
+	return iceberg.Config{Options: opts, Columns: cols, Updates: mode != planner.AppendMode, Crash: failpoint.Hit,
 		Identity: table.Name + "/" + def.Name + "#" + strconv.FormatUint(uint64(def.OID), 10)}, nil
 }
 

@@ -44,6 +44,13 @@ type Config struct {
 	// applies by rewriting the table. false: append mode, the changes are
 	// the epoch's new rows, which its snapshot appends.
 	Updates bool
+	// Crash, if set, is called at the sink's crash points, for tests that
+	// kill the process there (the engine passes internal/failpoint.Hit):
+	// "iceberg-after-write" (the epoch's data files written, Write not
+	// returned), "iceberg-before-commit" (Committed called, the snapshot
+	// not committed), "iceberg-after-commit" (the snapshot committed,
+	// Committed not returned).
+	Crash func(point string)
 }
 
 // Sink writes a streaming table's epochs to an Iceberg table. See the
@@ -302,8 +309,15 @@ func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) err
 		}
 		st.files = append(st.files, df)
 	}
+	s.crash("iceberg-after-write")
 	s.staged = st
 	return nil
+}
+
+func (s *Sink) crash(point string) {
+	if s.cfg.Crash != nil {
+		s.cfg.Crash(point)
+	}
 }
 
 func hasRows(bs []arrow.RecordBatch) bool {
@@ -367,6 +381,7 @@ func (s *Sink) Committed(epoch int64) error {
 			return ioError("could not stage the snapshot of Iceberg table \"%s\"", s.name(), err)
 		}
 	}
+	s.crash("iceberg-before-commit")
 	tbl, err := txn.Commit(ctx)
 	if err != nil {
 		// The snapshot may have landed all the same (the error came after
@@ -385,6 +400,7 @@ func (s *Sink) Committed(epoch int64) error {
 		// written again.
 		return ioError("could not commit the snapshot of Iceberg table \"%s\"", s.name(), err)
 	}
+	s.crash("iceberg-after-commit")
 	s.staged = nil
 	s.tbl = tbl
 	s.last = epoch
