@@ -45,7 +45,8 @@ type StreamingTable struct {
 	// Expectations are the CONSTRAINT ... EXPECT clauses, stored (not yet
 	// enforced).
 	Expectations []Expectation `json:",omitempty"`
-	// Flows are the CREATE FLOW statements that fill a NoQuery table.
+	// Flows are the CREATE FLOW statements that fill a NoQuery table,
+	// each run as its own job with its own checkpoint (engine/flows.go).
 	Flows []Flow `json:",omitempty"`
 }
 
@@ -79,21 +80,28 @@ type Expectation struct {
 // Flow is an append flow into a streaming table.
 type Flow struct {
 	Name string
+	// OID identifies the flow's checkpoint (its epoch records, state
+	// snapshot and output progress are keyed by it, as a streaming
+	// table's by its relation OID); it is drawn from the relations' OIDs
+	// and names no relation. 0: a flow created before flows had their
+	// own, whose checkpoint is the target's.
+	OID uint32 `json:",omitempty"`
 	// Definition is the CREATE FLOW statement as written.
 	Definition string
 	Comment    string `json:",omitempty"`
 	Once       bool   `json:",omitempty"`
+	// StateFingerprint is the flow's plan's (see StreamingTable's), so
+	// that CREATE OR REFRESH FLOW keeps the checkpoint only for a
+	// compatible query.
+	StateFingerprint string `json:",omitempty"`
 }
 
-// PlanText is the statement the engine plans to run the table: its own
-// definition, or for a table declared without a query its first flow's
-// ("" while it has none).
+// PlanText is the statement the engine plans to run the table as one
+// job: its own definition, or "" for a table declared without a query,
+// whose flows run as jobs of their own.
 func (s *StreamingTable) PlanText() string {
 	if !s.NoQuery {
 		return s.Definition
-	}
-	if len(s.Flows) > 0 {
-		return s.Flows[0].Definition
 	}
 	return ""
 }

@@ -105,6 +105,9 @@ func (s *Session) describedRelation(d *parse.DescribeSpec) (*catalog.Relation, e
 	}
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, parts[len(parts)-1])
 	if err != nil {
+		if sys, ok := s.systemRelation(schema, parts[len(parts)-1]); ok {
+			return sys, nil
+		}
 		e := sqlerr.From(err)
 		out := &sqlerr.Error{Code: e.Code, Message: e.Message, Position: d.NamePos}
 		if name := parts[len(parts)-1]; expr.HasScalar(name) || expr.IsAggregate(name) {
@@ -173,9 +176,11 @@ func (s *Session) detailedInformation(rel *catalog.Relation) [][2]string {
 		{"Database", rel.Schema},
 		{"Table", rel.Name},
 		{"Owner", owner},
-		{"Created Time", rel.Created.In(s.loc).Format("Mon Jan 02 15:04:05 MST 2006")},
-		{"Type", tableType(rel.Kind)},
 	}
+	if !rel.Created.IsZero() { // a system relation has no creation
+		out = append(out, [2]string{"Created Time", rel.Created.In(s.loc).Format("Mon Jan 02 15:04:05 MST 2006")})
+	}
+	out = append(out, [2]string{"Type", tableType(rel.Kind)})
 	switch rel.Kind {
 	case catalog.KindTable:
 		if t := rel.Table; t != nil {
@@ -205,25 +210,17 @@ func (s *Session) detailedInformation(rel *catalog.Relation) [][2]string {
 // doing (its runner's state and where its checkpoint is).
 func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 	st := rel.Streaming
+	if st.NoQuery {
+		return s.targetDetails(rel) // flows_describe.go
+	}
 	var out [][2]string
 	if st.HasComment {
 		out = append(out, [2]string{"Comment", st.Comment})
 	}
 	out = append(out, [2]string{"Table Properties", propertyList(tableOptions(rel))})
-	switch {
-	case !st.NoQuery:
-		q, _, _ := writtenQuery(st.Definition)
-		out = append(out, [2]string{"View Text", q})
-	case len(st.Flows) == 0:
-		out = append(out, [2]string{"View Text", "(none: declared without a query, and no flow yet)"})
-	default:
-		names := make([]string, len(st.Flows))
-		for i, f := range st.Flows {
-			names[i] = f.Name
-		}
-		q, _, _ := writtenQuery(st.Flows[0].Definition)
-		out = append(out, [2]string{"Flows", strings.Join(names, ", ")}, [2]string{"View Text", q})
-	}
+	out = append(out, keyDetails(rel)...) // column_constraints.go
+	q, _, _ := writtenQuery(st.Definition)
+	out = append(out, [2]string{"View Text", q})
 	out = append(out, [2]string{"Output Mode", st.OutputMode})
 	r := s.eng.runnerFor(rel.OID)
 	trig := st.Trigger
@@ -231,6 +228,23 @@ func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 		trig += " " + r.trigger.interval.String()
 	}
 	out = append(out, [2]string{"Trigger", trig})
+	out = append(out, clauseDetails(st)...)
+	if st.LateRows != "" {
+		out = append(out, [2]string{"Late Rows", st.LateRows})
+	}
+	if r != nil && r.plan != nil {
+		out = append(out, [2]string{"Input", r.plan.Input.Name})
+	}
+	status, epoch := s.jobState(r)
+	out = append(out, [2]string{"State", status})
+	cp := s.checkpointText(rel.OID, epoch, "table")
+	out = append(out, [2]string{"Checkpoint", cp})
+	return out
+}
+
+// clauseDetails are a streaming table's Schedule and Expectations rows.
+func clauseDetails(st *catalog.StreamingTable) [][2]string {
+	var out [][2]string
 	if sc := st.Schedule; sc != nil {
 		out = append(out, [2]string{"Schedule", sc.Text})
 	}
@@ -241,36 +255,38 @@ func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 		}
 		out = append(out, [2]string{"Expectations", strings.Join(ex, ", ")})
 	}
-	if st.LateRows != "" {
-		out = append(out, [2]string{"Late Rows", st.LateRows})
+	return out
+}
+
+// jobState is a job's State text (status, error, progress) and epoch.
+func (s *Session) jobState(r *runner) (string, int64) {
+	if r == nil {
+		return statusStopped, 0
 	}
-	status, epoch := statusStopped, int64(0)
-	if r != nil {
-		st, lastErr := r.state()
-		status = st
-		if lastErr != "" {
-			status += ": " + lastErr
-		}
-		if r.plan != nil {
-			out = append(out, [2]string{"Input", r.plan.Input.Name})
-		}
-		if r.job != nil {
-			p := r.job.Progress()
-			epoch = p.Epoch
-			status += fmt.Sprintf(", epoch %d, %d input rows, %d output rows", p.Epoch, p.InputRows, p.OutputRows)
-			if p.HasWatermark && p.Watermark != math.MinInt64 {
-				status += ", watermark " + time.UnixMicro(p.Watermark).In(s.loc).Format("2006-01-02 15:04:05.999999-07")
-			}
-		}
+	status, lastErr := r.state()
+	if lastErr != "" {
+		status += ": " + lastErr
 	}
-	out = append(out, [2]string{"State", status})
-	cp := fmt.Sprintf("epoch %d; epoch records under store key prefix %s (e/, table OID %d as 4 bytes big-endian, /)",
-		epoch, storeKeyText(state.EpochPrefix(rel.OID)), rel.OID)
-	if snap, err := checkpoint.SnapshotEpoch(s.eng.store, rel.OID, exec.SnapshotFormat); err == nil && snap > 0 {
+	if r.job == nil {
+		return status, 0
+	}
+	p := r.job.Progress()
+	status += fmt.Sprintf(", epoch %d, %d input rows, %d output rows", p.Epoch, p.InputRows, p.OutputRows)
+	if p.HasWatermark && p.Watermark != math.MinInt64 {
+		status += ", watermark " + time.UnixMicro(p.Watermark).In(s.loc).Format("2006-01-02 15:04:05.999999-07")
+	}
+	return status, p.Epoch
+}
+
+// checkpointText is the Checkpoint row of the job keyed by oid (a table's
+// or a flow's, as what says).
+func (s *Session) checkpointText(oid uint32, epoch int64, what string) string {
+	cp := fmt.Sprintf("epoch %d; epoch records under store key prefix %s (e/, %s OID %d as 4 bytes big-endian, /)",
+		epoch, storeKeyText(state.EpochPrefix(oid)), what, oid)
+	if snap, err := checkpoint.SnapshotEpoch(s.eng.store, oid, exec.SnapshotFormat); err == nil && snap > 0 {
 		cp += fmt.Sprintf("; state snapshot of epoch %d", snap)
 	}
-	out = append(out, [2]string{"Checkpoint", cp})
-	return out
+	return cp
 }
 
 // storeKeyText spells a store key with its bytes outside printable

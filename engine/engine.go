@@ -52,6 +52,7 @@ type Engine struct {
 	sessions map[uint32]*Session
 	runners  map[uint32]*runner // streaming tables by OID
 	inline   sync.Map           // inline sources (source_inline.go) by OID: *catalog.Relation
+	flows    flowRegistry       // the running flows' targets (flows.go)
 	sinks    sync.Map           // running sinks (sinks.go) by streaming table OID: *tableSinks
 
 	// sig is closed (and replaced) at every commit, waking streaming

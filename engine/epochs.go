@@ -7,7 +7,6 @@ import (
 
 	"github.com/weir-sql/weir/checkpoint"
 	"github.com/weir-sql/weir/connector"
-	"github.com/weir-sql/weir/connector/tableout"
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
@@ -46,7 +45,8 @@ func fromRecord(e checkpoint.Epoch) exec.EpochRecord {
 // The table's sinks (sinks.go) stage the epoch's changes in the same
 // transaction and publish them once it committed.
 func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, lateOID uint32, late, output, snap []arrow.RecordBatch, changes []exec.ChangeBatch) (err error) {
-	sink := tableout.New(e.store, oid)
+	sink := e.outputSink(oid) // flows.go: a flow's writes into its target
+	defer e.flows.lockTarget(oid)()
 	tx := e.store.Begin(true)
 	defer tx.Discard()
 	if err := checkpoint.Stage(tx, checkpoint.Commit{Table: oid, Epoch: epoch, Record: toRecord(rec),
@@ -83,7 +83,8 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 // storeOutput writes the append-mode rows of a re-run epoch, which the
 // checkpoint holds but the output sink not yet.
 func (e *Engine) storeOutput(oid uint32, epoch int64, output []arrow.RecordBatch) error {
-	if err := connector.WriteEpoch(e.store, tableout.New(e.store, oid), epoch, output); err != nil {
+	defer e.flows.lockTarget(oid)()
+	if err := connector.WriteEpoch(e.store, e.outputSink(oid), epoch, output); err != nil {
 		return err
 	}
 	e.notifyCommit()
@@ -102,7 +103,7 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 	if err != nil {
 		return false, nil, err
 	}
-	stored, err := tableout.New(e.store, oid).LastCommitted()
+	stored, err := e.outputSink(oid).LastCommitted()
 	if err != nil {
 		return false, nil, err
 	}
@@ -165,7 +166,7 @@ func (e *Engine) dropEpochs(oid uint32) error {
 		return err
 	}
 	// The stored rows go with the epochs that produced them.
-	if err := tableout.New(e.store, oid).Drop(tx); err != nil {
+	if err := e.outputSink(oid).Drop(tx); err != nil {
 		return err
 	}
 	return tx.Commit()

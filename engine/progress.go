@@ -37,6 +37,10 @@ var progressColumns = []planner.RelColumn{
 	// state_bytes may reach this before the table fails with 53200
 	// (state_memory_limit option, or weir serve --streaming-state-memory)
 	{Name: "state_memory_limit", T: types.Int8},
+	// flow: the append flow the row is of (flows.go: a table declared
+	// without a query has a row per flow, each its own job); NULL for a
+	// table's own query
+	{Name: "flow", T: types.Text},
 }
 
 func progressRelation() *planner.Relation {
@@ -51,33 +55,45 @@ func (e *Engine) progressRows() arrow.RecordBatch {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		r := e.runnerFor(rel.OID)
-		status, lastErr := statusStopped, ""
-		var vals []any
-		if r != nil {
-			status, lastErr = r.state()
-		}
-		if r != nil && r.job != nil {
-			p := r.job.Progress()
-			var wm any
-			if p.HasWatermark && p.Watermark != math.MinInt64 {
-				wm = p.Watermark
+		if rel.Streaming != nil && rel.Streaming.NoQuery {
+			for _, row := range e.flowProgressRows(rel) { // flows_describe.go
+				appendRow(cols, row)
 			}
-			vals = []any{rel.Name, status, p.Epoch, p.InputRows, p.LateRows, wm, p.StateRows, p.StateBytes,
-				p.InputRowsPerSecond, p.ProcessedRowsPerSecond, p.BacklogRows,
-				float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows, stateLimitValue(r.job.StateLimit)}
-		} else {
-			vals = []any{rel.Name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil}
+			continue
 		}
-		for i, v := range vals {
-			cols[i] = append(cols[i], v)
-		}
+		appendRow(cols, progressRow(rel.Name, e.runnerFor(rel.OID), nil))
 	}
 	wc := make([]wire.Column, len(progressColumns))
 	for i, c := range progressColumns {
 		wc[i] = wire.Column{Name: c.Name, Type: c.T}
 	}
 	return anyBatch(wc, cols)
+}
+
+// progressRow is the streaming_progress row of one job (r nil: not
+// running); flow is the flow's name or nil.
+func progressRow(name string, r *runner, flow any) []any {
+	status, lastErr := statusStopped, ""
+	if r != nil {
+		status, lastErr = r.state()
+	}
+	if r != nil && r.job != nil {
+		p := r.job.Progress()
+		var wm any
+		if p.HasWatermark && p.Watermark != math.MinInt64 {
+			wm = p.Watermark
+		}
+		return []any{name, status, p.Epoch, p.InputRows, p.LateRows, wm, p.StateRows, p.StateBytes,
+			p.InputRowsPerSecond, p.ProcessedRowsPerSecond, p.BacklogRows,
+			float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows, stateLimitValue(r.job.StateLimit), flow}
+	}
+	return []any{name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil, flow}
+}
+
+func appendRow(cols [][]any, vals []any) {
+	for i, v := range vals {
+		cols[i] = append(cols[i], v)
+	}
 }
 
 // stateLimitValue is the state_memory_limit column: NULL when unlimited.

@@ -54,12 +54,7 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 	// held through the trim: a streaming table being replaced (REFRESH,
 	// CREATE OR REFRESH) has no runner for a moment, and the trim must not
 	// fall into that moment, when its resume offset is not known.
-	var streaming []uint32
-	for _, r := range e.cat.Relations() {
-		if r.Kind == catalog.KindStreamingTable {
-			streaming = append(streaming, r.OID)
-		}
-	}
+	streaming := e.streamingJobIDs() // flows.go: each table's job, or each flow's
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, oid := range streaming {

@@ -50,7 +50,7 @@ func (e *Engine) scheduler() *scheduler {
 // every second (retentionLoop).
 func (e *Engine) runSchedules(now time.Time) {
 	for _, oid := range e.scheduler().due(e.cat.Relations(), now) {
-		if r := e.runnerFor(oid); r != nil {
+		for _, r := range e.jobsOfOID(oid) { // flows.go: a target's flows
 			select {
 			case r.kick <- struct{}{}:
 			default:

@@ -142,6 +142,7 @@ func showCreateStreaming(name string, rel *catalog.Relation) (string, error) {
 	if !st.NoQuery {
 		b.WriteString("\nAS " + query)
 	}
+	b.WriteString(flowStatements(rel)) // flows_describe.go: a target's flows follow it
 	return b.String(), nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector/filesink"
+	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
@@ -62,7 +63,21 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		return nil, sqlerr.At(sqlerr.WrongObjectType, ss.Sink.FromPos, "\"%s\" is not a streaming table", ss.Sink.From.Name).
 			WithHint("A sink reads a streaming table's changes; CREATE STREAMING TABLE t AS SELECT * FROM STREAM " + ss.Sink.From.Name + " makes one of a table.")
 	}
+	if from.Streaming != nil && from.Streaming.NoQuery {
+		// Its flows commit epochs of their own: a sink's progress is one
+		// epoch number, which no single flow's epochs can stand for.
+		return nil, sqlerr.At(sqlerr.FeatureNotSupported, ss.Sink.FromPos, "a sink cannot read %s, a streaming table filled by flows", from.Name).
+			WithHint("Sink a streaming table that reads it: CREATE STREAMING TABLE " + from.Name + "_out AS SELECT * FROM STREAM " + from.Name + ", then CREATE SINK ... FROM " + from.Name + "_out.")
+	}
 	def.From = from.OID
+	if from.Streaming != nil && from.Streaming.OutputMode != planner.AppendMode {
+		for _, name := range []string{changeTypeColumn, commitVersionColumn} {
+			if from.Column(name) >= 0 {
+				return nil, sqlerr.New(sqlerr.DuplicateColumn, "streaming table %s has a column %s, which a sink of its changes adds", from.Name, name).
+					WithHint("Rename the column in the table's query.")
+			}
+		}
+	}
 	if def.Schema == "" {
 		sp := s.searchPath()
 		if len(sp) == 0 {
@@ -180,6 +195,9 @@ func (s *Session) filesSinkOptions(opts map[string]string) (*catalog.FilesSink, 
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "option \"path\" is required").
 			WithHint("The folder the files go to, e.g. path = 'lake/silver' (relative to the server's directory).")
 	}
+	// The server's directory, the files roots' default. (When the engine
+	// gets --files-root, a sink's path is resolved and checked under them
+	// as COPY TO 'file' is.)
 	abs, err := filepath.Abs(f.Path)
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"path\": %v", err)

@@ -29,8 +29,9 @@ import (
 // to the sinks whose LastCommitted is before them (rerunSinks), and a
 // restart re-runs from early enough that every sink catches up
 // (sinksDecision). A sink's failure (its folder gone, the disk full)
-// fails that sink, shown by SHOW SINKS, and not the table; a restart
-// tries it again from its LastCommitted.
+// fails that sink, shown by SHOW SINKS, and not the table; a restart, or
+// REFRESH STREAMING TABLE (which starts the table's job again), tries it
+// again from its LastCommitted.
 //
 // What a sink receives: an append-mode table's appended rows, with the
 // table's columns. An update- or complete-mode table's changes, as
@@ -81,7 +82,7 @@ func (l *liveSink) fail(err error) {
 	l.mu.Lock()
 	l.status, l.lastErr = sinkFailed, e.Message
 	l.mu.Unlock()
-	log.Printf("sink %s failed: %s (SQLSTATE %s); its table goes on, and a restart retries it", l.def.Name, e.Message, e.Code)
+	log.Printf("sink %s failed: %s (SQLSTATE %s); its table goes on; REFRESH STREAMING TABLE or a restart retries it", l.def.Name, e.Message, e.Code)
 }
 
 func (l *liveSink) running() bool {
@@ -251,6 +252,10 @@ func (e *Engine) writeSinks(tx *state.Txn, oid uint32, epoch int64, changes []ex
 			l.fail(err)
 			continue
 		} else if se <= last {
+			continue
+		} else if se > last+1 {
+			// Never skip epochs silently: a restart re-runs the missing ones.
+			l.fail(sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "sink %s holds epochs up to %d and epoch %d is being committed", l.def.Name, last, se))
 			continue
 		}
 		batches, err := l.batches(se, changes)
@@ -460,6 +465,22 @@ func (e *Engine) rebaseSinks(oid uint32) error {
 		}
 	}
 	return nil
+}
+
+// hasFailedSinks reports whether a sink of the table failed.
+func (e *Engine) hasFailedSinks(oid uint32) bool {
+	ts := e.sinksOf(oid)
+	if ts == nil {
+		return false
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, l := range ts.sinks {
+		if !l.running() {
+			return true
+		}
+	}
+	return false
 }
 
 // detachSink takes a dropped sink out of its table's running sinks

@@ -217,10 +217,14 @@ func (e *Engine) readersOf(oid uint32) []*catalog.Relation {
 			if rel.Kind != catalog.KindStreamingTable || seen[rel.OID] {
 				continue
 			}
-			if r := e.runnerFor(rel.OID); r != nil && r.plan != nil && r.plan.Input.OID == oid {
-				seen[rel.OID] = true
-				visit(rel.OID)
-				out = append(out, rel)
+			// A target's flows are its readers too: each flow is a job.
+			for _, r := range e.jobsOf(rel) {
+				if r.plan != nil && r.plan.Input.OID == oid {
+					seen[rel.OID] = true
+					visit(rel.OID)
+					out = append(out, rel)
+					break
+				}
 			}
 		}
 	}

@@ -480,6 +480,11 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 		}
 	}
 	guard := checkpoint.NewResumeGuard()
+	if notNull := notNullColumns(rel); len(notNull) > 0 { // column_constraints.go
+		job.CheckOutput = func(epoch int64, rows []arrow.RecordBatch) error {
+			return checkEpochNotNull(rel.Name, notNull, epoch, rows)
+		}
+	}
 	job.CommitEpoch = func(epoch int64, rec exec.EpochRecord, late, output, snap []arrow.RecordBatch) error {
 		for i, b := range late {
 			late[i] = array.NewRecordBatch(lateSchema, b.Columns(), b.NumRows())
@@ -552,8 +557,12 @@ func (e *Engine) startStreamingTables() {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
+		if rel.Streaming.NoQuery {
+			e.startFlows(rel) // flows.go: each flow its own job
+			continue
+		}
 		if rel.Streaming.PlanText() == "" {
-			continue // declared without a query, and no flow yet
+			continue
 		}
 		st, err := parse.ParseStreaming(rel.Streaming.PlanText())
 		var sp *planner.StreamPlan

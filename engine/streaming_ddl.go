@@ -516,6 +516,9 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 			if err != nil {
 				return nil, err
 			}
+			if err := s.rescheduled(existing.OID); err != nil { // its flows take the new schedule's trigger
+				return nil, err
+			}
 			return commandResult("CREATE STREAMING TABLE"), nil
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" has a query: CREATE OR REFRESH without one would drop it", name).
@@ -545,80 +548,7 @@ func sameDeclared(a, b []catalog.Column) bool {
 	return true
 }
 
-// createFlow runs CREATE FLOW name AS INSERT INTO target BY NAME query:
-// the query becomes what fills target, a streaming table declared without
-// a query, with the table's checkpoint. One flow per target runs; a
-// second is refused (several append flows into one table need a
-// checkpoint per flow, which is not built yet).
-func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (wire.Result, error) {
-	spec := st.Spec
-	target, err := s.eng.cat.LookupRelation(s.searchPath(), spec.FlowTarget.Schema, spec.FlowTarget.Name)
-	if err != nil {
-		return nil, err
-	}
-	if target.Kind != catalog.KindStreamingTable {
-		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", target.Name).
-			WithHint("A flow's target is a streaming table: CREATE OR REFRESH STREAMING TABLE " + target.Name + ";")
-	}
-	if !target.Streaming.NoQuery {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" has its own query: flows go into a streaming table declared without one", target.Name).
-			WithHint("CREATE OR REFRESH STREAMING TABLE name; then CREATE FLOW ... INSERT INTO name BY NAME SELECT ...")
-	}
-	if spec.FlowOnce {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT INTO ONCE flows (backfills) are not supported yet").
-			WithHint("Insert the backfill into the flow's input table instead.")
-	}
-	for _, f := range target.Streaming.Flows {
-		if f.Name == spec.Flow {
-			return nil, sqlerr.New(sqlerr.DuplicateObject, "flow \"%s\" already exists", spec.Flow)
-		}
-	}
-	if len(target.Streaming.Flows) > 0 {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" already has flow \"%s\": several flows into one table are not supported yet", target.Name, target.Streaming.Flows[0].Name).
-			WithHint("Combine the inputs in one flow's query with UNION ALL, or give each flow its own streaming table.")
-	}
-	sp, trig, err := s.planStreamingTable(st, shapeOf(target))
-	if err != nil {
-		return nil, err
-	}
-	if sp.Mode != planner.AppendMode {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "flow \"%s\" is in %s mode: an append flow's query must only add rows", spec.Flow, sp.Mode).
-			WithHint("Aggregate with a window and EMIT ON WINDOW CLOSE, or make the aggregation its own streaming table.")
-	}
-	cols := target.Columns
-	if !target.Streaming.Declared {
-		cols = nil
-		for _, c := range sp.Cols {
-			cols = append(cols, catalog.Column{Name: c.Name, Type: queryType(c.T)})
-		}
-	} else {
-		// The query's types with their typmods, as the job writes them.
-		cols = append([]catalog.Column(nil), cols...)
-		for i := range cols {
-			cols[i].Type = sp.Cols[i].T
-		}
-	}
-	comment := ""
-	if spec.Comment != nil {
-		comment = *spec.Comment
-	}
-	updated, err := s.eng.cat.UpdateStreamingTable(target.OID, func(r *catalog.Relation) error {
-		t := r.Streaming
-		t.Flows = append(t.Flows, catalog.Flow{Name: spec.Flow, Definition: text, Comment: comment})
-		t.OutputMode, t.Trigger, t.StateFingerprint = sp.Mode, trig.kind, sp.StateFingerprint()
-		r.ViewSQL = st.Query
-		r.Columns = cols
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range sp.Warnings {
-		io.Notice("WARNING", sqlerr.Warning, w)
-	}
-	s.eng.startRunner(updated, sp, trig)
-	return commandResult("CREATE FLOW"), nil
-}
+// createFlow is in flows_ddl.go.
 
 // alterStreamingTable runs ALTER STREAMING TABLE name {ADD | ALTER | DROP}
 // SCHEDULE ... | SET | UNSET TBLPROPERTIES.
@@ -699,6 +629,9 @@ func (s *Session) alterStreamingTable(st *parse.StreamingStmt, io noticer) (wire
 func (s *Session) rescheduled(oid uint32) error {
 	s.eng.forgetSchedule(oid)
 	rel, ok := s.eng.cat.RelationByOID(oid)
+	if ok && rel.Streaming.NoQuery {
+		return s.eng.restartFlows(rel) // flows_ddl.go
+	}
 	if !ok || rel.Streaming.PlanText() == "" {
 		return nil
 	}

@@ -73,6 +73,8 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 		return commandResult(tag), nil
 	case parse.CreateFlow:
 		return s.createFlow(ss, st.parsed.Text, io)
+	case parse.DropFlow:
+		return s.dropFlow(ss, io) // flows_ddl.go
 	case parse.AlterStreamingTable:
 		return s.alterStreamingTable(ss, io)
 	case parse.DropStreamingTable:
@@ -92,6 +94,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 		lines := explainStreaming(ss.Name, sp, trig)
 		return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(lines)}, tag: "EXPLAIN"}, nil
 	case parse.ExplainStreamingTable:
+		if rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name); err == nil && rel.Kind == catalog.KindStreamingTable && rel.Streaming.NoQuery {
+			return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(s.eng.explainFlows(rel))}, tag: "EXPLAIN"}, nil // flows_describe.go
+		}
 		r, err := s.streamingRunner(ss)
 		if err != nil {
 			return nil, err
@@ -147,10 +152,15 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 		return nil, err
 	}
 	s.eng.stopRunner(rel.OID)
+	s.eng.stopFlows(rel) // flows.go: a target's flows go with it
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
 		return nil, err
 	}
-	if err := s.eng.dropEpochs(rel.OID); err != nil {
+	if rel.Streaming.NoQuery {
+		if err := s.eng.dropTargetData(rel); err != nil {
+			return nil, err
+		}
+	} else if err := s.eng.dropEpochs(rel.OID); err != nil {
 		return nil, err
 	}
 	return commandResult("DROP STREAMING TABLE"), nil
@@ -166,13 +176,18 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 	if rel.Kind != catalog.KindStreamingTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
 	}
+	if rel.Streaming.NoQuery {
+		return s.refreshFlows(ctx, rel, ss.Full, io) // flows_ddl.go
+	}
 	r := s.eng.runnerFor(rel.OID)
 	failed := false
 	if r != nil {
 		status, _ := r.state()
 		failed = status == statusFailed
 	}
-	if ss.Full || failed || r == nil || r.plan == nil {
+	// A failed sink is retried by starting the table's job again: its
+	// recovery re-runs the epochs the sink lacks (sinks.go).
+	if ss.Full || failed || r == nil || r.plan == nil || s.eng.hasFailedSinks(rel.OID) {
 		if rel.Streaming.PlanText() == "" {
 			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table \"%s\" has no flow yet", rel.Name).
 				WithHint("CREATE FLOW name AS INSERT INTO " + rel.Name + " BY NAME SELECT ...")
@@ -271,7 +286,9 @@ func (s *Session) showStreamingTables(st *statement) (wire.Result, error) {
 		r := s.eng.runnerFor(rel.OID)
 		status, input := statusStopped, ""
 		var epoch, rows int64
-		if r != nil {
+		if rel.Streaming.NoQuery {
+			status, input, epoch, rows = s.eng.targetSummary(rel) // flows_describe.go
+		} else if r != nil {
 			status, _ = r.state()
 			if r.plan != nil {
 				input = r.plan.Input.Name
@@ -356,8 +373,10 @@ func (e *Engine) streamingReaderOf(oid uint32) string {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		if r := e.runnerFor(rel.OID); r != nil && r.plan != nil && r.plan.Input.OID == oid {
-			return rel.Name
+		for _, r := range e.jobsOf(rel) { // flows.go: its own job, or its flows'
+			if r.plan != nil && r.plan.Input.OID == oid {
+				return rel.Name
+			}
 		}
 	}
 	return ""

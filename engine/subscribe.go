@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/sql/expr"
@@ -24,6 +25,9 @@ import (
 // deleted (-1: an update-mode row replaced by its new value) (weir_diff).
 
 func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	if rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name); err == nil && rel.Kind == catalog.KindStreamingTable && rel.Streaming.NoQuery {
+		return s.subscribeTarget(ctx, rel, ss, io) // flows_subscribe.go: a target of flows follows its log
+	}
 	r, err := s.streamingRunner(ss)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,11 @@ type StreamJob struct {
 	// state, when not nil, is a snapshot of the state after the epoch
 	// (SaveState), to be stored with it, replacing the previous one.
 	CommitEpoch func(epoch int64, rec EpochRecord, late, output, state []arrow.RecordBatch) error
+	// CheckOutput, when set, sees the rows an epoch inserts at the root
+	// (in any output mode) before it commits; an error fails the epoch,
+	// and nothing of it is committed or published (the table's NOT NULL
+	// columns, engine/not_null.go).
+	CheckOutput func(epoch int64, rows []arrow.RecordBatch) error
 	// SnapshotRows is how much input (rows) is read between two state
 	// snapshots; 0 chooses it from the state's size (snapshotDue).
 	SnapshotRows int64
@@ -447,6 +452,15 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	defer j.commitMu.Unlock()
 	epoch := step.Epoch
 	output := j.epochOutput(step)
+	if j.CheckOutput != nil && !replaying {
+		rows := make([]arrow.RecordBatch, len(step.Changes))
+		for i, c := range step.Changes {
+			rows[i] = c.Rows
+		}
+		if err := j.CheckOutput(epoch, rows); err != nil {
+			return err
+		}
+	}
 	j.committing = step.Changes
 	defer func() { j.committing = nil }()
 	var epochRows int64

@@ -453,7 +453,7 @@ func TestNoDamageAfterKill(t *testing.T) {
 		c := s.connect(t)
 		var n int64
 		if kill == 0 {
-			_, err = c.Exec(ctx, "CREATE TABLE big (id int, payload text); CREATE TABLE ev (k int, v int); CREATE STREAMING TABLE agg AS SELECT k, count(*) AS n FROM ev GROUP BY k")
+			_, err = c.Exec(ctx, "CREATE TABLE big (id int, payload text); CREATE TABLE ev (k int, v int); CREATE STREAMING TABLE agg AS SELECT k, count(*) AS n FROM ev GROUP BY k; "+flowsDDL) // flows_crash_test.go
 		} else {
 			err = c.QueryRow(ctx, "SELECT count(*) FROM big").Scan(&n)
 		}
@@ -496,4 +496,5 @@ func TestNoDamageAfterKill(t *testing.T) {
 	if copies, _ := filepath.Glob(filepath.Join(dir, "*.damaged-*")); len(copies) > 0 {
 		t.Fatalf("log files copied aside after plain SIGKILLs: %v", copies)
 	}
+	checkFlowsAfterKills(t, dir) // flows_crash_test.go
 }

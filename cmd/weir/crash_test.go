@@ -126,6 +126,18 @@ var crashTables = []struct{ name, ddl, oracle string }{
 	{"rolling_top", `CREATE STREAMING TABLE rolling_top AS SELECT region, id, top, avg(top) OVER (PARTITION BY region ORDER BY top, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS avg3
 		FROM (SELECT id, region, max(amount) AS top FROM STREAM ev GROUP BY id, region) q`,
 		`SELECT region, id, top, avg(top) OVER (PARTITION BY region ORDER BY top, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM (SELECT id, region, max(amount) AS top FROM ev GROUP BY id, region) q`},
+	// Two append flows into one streaming table, each a job with its own
+	// checkpoint: a filter, and (columns in another order) a windowed
+	// aggregation with state. Their rows overlap nowhere but in the target,
+	// which must be the batch UNION ALL of the two.
+	{"flows_append", `CREATE OR REFRESH STREAMING TABLE flows_append;
+		CREATE FLOW cheap AS INSERT INTO flows_append BY NAME SELECT 'cheap' AS kind, id, amount FROM STREAM ev WHERE amount < 300;
+		CREATE FLOW windows AS INSERT INTO flows_append BY NAME SELECT count(*) AS id, 'w' || region AS kind, sum(amount)::numeric(12,2) AS amount
+		FROM STREAM ev WATERMARK ts DELAY OF INTERVAL 2 MINUTES WINDOW TUMBLING (SIZE INTERVAL 5 MINUTES) GROUP BY region, window_start, window_end`,
+		`SELECT 'cheap', id, amount FROM ev WHERE amount < 300
+		 UNION ALL
+		 SELECT 'w' || region, count(*), sum(amount) FROM (SELECT *, to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS ws FROM ev) e
+		 GROUP BY region, ws HAVING ws + interval '5 minutes' <= (SELECT max(ts) - interval '2 minutes' FROM ev)`},
 }
 
 // sessionOracle sessionizes with window functions: a new session starts

@@ -57,9 +57,10 @@ type Options struct {
 	// Format is how values are printed as text (CSV, partition values);
 	// nil: types.DefaultFormat (UTC).
 	Text *types.FormatSettings
-	// Crash, when set, is called at each crash point (doc.go's steps):
-	// "filesink-after-write", "filesink-after-manifest",
-	// "filesink-after-rename". Tests kill the process there.
+	// Crash, when set, is called at each crash point (doc.go's steps), in
+	// this order: "filesink-after-write", "filesink-after-rename",
+	// "filesink-after-manifest". Tests kill the process there (the engine
+	// passes internal/failpoint's Hit: WEIR_FAILPOINT=filesink-after-rename).
 	Crash func(point string)
 }
 

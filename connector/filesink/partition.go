@@ -1,7 +1,7 @@
 package filesink
 
 import (
-	"fmt"
+	"bytes"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,18 +20,18 @@ import (
 // NullPartition is the folder value of a NULL partition column.
 const NullPartition = "__HIVE_DEFAULT_PARTITION__"
 
-// escapePartition escapes a partition value as Spark's
+// appendEscapedPartition appends partition value v, escaped as Spark's
 // ExternalCatalogUtils.escapePathName does.
-func escapePartition(v []byte) string {
-	var b strings.Builder
+func appendEscapedPartition(buf, v []byte) []byte {
+	const hex = "0123456789ABCDEF"
 	for _, c := range v {
 		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
+			buf = append(buf, '%', hex[c>>4], hex[c&15])
 			continue
 		}
-		b.WriteByte(c)
+		buf = append(buf, c)
 	}
-	return b.String()
+	return buf
 }
 
 // part is the rows of one partition in one epoch.
@@ -68,7 +68,7 @@ func (s *Sink) split(changes []arrow.RecordBatch) ([]*part, error) {
 		runs := map[string][]arrow.RecordBatch{}
 		var order []string
 		n := int(b.NumRows())
-		var buf []byte
+		var buf, key, curKey []byte // reused: no allocation per row
 		start, cur := 0, ""
 		flush := func(end int) {
 			if end > start {
@@ -80,27 +80,29 @@ func (s *Sink) split(changes []arrow.RecordBatch) ([]*part, error) {
 			start = end
 		}
 		for i := 0; i < n; i++ {
-			var k strings.Builder
+			key = key[:0]
 			for j, c := range s.partIdx {
 				if j > 0 {
-					k.WriteByte('/')
+					key = append(key, '/')
 				}
-				k.WriteString(s.o.Columns[c].Name)
-				k.WriteByte('=')
+				key = append(key, s.o.Columns[c].Name...)
+				key = append(key, '=')
 				col := b.Column(c)
 				if col.IsNull(i) {
-					k.WriteString(NullPartition)
+					key = append(key, NullPartition...)
 					continue
 				}
 				buf = types.AppendText(buf[:0], s.o.Columns[c].Type, col, i, s.text)
-				k.WriteString(escapePartition(buf))
+				key = appendEscapedPartition(key, buf)
 			}
-			key := k.String()
-			if i == 0 {
-				cur = key
-			} else if key != cur {
+			switch {
+			case i == 0:
+				curKey = append(curKey[:0], key...)
+				cur = string(key)
+			case !bytes.Equal(key, curKey):
 				flush(i)
-				cur = key
+				curKey = append(curKey[:0], key...)
+				cur = string(key)
 			}
 		}
 		flush(n)

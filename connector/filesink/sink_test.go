@@ -427,3 +427,9 @@ func TestCrashPoints(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapePartition(t *testing.T) {
+	if got := string(appendEscapedPartition(nil, []byte("a/b=c %d\n#x"))); got != "a%2Fb%3Dc %25d%0A%23x" {
+		t.Errorf("escaped: %s", got)
+	}
+}

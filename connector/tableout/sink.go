@@ -25,12 +25,16 @@ import (
 type Sink struct {
 	store *state.Store
 	table uint32
+	// progress is whose progress record the sink keeps: the table's, or
+	// one flow's of several writing into it (flow.go).
+	progress uint32
+	flow     bool
 }
 
 var _ connector.Sink = (*Sink)(nil)
 
 // New returns the stored-output sink of streaming table table.
-func New(st *state.Store, table uint32) *Sink { return &Sink{store: st, table: table} }
+func New(st *state.Store, table uint32) *Sink { return &Sink{store: st, table: table, progress: table} }
 
 // Write appends the epoch's rows to the table's chunks in tx, with the
 // progress record.
@@ -43,7 +47,7 @@ func (s *Sink) Write(tx *state.Txn, epoch int64, changes []arrow.RecordBatch) er
 			return err
 		}
 	}
-	return tx.Set(state.OutputProgressKey(s.table), binary.BigEndian.AppendUint64(nil, uint64(epoch)))
+	return tx.Set(state.OutputProgressKey(s.progress), binary.BigEndian.AppendUint64(nil, uint64(epoch)))
 }
 
 // Committed does nothing: the rows are visible once tx committed.
@@ -51,15 +55,18 @@ func (s *Sink) Committed(int64) error { return nil }
 
 // LastCommitted is the last epoch whose rows the table's chunks hold.
 func (s *Sink) LastCommitted() (int64, error) {
-	return s.store.ReadUint64(state.OutputProgressKey(s.table))
+	return s.store.ReadUint64(state.OutputProgressKey(s.progress))
 }
 
 // Drop deletes, in tx, the stored rows and the progress record (the
 // table's checkpoint is dropped with them: the rows go with the epochs
 // that produced them).
 func (s *Sink) Drop(tx *state.Txn) error {
-	if err := tx.Delete(state.OutputProgressKey(s.table)); err != nil {
+	if err := tx.Delete(state.OutputProgressKey(s.progress)); err != nil {
 		return err
+	}
+	if s.flow {
+		return nil // the rows are the target's, and stay (flow.go)
 	}
 	return tx.DropTable(s.table)
 }

@@ -11,7 +11,9 @@
 // written), "epoch-after-commit" (the record durable, the epoch's rows not
 // yet visible), "write-before-commit" (an INSERT/COPY/COMMIT's chunks
 // built, not committed), "write-after-commit" (committed, not yet
-// acknowledged to the client).
+// acknowledged to the client); a files sink's "filesink-after-write",
+// "filesink-after-rename", "filesink-after-manifest" (connector/filesink's
+// doc.go).
 package failpoint
 
 import (

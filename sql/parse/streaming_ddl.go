@@ -19,7 +19,7 @@ import (
 //	  | SCHEDULE [REFRESH] {EVERY n {HOUR|HOURS|DAY|DAYS|WEEK|WEEKS} | CRON 'q' [AT TIME ZONE 'tz']}
 //	  | TRIGGER ON UPDATE [AT MOST EVERY interval] | WITH (weir options) ] ...
 //	  [ AS query | FLOW INSERT BY NAME query ]
-//	CREATE FLOW name [COMMENT 'c'] AS INSERT INTO [ONCE] target BY NAME query
+//	CREATE [OR REFRESH] FLOW name [COMMENT 'c'] AS INSERT {INTO ONCE | ONCE INTO | INTO} target BY NAME query
 //	ALTER STREAMING TABLE name { {ADD | ALTER} SCHEDULE ... | {ADD | ALTER} TRIGGER ON UPDATE ...
 //	  | DROP SCHEDULE | SET TBLPROPERTIES (k = v, ...) | UNSET TBLPROPERTIES [IF EXISTS] (k, ...) }
 //
@@ -33,6 +33,7 @@ import (
 const (
 	CreateFlow          StreamingKind = 100 + iota // CREATE FLOW name AS INSERT INTO target BY NAME query
 	AlterStreamingTable                            // ALTER STREAMING TABLE name ...
+	DropFlow                                       // DROP FLOW [IF EXISTS] name (flows.go)
 )
 
 // TableSpec is what CREATE STREAMING TABLE, CREATE FLOW and ALTER
@@ -708,12 +709,12 @@ func (p *stmtParser) stripLive(from, end int) *stmtParser {
 	return &stmtParser{tokenStream: &tokenStream{sql: string(b), toks: toks}}
 }
 
-// createFlow reads CREATE FLOW name [COMMENT 'c'] AS INSERT INTO [ONCE]
-// target BY NAME query.
-func (p *stmtParser) createFlow(st *StreamingStmt) error {
+// createFlow reads CREATE [OR REFRESH] FLOW name [COMMENT 'c'] AS INSERT
+// INTO [ONCE] target BY NAME query (and INSERT ONCE INTO, as Databricks'
+// newer pages write it), the flow's name at i.
+func (p *stmtParser) createFlow(st *StreamingStmt, i int) error {
 	spec := &TableSpec{}
 	st.Spec = spec
-	i := 2
 	if !p.nameLike(i) {
 		return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected a flow name", p.describe(i))
 	}
@@ -735,10 +736,15 @@ func (p *stmtParser) createFlow(st *StreamingStmt) error {
 		return p.errAtH(sqlerr.FeatureNotSupported, i, "AUTO CDC flows are not supported yet").
 			WithHint("Use an append flow: CREATE FLOW name AS INSERT INTO target BY NAME SELECT ...")
 	}
-	if !p.isWord(i, "insert") || !p.isWord(i+1, "into") {
+	switch {
+	case p.isWord(i, "insert") && p.isWord(i+1, "once") && p.isWord(i+2, "into"):
+		spec.FlowOnce = true
+		i += 3
+	case p.isWord(i, "insert") && p.isWord(i+1, "into"):
+		i += 2
+	default:
 		return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected INSERT INTO target BY NAME query", p.describe(i))
 	}
-	i += 2
 	if p.isWord(i, "once") {
 		spec.FlowOnce = true
 		i++

@@ -106,6 +106,13 @@ func TestParseDatabricksDDL(t *testing.T) {
 			query: "SELECT * FROM backfill_users",
 		},
 		{
+			sql:   "CREATE OR REFRESH FLOW users_flow AS INSERT ONCE INTO users BY NAME SELECT * FROM backfill_users",
+			kind:  CreateFlow,
+			spec:  TableSpec{Flow: "users_flow", FlowOnce: true, FlowTarget: QualifiedName{Name: "users"}},
+			query: "SELECT * FROM backfill_users",
+		},
+		{sql: "DROP FLOW IF EXISTS s.users_flow", kind: DropFlow, spec: TableSpec{Flow: "users_flow"}},
+		{
 			sql:  "ALTER STREAMING TABLE my_st ADD SCHEDULE CRON '0 0 0 * * ? *' AT TIME ZONE 'America/Los_Angeles'",
 			kind: AlterStreamingTable,
 			spec: TableSpec{Alter: "add schedule", Schedule: &Schedule{Kind: "cron", Cron: "0 0 0 * * ? *", TimeZone: "America/Los_Angeles"}},

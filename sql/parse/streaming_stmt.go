@@ -96,7 +96,7 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		}
 		return st, nil
 	}
-	if p.isWord(0, "create") && p.isWord(1, "flow") || p.isWord(0, "alter") && p.isWord(1, "streaming") && p.is(2, pg_query.Token_TABLE) ||
+	if p.isWord(0, "create") && (p.isWord(1, "flow") || p.isWord(1, "or") && p.isWord(2, "refresh") && p.isWord(3, "flow")) || p.isWord(0, "alter") && p.isWord(1, "streaming") && p.is(2, pg_query.Token_TABLE) ||
 		p.createStreaming(0) {
 		// The legacy LIVE. prefix goes before anything is read.
 		p = p.stripLive(0, p.end())
@@ -105,7 +105,11 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 	case "create":
 		if p.isWord(1, "flow") {
 			st.Kind = CreateFlow
-			return st, p.createFlow(st)
+			return st, p.createFlow(st, 2)
+		}
+		if p.isWord(1, "or") && p.isWord(2, "refresh") && p.isWord(3, "flow") {
+			st.Kind, st.OrReplace = CreateFlow, true
+			return st, p.createFlow(st, 4)
 		}
 		if !p.createStreaming(0) {
 			return nil, nil
@@ -129,6 +133,10 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		}
 		return nil, nil
 	case "drop":
+		if p.isWord(1, "flow") {
+			st.Kind = DropFlow
+			return st, p.dropFlow(st)
+		}
 		if !p.isWord(1, "streaming") || !p.is(2, pg_query.Token_TABLE) {
 			return nil, nil
 		}
