@@ -26,6 +26,8 @@ type Sink struct {
 	Connector string
 	// Files is the files connector's options (Connector "files").
 	Files *FilesSink `json:",omitempty"`
+	// Iceberg is the iceberg connector's options (Connector "iceberg").
+	Iceberg *IcebergSink `json:",omitempty"`
 	// Definition is the CREATE SINK statement as written.
 	Definition string
 	// EpochBase is added to the table's epoch numbers to make the sink's:
@@ -53,6 +55,10 @@ func (s *Sink) clone() *Sink {
 		f := *s.Files
 		f.PartitionBy = append([]string(nil), s.Files.PartitionBy...)
 		c.Files = &f
+	}
+	if s.Iceberg != nil {
+		i := *s.Iceberg
+		c.Iceberg = &i
 	}
 	return &c
 }

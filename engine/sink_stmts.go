@@ -104,6 +104,11 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 			return nil, err
 		}
 	}
+	if def.Iceberg != nil {
+		if err := s.checkIcebergSink(def, from); err != nil {
+			return nil, err
+		}
+	}
 	created, err := s.eng.cat.CreateSink(def, ss.IfNotExists)
 	if err != nil {
 		return noticeOr(err, io, "CREATE SINK")
@@ -144,7 +149,7 @@ func (s *Session) sinkDefinition(ss *parse.StreamingStmt) (*catalog.Sink, error)
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"%s\" are not supported yet", conn).
 			WithHint("They are coming (issue 14). For now SUBSCRIBE TO the streaming table (or COPY (SUBSCRIBE TO t) TO STDOUT) from a client that writes to " + conn + ", or write files with connector = 'files'.")
 	case "iceberg":
-		return nil, icebergNotYet() // connector/iceberg replaces this with its options
+		return s.icebergSinkDefinition(def, ss.Options)
 	}
 	return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"connector\": \"%s\"", conn).
 		WithHint("Sink connectors: " + strings.Join(sinkConnectors, ", ") + ".")
@@ -315,5 +320,6 @@ func sinkOptionsText(def *catalog.Sink) string {
 			kv = append(kv, "partition_by="+strings.Join(f.PartitionBy, ","))
 		}
 	}
+	kv = append(kv, icebergOptionsText(def)...)
 	return strings.Join(kv, ", ")
 }

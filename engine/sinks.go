@@ -105,8 +105,8 @@ func (e *Engine) sinksOf(oid uint32) *tableSinks {
 }
 
 // openSink maps a catalog sink to its connector. This is where a new
-// connector plugs in (issue 14's postgres and kafka; connector/iceberg,
-// being written, replaces the iceberg case).
+// connector plugs in (issue 14's postgres and kafka; iceberg's is
+// sink_iceberg.go).
 func (e *Engine) openSink(def *catalog.Sink, table *catalog.Relation, mode string) (connector.Sink, *arrow.Schema, error) {
 	cols := sinkColumns(table, mode)
 	fields := make([]arrow.Field, len(cols))
@@ -119,14 +119,10 @@ func (e *Engine) openSink(def *catalog.Sink, table *catalog.Relation, mode strin
 		s, err := e.openFilesSink(def.Files, cols)
 		return s, schema, err
 	case "iceberg":
-		return nil, nil, icebergNotYet()
+		s, err := e.openIcebergSink(def, table, mode)
+		return s, schema, err
 	}
 	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"%s\" are not supported yet", def.Connector)
-}
-
-func icebergNotYet() error {
-	return sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"iceberg\" are not supported yet").
-		WithHint("connector = 'files' with format = 'parquet' writes Parquet files an Iceberg or Delta table can import.")
 }
 
 // sinkColumns is what a sink of table gets: its columns, and for a table

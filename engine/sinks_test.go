@@ -402,7 +402,6 @@ func TestSinkStatementErrors(t *testing.T) {
 	for _, tc := range []struct{ sql, code string }{
 		{`CREATE SINK s FROM silver WITH (connector = 'postgres', url = 'postgres://x', table = 't')`, "0A000"},
 		{`CREATE SINK s FROM silver WITH (connector = 'kafka', topic = 't', bootstrap_servers = 'x')`, "0A000"},
-		{`CREATE SINK s FROM silver WITH (connector = 'iceberg', warehouse = 'w', namespace = 'n', table = 't')`, "0A000"},
 		{`CREATE SINK s AS SELECT * FROM silver WITH (connector = 'files', path = 'x')`, "0A000"},
 		{`CREATE SINK s FROM silver WITH (connector = 'nope')`, "22023"},
 		{`CREATE SINK s FROM silver WITH (path = 'x')`, "22023"},
