@@ -62,6 +62,7 @@ type Options struct {
 	Quote     byte   // default '"'
 	Escape    byte   // default '"' (a doubled quote)
 	NullValue string // default ""
+	MultiLine bool   // multiLine: a quoted value may span lines (default false, as Spark's: a record ends at its line's end)
 
 	// Discovery.
 	PathGlobFilter     string    // a glob on file names, "" all

@@ -1,0 +1,199 @@
+package files
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/weir-sql/weir/sql/types"
+)
+
+// batchWriter assembles one file's rows into batches of ArrowSchema(s).
+// A format's decoder calls, per row: beginRow; for each value set* (or
+// rescue*); endRow. Columns the row did not set are NULL. The writer owns
+// its builders and buffers, reused from batch to batch; one writer serves
+// one file on one goroutine.
+type batchWriter struct {
+	info      FileInfo
+	schema    *arrow.Schema
+	batchRows int
+
+	cols     []colWriter
+	rescued  *array.StringBuilder // nil: no rescued column
+	builders []array.Builder      // every column's, rescued included
+
+	// byName finds a column by its exact name.
+	byName map[string]int
+
+	setGen []uint32 // setGen[i] == gen: column i has its value this row
+	gen    uint32
+
+	resc rescueBuf
+	line int64
+	raw  []byte // the row's text as the file has it (for a last-resort rescue)
+	rows int // rows in the batch being built
+
+	meta arrow.Array // a _metadata column of batchRows rows, sliced per batch
+	out  []arrow.RecordBatch
+
+	stats    DecodeStats
+	newCols  newColumns
+	inferOff bool // o.InferColumnTypes false: new columns are text
+}
+
+func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWriter {
+	if batchRows <= 0 {
+		batchRows = 8192
+	}
+	w := &batchWriter{
+		info:      info,
+		schema:    ArrowSchema(s),
+		batchRows: batchRows,
+		cols:      make([]colWriter, len(s.Columns)),
+		byName:    make(map[string]int, len(s.Columns)),
+		setGen:    make([]uint32, len(s.Columns)),
+		gen:       1,
+		inferOff:  !o.InferColumnTypes,
+	}
+	mem := memory.DefaultAllocator
+	for i, c := range s.Columns {
+		b := array.NewBuilder(mem, c.Type.Arrow())
+		w.builders = append(w.builders, b)
+		w.cols[i] = newColWriter(c.Name, c.Type, b)
+		if _, dup := w.byName[c.Name]; !dup {
+			w.byName[c.Name] = i
+		}
+	}
+	w.newCols.known = w.byName
+	if s.Rescued != "" {
+		w.rescued = array.NewStringBuilder(mem)
+		w.builders = append(w.builders, w.rescued)
+	}
+	for _, b := range w.builders {
+		b.Reserve(min(batchRows, 1024))
+	}
+	return w
+}
+
+// column finds the column of a field name, exactly; -1 when none.
+func (w *batchWriter) column(name []byte) int {
+	if i, ok := w.byName[string(name)]; ok {
+		return i
+	}
+	return -1
+}
+
+func (w *batchWriter) beginRow(line int64, raw []byte) {
+	w.line, w.raw = line, raw
+	w.gen++
+	if w.gen == 0 { // wrapped: forget every mark
+		clear(w.setGen)
+		w.gen = 1
+	}
+	w.resc.reset()
+}
+
+// has reports whether column i has its value this row already (a field
+// given twice: the later one is rescued).
+func (w *batchWriter) has(i int) bool { return w.setGen[i] == w.gen }
+
+func (w *batchWriter) mark(i int) { w.setGen[i] = w.gen }
+
+// setNull gives column i NULL this row.
+func (w *batchWriter) setNull(i int) {
+	w.setGen[i] = w.gen
+	w.cols[i].appendNull()
+}
+
+// failed gives column i NULL after its value did not parse; the caller
+// rescues the value.
+func (w *batchWriter) failed(i int) {
+	w.setGen[i] = w.gen
+	w.cols[i].appendNull()
+}
+
+// rescuing reports whether rescued entries are kept at all.
+func (w *batchWriter) rescuing() bool { return w.rescued != nil }
+
+func (w *batchWriter) endRow() {
+	for i := range w.cols {
+		if w.setGen[i] != w.gen {
+			w.cols[i].appendNull()
+		}
+	}
+	if w.rescued != nil {
+		if w.resc.empty() {
+			w.rescued.AppendNull()
+		} else {
+			w.stats.Rescued++
+			doc := w.resc.finish(w.info.Path, w.line)
+			if types.AppendParsedText(w.rescued, types.JSONB, doc, nil) != nil {
+				// Not jsonb after all (jsonb refuses some JSON: lone
+				// surrogates, \u0000, nesting past its depth): rescue the
+				// row's text whole, as a string, which jsonb always takes.
+				w.resc.reset()
+				w.resc.addString("_corrupt_record", w.raw)
+				w.rescued.BinaryBuilder.Append(w.resc.finish(w.info.Path, w.line))
+			}
+		}
+	}
+	w.stats.Rows++
+	w.rows++
+	if w.rows == w.batchRows {
+		w.flush()
+	}
+}
+
+// flush ends the batch being built (if it has rows).
+func (w *batchWriter) flush() {
+	if w.rows == 0 {
+		return
+	}
+	if w.meta == nil {
+		// The first batch is the largest: full, or the file's only one.
+		w.meta = newMetadataArray(w.info, w.rows)
+	}
+	arrs := make([]arrow.Array, 0, len(w.builders)+1)
+	for _, b := range w.builders {
+		arrs = append(arrs, b.NewArray())
+	}
+	meta := array.NewSlice(w.meta, 0, int64(w.rows))
+	arrs = append(arrs, meta)
+	w.out = append(w.out, array.NewRecordBatch(w.schema, arrs, int64(w.rows)))
+	for _, a := range arrs {
+		a.Release()
+	}
+	w.rows = 0
+	for _, b := range w.builders {
+		b.Reserve(min(w.batchRows, 1024))
+	}
+}
+
+// finish flushes and returns the batches and stats; the writer is done.
+func (w *batchWriter) finish() ([]arrow.RecordBatch, DecodeStats) {
+	w.flush()
+	w.release()
+	w.stats.NewColumns = w.newCols.columns()
+	return w.out, w.stats
+}
+
+// release frees the builders (also after an error).
+func (w *batchWriter) release() {
+	for _, b := range w.builders {
+		b.Release()
+	}
+	w.builders = nil
+	if w.meta != nil {
+		w.meta.Release()
+		w.meta = nil
+	}
+}
+
+// discard releases batches already made (after an error).
+func (w *batchWriter) discard() {
+	w.release()
+	for _, r := range w.out {
+		r.Release()
+	}
+	w.out = nil
+}
