@@ -68,8 +68,14 @@ type Options struct {
 	PathGlobFilter     string    // a glob on file names, "" all
 	Recursive          bool      // recursiveFileLookup: descend into folders (default true)
 	ModifiedAfter      time.Time // zero: no bound
+	ModifiedBefore     time.Time // zero: no bound
 	MaxFilesPerTrigger int       // default 1000
 	MaxBytesPerTrigger int64     // 0: no bound (at least one file per trigger)
+
+	// IgnoreCorruptFiles: a file decoding finds damaged (XX001) is
+	// entered in the processed-file log with no rows and reported,
+	// instead of failing the table.
+	IgnoreCorruptFiles bool
 }
 
 // FileInfo is what a row's _metadata says of its file.
