@@ -154,8 +154,9 @@ type TableOptions struct {
 // connector's options, typed (checked at CREATE SOURCE, so a stored
 // source always opens).
 type Source struct {
-	Connector string         // "nexmark"
+	Connector string         // "nexmark" or "files"
 	Nexmark   *NexmarkSource `json:",omitempty"`
+	Files     *FilesSource   `json:",omitempty"` // files_source.go
 	// WatermarkColumn and WatermarkDelayUS are the WATERMARK FOR clause
 	// (the column, and the delay in microseconds); "" when none.
 	WatermarkColumn  string `json:",omitempty"`
@@ -225,6 +226,7 @@ func (r *Relation) clone() *Relation {
 			nx := *r.Source.Nexmark
 			src.Nexmark = &nx
 		}
+		src.Files = r.Source.Files.clone()
 		c.Source = &src
 	}
 	if r.Table != nil {

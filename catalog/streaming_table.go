@@ -47,6 +47,9 @@ type StreamingTable struct {
 	Expectations []Expectation `json:",omitempty"`
 	// Flows are the CREATE FLOW statements that fill a NoQuery table.
 	Flows []Flow `json:",omitempty"`
+	// Files are the query's read_files(...) inputs with the schemas
+	// inferred at CREATE (files_source.go), in order of appearance.
+	Files []FilesSource `json:",omitempty"`
 }
 
 // Property is one TBLPROPERTIES entry.
@@ -105,6 +108,7 @@ func (s *StreamingTable) clone() *StreamingTable {
 	c.ClusterBy = append([]string(nil), s.ClusterBy...)
 	c.Expectations = append([]Expectation(nil), s.Expectations...)
 	c.Flows = append([]Flow(nil), s.Flows...)
+	c.Files = cloneFilesSources(s.Files)
 	if s.Schedule != nil {
 		sc := *s.Schedule
 		c.Schedule = &sc

@@ -111,6 +111,7 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 	for _, c := range rel.Columns {
 		r.Cols = append(r.Cols, planner.RelColumn{Name: c.Name, T: c.Type, NotNull: c.NotNull, Default: c.Default})
 	}
+	filesPlannerColumns(rel, r) // files_source.go: the hidden _metadata
 	return r
 }
 

@@ -21,9 +21,12 @@ import (
 )
 
 func (s *Session) runCopy(ctx context.Context, c *pg_query.CopyStmt, io wire.ExecIO) (wire.Result, error) {
-	if c.Filename != "" || c.IsProgram {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY to or from a server file or program is not supported").
-			WithHint("Use COPY ... FROM STDIN / TO STDOUT, e.g. psql's \\copy.")
+	if c.IsProgram {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY to or from a program is not supported").
+			WithHint("Use COPY ... FROM STDIN / TO STDOUT, e.g. psql's \\copy, or COPY to or from a server file.")
+	}
+	if c.Filename != "" {
+		return s.copyServerFile(ctx, c, io) // copy_file.go
 	}
 	opts, err := copyOptions(c.Options)
 	if err != nil {

@@ -192,10 +192,12 @@ func (s *Session) detailedInformation(rel *catalog.Relation) [][2]string {
 		if src.WatermarkColumn != "" {
 			out = append(out, [2]string{"Watermark", watermarkClause(src.WatermarkColumn, src.WatermarkDelayUS)})
 		}
+		out = append(out, s.filesSourceDetails(rel)...) // files_describe.go
 		out = append(out, [2]string{"Table Properties", propertyList(tableOptions(rel))})
 		out = append(out, [2]string{"View Text", rel.ViewSQL})
 	case catalog.KindStreamingTable:
 		out = append(out, s.streamingDetails(rel)...)
+		out = append(out, s.filesStreamingDetails(rel)...) // files_describe.go
 	}
 	return out
 }

@@ -36,6 +36,10 @@ type Config struct {
 	// QueryMemory bounds the memory all batch queries hold together, in
 	// bytes (weir serve --query-memory); 0: no bound.
 	QueryMemory int64
+	// FilesRoots are the folders server files may be read from and
+	// written to (weir serve --files-root; files_access.go); none: the
+	// working directory.
+	FilesRoots []string
 }
 
 // DefaultStreamingStateMemory is the state memory limit of a streaming
@@ -71,6 +75,9 @@ type Engine struct {
 	tempDir     string             // DATA/tmp: spill files
 
 	sched scheduler // schedule.go: SCHEDULE clauses
+
+	filesRoots []string    // files_access.go: resolved --files-root folders
+	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -93,6 +100,11 @@ func Open(cfg Config) (*Engine, error) {
 		}
 		return ""
 	})
+	filesRoots, err := openFilesRoots(cfg.FilesRoots)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	tempDir, err := openTempDir(cfg.DataDir)
 	if err != nil {
 		st.Close()
@@ -100,7 +112,7 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{store: st, logs: tablelog.New(st), cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
 		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows, stateLimit: cfg.StreamingStateMemory,
-		queryBudget: exec.NewMemoryBudget(cfg.QueryMemory), tempDir: tempDir}
+		queryBudget: exec.NewMemoryBudget(cfg.QueryMemory), tempDir: tempDir, filesRoots: filesRoots}
 	if e.stateLimit == 0 {
 		e.stateLimit = DefaultStreamingStateMemory
 	}

@@ -37,6 +37,10 @@ var progressColumns = []planner.RelColumn{
 	// state_bytes may reach this before the table fails with 53200
 	// (state_memory_limit option, or weir serve --streaming-state-memory)
 	{Name: "state_memory_limit", T: types.Int8},
+	// files found and not read yet by a table reading files (NULL for
+	// other inputs; files_input.go)
+	{Name: "backlog_files", T: types.Int8},
+	{Name: "backlog_bytes", T: types.Int8},
 }
 
 func progressRelation() *planner.Relation {
@@ -69,6 +73,11 @@ func (e *Engine) progressRows() arrow.RecordBatch {
 		} else {
 			vals = []any{rel.Name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil}
 		}
+		var backlogFiles, backlogBytes any
+		if nf, nb, ok := e.filesBacklog(rel.OID); ok {
+			backlogFiles, backlogBytes = nf, nb
+		}
+		vals = append(vals, backlogFiles, backlogBytes)
 		for i, v := range vals {
 			cols[i] = append(cols[i], v)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
@@ -28,6 +29,9 @@ type Session struct {
 	ids       sessionIdentities // authenticated and session users (set_role.go)
 	settings  map[string]string // lower-case name → value
 	loc       *time.Location
+	// storedFiles are the read_files definitions of the streaming table
+	// being re-planned at start (files_inline.go); nil otherwise.
+	storedFiles []catalog.FilesSource
 
 	// backend is the client connection (nil for internal sessions).
 	// loginUser and appName are what other sessions read for

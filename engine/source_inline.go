@@ -229,10 +229,16 @@ func constText(n *pg_query.Node) (string, bool) {
 
 // inlineRelation is the inline source called name, if one is registered.
 func (e *Engine) inlineRelation(schema, name string) *catalog.Relation {
-	if schema != "" && schema != inlineSchema || !strings.HasPrefix(name, "nexmark$") {
+	if schema != "" && schema != inlineSchema {
 		return nil
 	}
-	oid, err := strconv.ParseUint(strings.TrimPrefix(name, "nexmark$"), 16, 32)
+	hex, ok := strings.CutPrefix(name, "nexmark$")
+	if !ok {
+		if hex, ok = strings.CutPrefix(name, "files$"); !ok { // files_source.go
+			return nil
+		}
+	}
+	oid, err := strconv.ParseUint(hex, 16, 32)
 	if err != nil {
 		return nil
 	}

@@ -37,13 +37,17 @@ func (e *Engine) sourceRelation(oid uint32) *catalog.Relation {
 // inputSource is the connector.Source a streaming table reads its input
 // from: the source's connector for a source relation, else the table log
 // (a table's chunks, or an append-mode streaming table's stored rows).
-// created is the streaming table's creation, from which an inline
-// source's pace counts (a named source's counts from its own).
-func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, created time.Time) connector.Source {
+// reader is the streaming table: an inline source's pace counts from its
+// creation (a named source's from its own), and a files source keeps its
+// processed-file log under its OID (files_input.go).
+func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, reader *catalog.Relation) connector.Source {
 	if rel := e.sourceRelation(input.OID); rel != nil {
+		if rel.Source.Files != nil {
+			return e.openFilesInput(reader, rel, schema)
+		}
 		if rel.Created.IsZero() {
 			cp := *rel
-			cp.Created = created
+			cp.Created = reader.Created
 			rel = &cp
 		}
 		src, err := openSource(rel)
@@ -86,6 +90,9 @@ func catalogNexmark(o nexmark.Options) *catalog.NexmarkSource {
 // streaming tables are offered); an unbounded one has no end to read to,
 // and is refused.
 func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *arrow.Schema) ([]arrow.RecordBatch, error) {
+	if rel.Source.Files != nil {
+		return e.readFilesNow(ctx, rel, schema) // files_source.go
+	}
 	n := rel.Source.Nexmark
 	if n == nil {
 		_, err := openSource(rel)
@@ -192,6 +199,11 @@ func (e *Engine) pollInterval(sp *planner.StreamPlan) time.Duration {
 		return time.Second
 	}
 	rel := e.sourceRelation(sp.Input.OID)
+	if rel != nil && rel.Source.Files != nil {
+		// Files found by the source's watcher become readable without a
+		// commit to signal them: look often, a Read finding nothing is cheap.
+		return filesPollInterval
+	}
 	if rel == nil || rel.Source.Nexmark == nil {
 		return time.Second
 	}

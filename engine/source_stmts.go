@@ -54,7 +54,7 @@ func (s *Session) runSourceStatement(st *statement, io wire.ExecIO) (wire.Result
 	return s.showSources(st)
 }
 
-// knownConnectors are dialect.md's source connectors; only nexmark runs.
+// knownConnectors are dialect.md's source connectors; nexmark and files run.
 var knownConnectors = []string{"nexmark", "files", "kafka", "postgres-cdc"}
 
 func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.ExecIO) (wire.Result, error) {
@@ -65,7 +65,9 @@ func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.Exe
 	}
 	switch strings.ToLower(conn) {
 	case "nexmark":
-	case "files", "kafka", "postgres-cdc":
+	case "files":
+		return s.createFilesSource(ss, text, io) // files_source_stmt.go
+	case "kafka", "postgres-cdc":
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sources of connector \"%s\" are not supported yet", conn).
 			WithHint("Feed an input table with INSERT or COPY instead; connector = 'nexmark' generates Nexmark events.")
 	default:

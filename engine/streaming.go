@@ -354,6 +354,9 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 	if err != nil {
 		return nil, trig, err
 	}
+	if st, err = s.inlineReadFiles(st, s.storedFiles); err != nil { // files_inline.go
+		return nil, trig, err
+	}
 	sp, err := planner.PlanStreaming(s.catalogView(), st, opts)
 	if err != nil {
 		return nil, trig, err
@@ -405,7 +408,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
 		Streaming: &catalog.StreamingTable{Definition: text, OutputMode: sp.Mode, Trigger: trig.kind,
-			StateFingerprint: sp.StateFingerprint()}}
+			StateFingerprint: sp.StateFingerprint(), Files: s.eng.storedFilesInputs(sp)}}
 	if lateName := st.Options["late_rows"]; lateName != "" {
 		if err := s.ensureLateRowsTable(schema, lateName, sp, io); err != nil {
 			return "", err
@@ -454,12 +457,12 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	// start.
 	// Each source reads ahead (connector.Prefetch): the next micro-batch's
 	// rows are read or generated while this one's operators run.
-	source := connector.Prefetch(e.inputSource(input, inputSchema, rel.Created)) // source_input.go
+	source := connector.Prefetch(e.inputSource(input, inputSchema, rel)) // source_input.go
 	job := exec.NewStreamJob(sp, env, source)
 	if sp.Tree != nil {
 		// A stream tree's further sources, each its relation's log.
 		for _, leaf := range sp.Tree.Sources[1:] {
-			job.More = append(job.More, connector.Prefetch(e.inputSource(leaf.Input, planner.Schema(relColumns(leaf.Input)), rel.Created)))
+			job.More = append(job.More, connector.Prefetch(e.inputSource(leaf.Input, planner.Schema(relColumns(leaf.Input)), rel)))
 		}
 	}
 	oid := rel.OID
@@ -531,6 +534,7 @@ func (e *Engine) stopRunner(oid uint32) {
 		r.cancel()
 		<-r.done
 	}
+	e.closeFilesInputs(oid) // files_input.go
 }
 
 // systemSession is the session streaming jobs evaluate in: the bootstrap
@@ -555,7 +559,9 @@ func (e *Engine) startStreamingTables() {
 		var sp *planner.StreamPlan
 		trig := trigger{kind: "continuous"}
 		if err == nil && st != nil {
+			sys.storedFiles = rel.Streaming.Files // files_inline.go: the schemas inferred at CREATE
 			sp, trig, err = sys.planStreamingTable(st, shapeOf(rel))
+			sys.storedFiles = nil
 		}
 		if err != nil || sp == nil {
 			msg := "cannot plan the streaming table"

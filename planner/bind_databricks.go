@@ -149,14 +149,13 @@ func qualifyNotSupported(rt *pg_query.ResTarget, what string) error {
 }
 
 // volumesHint is what to do instead of reading Unity Catalog volumes.
-const volumesHint = "Load the files into an input table with COPY table FROM STDIN (psql: \\copy), and read the table, with FROM STREAM table in a streaming table."
+const volumesHint = "Give a path on the server's file system under its files root (weir serve --files-root DIR), e.g. read_files('landing/events', format => 'json')."
 
-// databricksFileFunction refuses Databricks' file readers with what weir
-// has instead: a path in a Unity Catalog volume (/Volumes/…) names the
-// feature weir lacks; cloud_files is Auto Loader's legacy spelling, whose
-// options weir cannot honour.
+// databricksFileFunction refuses a path in a Unity Catalog volume
+// (/Volumes/…) for Databricks' file readers: weir reads the server's own
+// file system (bind_read_files.go).
 func databricksFileFunction(name string, fc *pg_query.FuncCall) error {
-	if name != "read_files" && name != "cloud_files" {
+	if !IsFilesFunction(name) {
 		return nil
 	}
 	pos := int(fc.Location) + 1
@@ -164,9 +163,6 @@ func databricksFileFunction(name string, fc *pg_query.FuncCall) error {
 		if c := fc.Args[0].GetAConst(); c != nil && c.GetSval() != nil && strings.HasPrefix(c.GetSval().Sval, "/Volumes/") {
 			return sqlerr.At(sqlerr.FeatureNotSupported, pos, "Unity Catalog volumes are not supported: weir has no file system at %s", c.GetSval().Sval).WithHint(volumesHint)
 		}
-	}
-	if name == "cloud_files" {
-		return sqlerr.At(sqlerr.FeatureNotSupported, pos, "cloud_files (Auto Loader) is not supported, nor its options").WithHint(volumesHint)
 	}
 	return nil
 }

@@ -172,7 +172,9 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 			col.TableOID, col.AttNum = rel.OID, int16(i+1)
 		}
 		scan.Cols = append(scan.Cols, col)
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: name, T: c.T, TableOID: col.TableOID, AttNum: col.AttNum})
+		// A hidden column (a files source's _metadata) is read by name
+		// only, as a system column is.
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: name, T: c.T, TableOID: col.TableOID, AttNum: col.AttNum, System: c.Hidden})
 	}
 	if rel.Kind == VirtualTable {
 		// Catalog relations expose the system column tableoid, which psql's
@@ -213,9 +215,8 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 			return b.bindRangeVar(rv, parent)
 		}
 	}
-	if name == "read_files" {
-		return nil, nil, sqlerr.At(sqlerr.FeatureNotSupported, int(fc.Location)+1, "read_files is not supported yet").
-			WithHint("Load files into an input table with COPY ... FROM STDIN (psql: \\copy).")
+	if IsFilesFunction(name) {
+		return b.bindReadFiles(rf, fc, parent) // bind_read_files.go
 	}
 	alias := name
 	var colnames []string

@@ -40,6 +40,9 @@ type RelColumn struct {
 	T       types.T
 	NotNull bool
 	Default string // SQL text of the DEFAULT expression, "" if none
+	// Hidden columns (a files source's _metadata) are read by name but
+	// not expanded by *, as Databricks' are.
+	Hidden bool
 }
 
 // RowEstimator is implemented by catalogs that can guess how many rows a

@@ -78,16 +78,40 @@ type copyWriter struct {
 	fs    types.FormatSettings
 	value []byte // one value's text, before escaping
 	msg   pgproto3.CopyData
+	// file, when set, receives the data instead of the client (COPY TO a
+	// server file, copy_file.go); buf is then the row buffer.
+	file *fileSink
+}
+
+// rowBuf is the buffer a row is built in.
+func (w *copyWriter) rowBuf() []byte {
+	if w.file != nil {
+		return w.file.row[:0]
+	}
+	return w.c.copyBuf[:0]
+}
+
+// keepBuf keeps a grown row buffer for the next row.
+func (w *copyWriter) keepBuf(buf []byte) {
+	if w.file != nil {
+		w.file.row = buf
+		return
+	}
+	w.keepBuf(buf)
 }
 
 func (w *copyWriter) sendData(data []byte) {
+	if w.file != nil {
+		w.file.write(data)
+		return
+	}
 	w.msg.Data = data
 	w.c.be.Send(&w.msg)
 	w.c.flushIfFull(len(data) + 5)
 }
 
 func (w *copyWriter) sendHeader() {
-	buf := w.c.copyBuf[:0]
+	buf := w.rowBuf()
 	for i, name := range w.f.names {
 		if i > 0 {
 			buf = append(buf, w.f.delimiter)
@@ -99,12 +123,12 @@ func (w *copyWriter) sendHeader() {
 		}
 	}
 	buf = append(buf, '\n')
-	w.c.copyBuf = buf
+	w.keepBuf(buf)
 	w.sendData(buf)
 }
 
 func (w *copyWriter) sendRow(b arrow.RecordBatch, i int) error {
-	buf := w.c.copyBuf[:0]
+	buf := w.rowBuf()
 	if w.f.kind == 'b' {
 		buf = binary.BigEndian.AppendUint16(buf, uint16(len(w.cols)))
 	}
@@ -142,7 +166,7 @@ func (w *copyWriter) sendRow(b arrow.RecordBatch, i int) error {
 	if w.f.kind != 'b' {
 		buf = append(buf, '\n')
 	}
-	w.c.copyBuf = buf
+	w.keepBuf(buf)
 	w.sendData(buf)
 	return nil
 }

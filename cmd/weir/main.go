@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,7 +53,7 @@ func main() {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
-  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB]
+  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB] [--files-root DIR ...]
   weir verify [--data ./weir-data]   check a stopped server's data directory (read-only); exit 1 if damaged
   weir version
 `)
@@ -67,8 +68,15 @@ func serve(args []string) error {
 	snapRows := fs.Int64("snapshot-rows", 0, "input rows a streaming table reads between two state snapshots (0: as many as its state holds, at least 65536)")
 	stateMem := fs.String("streaming-state-memory", "1GB", "most state memory one streaming table may hold before it fails with 53200 (a table's state_memory_limit option overrides it; 0: no limit)")
 	queryMem := fs.String("query-memory", "", "memory all batch queries may hold together, e.g. 2GB (default: a quarter of physical RAM or of the cgroup limit); past it a query fails with 53200")
+	var filesRoots stringList
+	fs.Var(&filesRoots, "files-root", "a folder whose files read_files, files sources and COPY FROM/TO 'file' may read and write (repeatable; a relative path is taken under the first; default: the working directory)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	for _, r := range filesRoots {
+		if st, err := os.Stat(r); err != nil || !st.IsDir() {
+			return fmt.Errorf("--files-root %s: not a directory", r)
+		}
 	}
 	queryMemory := defaultQueryMemory()
 	if *queryMem != "" {
@@ -102,7 +110,7 @@ func serve(args []string) error {
 		}
 		stateLimit = n
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory})
+	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory, FilesRoots: filesRoots})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
@@ -134,3 +142,9 @@ func serve(args []string) error {
 		return err
 	}
 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }

@@ -30,8 +30,12 @@ type DecodeStats struct {
 // concurrently, each on its own goroutine. The caller releases the
 // batches.
 func DecodeFile(info FileInfo, o Options, s Schema, batchRows int) (out []arrow.RecordBatch, st DecodeStats, err error) {
-	if o.Format == "parquet" {
+	switch o.Format {
+	case "parquet":
 		return decodeParquetFile(info, o, s, batchRows)
+	case "json", "csv", "text":
+	default:
+		return nil, DecodeStats{}, errFormat(o.Format)
 	}
 	data, err := os.ReadFile(info.Path)
 	if err != nil {
@@ -52,8 +56,7 @@ func decodeBytes(data []byte, info FileInfo, o Options, s Schema, batchRows int)
 	case "text":
 		decode = decodeText
 	default:
-		return nil, DecodeStats{}, sqlerr.New(sqlerr.FeatureNotSupported, "files of format %q cannot be read", o.Format).
-			WithHint("The formats are json, csv, parquet and text.")
+		return nil, DecodeStats{}, errFormat(o.Format)
 	}
 	w := newBatchWriter(info, o, s, batchRows)
 	if err := guard(info.Path, func() { decode(data, w) }); err != nil {
@@ -62,6 +65,11 @@ func decodeBytes(data []byte, info FileInfo, o Options, s Schema, batchRows int)
 	}
 	out, st := w.finish()
 	return out, st, nil
+}
+
+func errFormat(f string) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, "files of format %q cannot be read", f).
+		WithHint("The formats are json, csv, parquet and text.")
 }
 
 // codeUndefinedFile is PostgreSQL's undefined_file (58P01), which

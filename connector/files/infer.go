@@ -280,8 +280,7 @@ func Infer(files []FileInfo, o Options, sampleFiles int, sampleBytes int64) (Sch
 		}
 		cols = fs.columns()
 	default:
-		return Schema{}, sqlerr.New(sqlerr.FeatureNotSupported, "files of format %q cannot be read", o.Format).
-			WithHint("The formats are json, csv, parquet and text.")
+		return Schema{}, errFormat(o.Format)
 	}
 	cols, err := applyHints(cols, o.SchemaHints)
 	if err != nil {
