@@ -32,6 +32,7 @@ import (
 var (
 	fileLabKills = flag.Int("filelab.kills", 6, "TestFileLab: how many times to SIGKILL the server while files land")
 	fileLabSeed  = flag.Uint64("filelab.seed", 0, "TestFileLab: seed (0: from the clock)")
+	fileLabTail  = flag.Duration("filelab.tail", time.Second, "TestFileLab: how long files go on landing after the last restart")
 )
 
 // The lab's three tables, exactly as docs/tutorial-files.md writes them.
@@ -264,6 +265,7 @@ func TestFileLab(t *testing.T) {
 		srv = startLabServer(t, root, dataDir, port)
 		labCheckNoRepeats(t, ctx, srv, w, kill+1)
 	}
+	time.Sleep(*fileLabTail) // files landing into the running server: timing, not synchronisation
 	close(stop)
 	if err := <-writerDone; err != nil {
 		t.Fatal(err)
@@ -410,9 +412,9 @@ func labCompare(t *testing.T, ctx context.Context, conn, pgc *pgx.Conn, srv *cra
 			}
 			if time.Now().After(deadline) {
 				var progress string
-				conn.QueryRow(ctx, "SELECT string_agg(name || ':' || status || ':' || input_rows || ':' || coalesce(last_error, ''), ', ') FROM weir_catalog.streaming_progress").Scan(&progress)
-				t.Fatalf("%s: %s differs from PostgreSQL over the same rows (%d rows there, %d in weir): %d missing, %d extra\nmissing: %v\nextra: %v\nprogress: %s\nserver log (tail): %s",
-					when, l.name, len(want), len(got), len(missing), len(extra), head(missing), head(extra), progress, tail(srv.log.String(), 3000))
+				conn.QueryRow(ctx, "SELECT string_agg(name || ' status ' || status || ' input ' || input_rows || ' late ' || late_rows || ' output ' || output_rows || ' ' || coalesce(last_error, ''), ', ') FROM weir_catalog.streaming_progress").Scan(&progress)
+				t.Fatalf("%s: %s differs from PostgreSQL over the same rows (%d rows there, %d in weir): %d missing, %d extra\nmissing: %v\nextra: %v\nprogress: %s\nbronze's arrival order: %s\nserver log (tail): %s",
+					when, l.name, len(want), len(got), len(missing), len(extra), head(missing), head(extra), progress, labOrder(t, ctx, conn), tail(srv.log.String(), 3000))
 			}
 			time.Sleep(20 * time.Millisecond) // polling interval, with a deadline
 		}
@@ -424,4 +426,32 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// labOrder describes the order bronze received its files in (its rows'
+// order in a plain scan): the places where a file follows a later one.
+func labOrder(t *testing.T, ctx context.Context, conn *pgx.Conn) string {
+	rows, err := conn.Query(ctx, "SELECT source_file FROM bronze")
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var files []string
+	for rows.Next() {
+		var f string
+		rows.Scan(&f)
+		if len(files) == 0 || files[len(files)-1] != f {
+			files = append(files, f)
+		}
+	}
+	var out []string
+	for i := 1; i < len(files); i++ {
+		if files[i] < files[i-1] {
+			out = append(out, fmt.Sprintf("%s after %s (run %d of %d)", files[i], files[i-1], i, len(files)))
+		}
+	}
+	if len(out) == 0 {
+		return fmt.Sprintf("in file order (%d runs of one file)", len(files))
+	}
+	return strings.Join(head(out), "; ") + fmt.Sprintf(" (%d inversions)", len(out))
 }
