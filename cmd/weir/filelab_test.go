@@ -49,7 +49,8 @@ SELECT DISTINCT ON (event_id)
        CAST(amount AS numeric(18,2)) AS amount,
        event_time,
        source_file
-FROM STREAM bronze WATERMARK event_time DELAY OF INTERVAL 10 MINUTES`,
+FROM STREAM bronze WATERMARK event_time DELAY OF INTERVAL 10 MINUTES
+WHERE event_id IS NOT NULL`,
 	`CREATE OR REFRESH STREAMING TABLE gold AS
 SELECT window.start AS window_start, window.end AS window_end, event_type,
        count(*) AS events, sum(amount) AS amount
