@@ -24,6 +24,9 @@ type batchWriter struct {
 
 	// byName finds a column by its exact name.
 	byName map[string]int
+	// keyTokens are the columns' names as JSON string tokens ("name"),
+	// nil for a name that needs escapes.
+	keyTokens [][]byte
 
 	setGen []uint32 // setGen[i] == gen: column i has its value this row
 	gen    uint32
@@ -32,6 +35,8 @@ type batchWriter struct {
 	line int64
 	raw  []byte // the row's text as the file has it (for a last-resort rescue)
 	rows int // rows in the batch being built
+
+	lastData []int // each string builder's bytes in the last batch
 
 	meta arrow.Array // a _metadata column of batchRows rows, sliced per batch
 	out  []arrow.RecordBatch
@@ -63,6 +68,11 @@ func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWri
 		if _, dup := w.byName[c.Name]; !dup {
 			w.byName[c.Name] = i
 		}
+		tok := []byte(nil)
+		if plainToken(c.Name) {
+			tok = []byte(`"` + c.Name + `"`)
+		}
+		w.keyTokens = append(w.keyTokens, tok)
 	}
 	w.newCols.known = w.byName
 	if s.Rescued != "" {
@@ -154,8 +164,15 @@ func (w *batchWriter) flush() {
 		w.meta = newMetadataArray(w.info, w.rows)
 	}
 	arrs := make([]arrow.Array, 0, len(w.builders)+1)
-	for _, b := range w.builders {
-		arrs = append(arrs, b.NewArray())
+	if w.lastData == nil {
+		w.lastData = make([]int, len(w.builders))
+	}
+	for i, b := range w.builders {
+		a := b.NewArray()
+		if sa, ok := a.(*array.String); ok {
+			w.lastData[i] = len(sa.ValueBytes())
+		}
+		arrs = append(arrs, a)
 	}
 	meta := array.NewSlice(w.meta, 0, int64(w.rows))
 	arrs = append(arrs, meta)
@@ -164,8 +181,13 @@ func (w *batchWriter) flush() {
 		a.Release()
 	}
 	w.rows = 0
-	for _, b := range w.builders {
-		b.Reserve(min(w.batchRows, 1024))
+	// The next batch is likely as large: reserve it at once rather than
+	// growing the builders step by step again.
+	for i, b := range w.builders {
+		b.Reserve(w.batchRows)
+		if sb, ok := b.(*array.StringBuilder); ok {
+			sb.ReserveData(int(float64(w.lastData[i]) * 1.1))
+		}
 	}
 }
 
@@ -179,6 +201,9 @@ func (w *batchWriter) finish() ([]arrow.RecordBatch, DecodeStats) {
 
 // release frees the builders (also after an error).
 func (w *batchWriter) release() {
+	for i := range w.cols {
+		w.cols[i].release()
+	}
 	for _, b := range w.builders {
 		b.Release()
 	}
@@ -196,4 +221,15 @@ func (w *batchWriter) discard() {
 		r.Release()
 	}
 	w.out = nil
+}
+
+// plainToken: name written between quotes is a JSON string token as it
+// stands (no quote, backslash or control character to escape).
+func plainToken(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -327,3 +327,88 @@ func TestDecodeText(t *testing.T) {
 		t.Fatalf("rescued %s", d.rows[2][1])
 	}
 }
+
+func TestDecodeWithoutRescuedColumn(t *testing.T) {
+	s := schemaOf(t, "n INT")
+	s.Rescued = ""
+	info := writeFile(t, "n.json", []byte("{\"n\":1,\"x\":2}\n{\"n\":\"bad\"}\nnot json\n"))
+	recs, st, err := DecodeFile(info, Options{Format: "json"}, s, 0)
+	if err != nil || len(recs) != 1 || recs[0].NumCols() != 2 || st.Rows != 3 || st.Rescued != 0 {
+		t.Fatalf("%v %d %+v", err, len(recs), st)
+	}
+	if len(st.NewColumns) != 1 || st.NewColumns[0].Name != "x" {
+		t.Fatalf("%+v", st.NewColumns)
+	}
+	recs[0].Release()
+}
+
+// Files decode concurrently, each on its own goroutine, to the same
+// result as one by one.
+func TestDecodeConcurrently(t *testing.T) {
+	s := schemaOf(t, "id STRING, n BIGINT, ts TIMESTAMP")
+	var infos []FileInfo
+	for f := 0; f < 8; f++ {
+		var b strings.Builder
+		for i := 0; i < 2000; i++ {
+			b.WriteString(`{"id":"f` + itoa(int64(f)) + `","n":` + itoa(int64(i)) + `,"ts":"2024-01-01T00:00:00Z","x":` + itoa(int64(i%3)) + "}\n")
+		}
+		infos = append(infos, writeFile(t, "c"+itoa(int64(f))+".json", []byte(b.String())))
+	}
+	want := make([]decoded, len(infos))
+	for i, info := range infos {
+		want[i] = decodeAll(t, info, Options{Format: "json"}, s, 500)
+	}
+	errs := make(chan string, len(infos))
+	for i, info := range infos {
+		go func() {
+			recs, st, err := DecodeFile(info, Options{Format: "json"}, s, 500)
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			case st.Rows != want[i].stats.Rows || st.Rescued != want[i].stats.Rescued || len(recs) != len(want[i].recs):
+				errs <- "different result for " + info.Name
+			default:
+				for k := range recs {
+					if !array.RecordEqual(recs[k], want[i].recs[k]) {
+						errs <- "different batch for " + info.Name
+						return
+					}
+				}
+				errs <- ""
+			}
+		}()
+	}
+	for range infos {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}
+
+func TestDecodeJSONStructs(t *testing.T) {
+	s := schemaOf(t, "s STRUCT<a: INT, b: STRING, ts: TIMESTAMP, inner: STRUCT<x: DOUBLE, tags: ARRAY<STRING>>, j: STRING>")
+	content := strings.Join([]string{
+		`{"s":{"a":1,"b":"x \"q\" (y), z","ts":1704103200,"inner":{"x":1.5,"tags":["p","q r"]},"j":{"k":[1]}}}`,
+		`{"s":{"B":"case","a":null,"extra":1}}`,
+		`{"s":{"a":"notint"}}`,
+		`{"s":[1,2]}`,
+		`{"s":{}}`,
+	}, "\n")
+	d := decodeString(t, "json", content, Options{}, s)
+	checkRows(t, dataOnly(d.rows),
+		`(1,"x ""q"" (y), z","2024-01-01 10:00:00+00","(1.5,""{p,""""q r""""}"")","{""k"":[1]}")`,
+		`(,case,,,)`,
+		`NULL`,
+		`NULL`,
+		`(,,,,)`,
+	)
+	if d.stats.Rescued != 2 {
+		t.Fatalf("%+v", d.stats)
+	}
+}
+
+func TestDecodeCSVStructCells(t *testing.T) {
+	s := schemaOf(t, "s STRUCT<a: INT, b: STRING>, n INT")
+	d := decodeString(t, "csv", "\"(1,x)\",1\n\"(x,y)\",2\n\"(3,)\",3\n", Options{}, s)
+	checkRows(t, dataOnly(d.rows), `(1,x) | 1`, `NULL | 2`, `(3,) | 3`)
+}

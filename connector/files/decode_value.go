@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/weir-sql/weir/sql/types"
 )
@@ -50,6 +51,9 @@ type colWriter struct {
 	// canonical already (-1: any), and the integer digits allowed.
 	numScale, numIntDigits int
 	lo, hi                 int64 // integer range
+	// trial takes a struct value first: record input that fails part way
+	// leaves a row in its builder, which the column's must not get.
+	trial array.Builder
 }
 
 func newColWriter(name string, t types.T, b array.Builder) colWriter {
@@ -117,6 +121,21 @@ func (c *colWriter) appendText(s []byte) bool {
 			c.str.BinaryBuilder.Append(s)
 			return true
 		}
+	case kindTimestamp:
+		if c.t.Typmod < 0 || c.t.Typmod >= 6 {
+			if civil, off, _, ok := isoTimestamp(s); ok {
+				if c.t.OID == types.OidTimestampTZ {
+					// No zone written: the session's, UTC (as Spark's
+					// default spark.sql.session.timeZone on a server).
+					civil -= off * types.MicrosPerSecond
+				}
+				c.ts.Append(arrow.Timestamp(civil))
+				return true
+			}
+		}
+	}
+	if c.t.IsStruct() {
+		return c.appendRecordLiteral(s)
 	}
 	return types.AppendParsedText(c.b, c.t, s, nil) == nil
 }
@@ -144,6 +163,9 @@ func (c *colWriter) appendJSONText(raw []byte, isNumber bool) bool {
 	}
 	if !isNumber && c.t.IsArray() {
 		return c.appendJSONArray(raw)
+	}
+	if !isNumber && c.t.IsStruct() {
+		return c.appendJSONRecord(raw)
 	}
 	if !isNumber {
 		return false
@@ -203,6 +225,36 @@ func (c *colWriter) appendJSONArray(raw []byte) bool {
 		return false
 	}
 	return types.AppendParsedText(c.b, c.t, lit, nil) == nil
+}
+
+// appendJSONRecord appends a JSON object to a struct column.
+func (c *colWriter) appendJSONRecord(raw []byte) bool {
+	var sc jsonScanner
+	lit, ok := sc.recordLiteral(nil, raw, c.t)
+	return ok && c.appendRecordLiteral(lit)
+}
+
+// appendRecordLiteral appends PostgreSQL's composite literal to a struct
+// column, tried first on the side.
+func (c *colWriter) appendRecordLiteral(lit []byte) bool {
+	if c.trial == nil {
+		c.trial = array.NewBuilder(memory.DefaultAllocator, c.t.Arrow())
+	}
+	if c.trial.Len() >= 1024 {
+		c.trial.NewArray().Release()
+	}
+	if types.AppendParsedText(c.trial, c.t, lit, nil) != nil {
+		return false
+	}
+	return types.AppendParsedText(c.b, c.t, lit, nil) == nil
+}
+
+// release frees what the writer holds besides its column's builder.
+func (c *colWriter) release() {
+	if c.trial != nil {
+		c.trial.Release()
+		c.trial = nil
+	}
 }
 
 // plainNumeric reports whether s is numeric text that is canonical for

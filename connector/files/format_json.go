@@ -38,7 +38,8 @@ type jsonField struct {
 	kind   jsonKind
 	keyEsc bool // key has escapes
 	valEsc bool // a string value has escapes
-	isInt  bool // a number without fraction or exponent
+	isInt  bool // a number without fraction or exponent; a string all ASCII
+	col    int  // its column when the key was predicted (-1: none), -2 unknown yet
 }
 
 // jsonScanner checks JSON text and splits a line into its fields. Its
@@ -48,6 +49,10 @@ type jsonScanner struct {
 	stack   []byte
 	scratch []byte
 	order   []int // column of each field position in the previous line
+	// expect holds, per field position, the key token ("name") of the
+	// column the previous line had there, when that name is a plain
+	// token (no quote, backslash or control character); else nil.
+	expect [][]byte
 }
 
 func skipWS(s []byte, i int) int {
@@ -62,39 +67,53 @@ func skipWS(s []byte, i int) int {
 	return i
 }
 
+// strStop marks the bytes a string scan stops at: the closing quote, a
+// backslash, and control characters (invalid in JSON strings).
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // str scans the string token starting at s[i] == '"'; it returns the
-// index after the closing quote and whether it has escapes.
-func (sc *jsonScanner) str(s []byte, i int) (int, bool, bool) {
+// index after the closing quote, whether it has escapes, and whether it
+// is all ASCII (then, without escapes, it is valid text as it stands).
+func (sc *jsonScanner) str(s []byte, i int) (end int, esc, ascii, ok bool) {
 	i++
-	esc := false
-	for i < len(s) {
-		c := s[i]
-		switch {
+	var acc byte
+	for {
+		for i < len(s) && !strStop[s[i]] {
+			acc |= s[i]
+			i++
+		}
+		if i >= len(s) {
+			return 0, false, false, false
+		}
+		switch c := s[i]; {
 		case c == '"':
-			return i + 1, esc, true
+			return i + 1, esc, !esc && acc < utf8.RuneSelf, true
 		case c == '\\':
 			esc = true
 			if i+1 >= len(s) {
-				return 0, false, false
+				return 0, false, false, false
 			}
 			switch s[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(s) || !isHex(s[i+2]) || !isHex(s[i+3]) || !isHex(s[i+4]) || !isHex(s[i+5]) {
-					return 0, false, false
+					return 0, false, false, false
 				}
 				i += 6
 			default:
-				return 0, false, false
+				return 0, false, false, false
 			}
-		case c < 0x20:
-			return 0, false, false
-		default:
-			i++
+		default: // a control character
+			return 0, false, false, false
 		}
 	}
-	return 0, false, false
 }
 
 func isHex(c byte) bool {
@@ -155,8 +174,9 @@ func (sc *jsonScanner) scalar(s []byte, i int) (end int, kind jsonKind, esc, isI
 	}
 	switch c := s[i]; {
 	case c == '"':
-		end, esc, ok = sc.str(s, i)
-		return end, jsonString, esc, false, ok
+		// isInt reports, for strings, that they are ASCII.
+		end, esc, isInt, ok = sc.str(s, i)
+		return end, jsonString, esc, isInt, ok
 	case c == '-' || c >= '0' && c <= '9':
 		end, isInt, ok = number(s, i)
 		return end, jsonNumber, false, isInt, ok
@@ -175,7 +195,7 @@ func (sc *jsonScanner) key(s []byte, i int) (int, bool) {
 	if i >= len(s) || s[i] != '"' {
 		return 0, false
 	}
-	end, _, ok := sc.str(s, i)
+	end, _, _, ok := sc.str(s, i)
 	if !ok {
 		return 0, false
 	}
@@ -291,11 +311,22 @@ func (sc *jsonScanner) parseLine(s []byte) bool {
 			return false
 		}
 		var f jsonField
-		end, esc, ok := sc.str(s, i)
-		if !ok {
-			return false
+		k := len(sc.fields)
+		var end int
+		if k < len(sc.expect) && len(sc.expect[k]) > 0 && bytes.HasPrefix(s[i:], sc.expect[k]) {
+			// The key the previous line had here, as written: a plain
+			// string token, no need to scan it.
+			end = i + len(sc.expect[k])
+			f.col = sc.order[k]
+		} else {
+			var esc, ok bool
+			if end, esc, _, ok = sc.str(s, i); !ok {
+				return false
+			}
+			f.keyEsc, f.col = esc, -2
 		}
-		f.key, f.keyEsc = s[i:end], esc
+		f.key = s[i:end]
+		var ok bool
 		i = skipWS(s, end)
 		if i >= len(s) || s[i] != ':' {
 			return false
@@ -491,18 +522,18 @@ func (sc *jsonScanner) jsonRow(w *batchWriter) {
 	for k := range sc.fields {
 		f := &sc.fields[k]
 		name := sc.content(f.key, f.keyEsc)
-		ci := -1
-		if k < len(sc.order) {
-			if c := sc.order[k]; c >= 0 && w.cols[c].name == string(name) {
-				ci = c
-			}
-		}
-		if ci < 0 {
+		ci := f.col
+		if ci == -2 {
 			ci = w.column(name)
 			for len(sc.order) <= k {
 				sc.order = append(sc.order, -1)
+				sc.expect = append(sc.expect, nil)
 			}
 			sc.order[k] = ci
+			sc.expect[k] = nil
+			if ci >= 0 && !f.keyEsc {
+				sc.expect[k] = w.keyTokens[ci]
+			}
 		}
 		if ci < 0 {
 			if f.kind == jsonNull {
@@ -525,7 +556,13 @@ func (sc *jsonScanner) jsonRow(w *batchWriter) {
 			w.setNull(ci)
 			continue
 		case jsonString:
-			ok = c.appendJSONString(f.val, sc.content(f.val, f.valEsc))
+			if c.kind == kindText && f.isInt && !f.valEsc {
+				// ASCII without control characters: text as it stands.
+				c.str.BinaryBuilder.Append(f.val[1 : len(f.val)-1])
+				ok = true
+			} else {
+				ok = c.appendJSONString(f.val, sc.content(f.val, f.valEsc))
+			}
 		case jsonNumber:
 			ok = c.appendJSONText(f.val, true)
 		case jsonTrue, jsonFalse:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -245,6 +246,7 @@ func (d *parquetDecoder) convert(col arrow.Array, c Column, n int) arrow.Array {
 	defer b.Release()
 	b.Reserve(n)
 	w := newColWriter(c.Name, c.Type, b)
+	defer w.release()
 	var buf []byte
 	for i := 0; i < n; i++ {
 		if col.IsNull(i) {
@@ -316,6 +318,15 @@ func convertValue(w *colWriter, col arrow.Array, i int, buf []byte) ([]byte, boo
 			return buf, true
 		}
 		return buf, w.appendText(a.Value(i))
+	case *array.Decimal128:
+		v := a.Value(i)
+		hi, lo := v.HighBits(), v.LowBits()
+		if hi == 0 && lo <= math.MaxInt64 || hi == -1 && lo > math.MaxInt64 {
+			buf = appendScaled(buf, int64(lo), int(a.DataType().(*arrow.Decimal128Type).Scale))
+			return buf, w.appendText(buf)
+		}
+		buf = append(buf, a.ValueStr(i)...)
+		return buf, w.appendText(buf)
 	case *array.Date32:
 		days := int64(a.Value(i))
 		if w.kind == kindTimestamp {
@@ -339,6 +350,9 @@ func convertValue(w *colWriter, col arrow.Array, i int, buf []byte) ([]byte, boo
 		return buf, w.appendText(buf)
 	default:
 		buf = append(buf, col.ValueStr(i)...)
+		if w.t.IsStruct() {
+			return buf, w.appendJSONRecord(buf)
+		}
 		if w.kind == kindJSONB || w.kind == kindText {
 			return buf, w.appendJSONText(buf, false)
 		}
@@ -360,6 +374,34 @@ func convertValue(w *colWriter, col arrow.Array, i int, buf []byte) ([]byte, boo
 		return buf, w.appendText(buf)
 	}
 	return buf, false
+}
+
+// appendScaled writes v·10^-scale as decimal text: 1250, 2 is 12.50.
+func appendScaled(buf []byte, v int64, scale int) []byte {
+	if scale <= 0 {
+		buf = strconv.AppendInt(buf, v, 10)
+		for ; scale < 0; scale++ {
+			buf = append(buf, '0')
+		}
+		return buf
+	}
+	u := uint64(v)
+	if v < 0 {
+		buf = append(buf, '-')
+		u = uint64(-v)
+	}
+	var d [24]byte
+	digits := strconv.AppendUint(d[:0], u, 10)
+	if len(digits) <= scale {
+		buf = append(buf, '0', '.')
+		for k := len(digits); k < scale; k++ {
+			buf = append(buf, '0')
+		}
+		return append(buf, digits...)
+	}
+	buf = append(buf, digits[:len(digits)-scale]...)
+	buf = append(buf, '.')
+	return append(buf, digits[len(digits)-scale:]...)
 }
 
 func toMicros(v int64, unit arrow.TimeUnit) int64 {
@@ -463,7 +505,7 @@ func inferParquet(files []FileInfo) ([]Column, error) {
 		}
 		for _, fld := range sch.Fields() {
 			t := parquetType(fld.Type)
-			key := lowerASCII(fld.Name)
+			key := strings.ToLower(fld.Name)
 			if i, ok := idx[key]; ok {
 				if cols[i].Name == fld.Name {
 					cols[i].Type = widenType(cols[i].Type, t)

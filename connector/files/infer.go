@@ -196,16 +196,21 @@ type newColumns struct {
 }
 
 func (n *newColumns) observe(name []byte, k inferKind) {
+	if n.isKnown(string(name)) {
+		return // a column's name in another case: rescued only
+	}
+	n.set.observe(name, k)
+}
+
+// isKnown: name is a schema column's, in some case.
+func (n *newColumns) isKnown(name string) bool {
 	if n.knownLower == nil {
 		n.knownLower = make(map[string]bool, len(n.known))
 		for k := range n.known {
 			n.knownLower[strings.ToLower(k)] = true
 		}
 	}
-	if n.knownLower[strings.ToLower(string(name))] {
-		return // a column's name in another case: rescued only
-	}
-	n.set.observe(name, k)
+	return n.knownLower[strings.ToLower(name)]
 }
 
 func (n *newColumns) columns() []Column {
@@ -230,8 +235,8 @@ const (
 // given: that schema, parsed (hints are then not needed and ignored).
 // Rescued is o.RescuedColumn. Version 1. Sampled lines that are not JSON
 // objects are skipped. With no file to sample (or no field in any), the
-// schema is the hints' columns; without hints that is 42000-class error
-// 22023 asking for a schema, as Databricks refuses to infer from nothing.
+// schema is the hints' columns; without hints it is an error (22023)
+// asking for a schema, as Databricks refuses to infer from nothing.
 func Infer(files []FileInfo, o Options, sampleFiles int, sampleBytes int64) (Schema, error) {
 	s := Schema{Rescued: o.RescuedColumn, Version: 1}
 	if strings.TrimSpace(o.Schema) != "" {
@@ -423,13 +428,7 @@ func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
 
 // observeType records a new column whose type is known (Parquet).
 func (n *newColumns) observeType(name string, t types.T) {
-	if n.knownLower == nil {
-		n.observe([]byte(name), inferNull) // builds knownLower
-		if n.knownLower[strings.ToLower(name)] {
-			return
-		}
-	}
-	if n.knownLower[strings.ToLower(name)] {
+	if n.isKnown(name) {
 		return
 	}
 	if n.typed == nil {
@@ -438,5 +437,3 @@ func (n *newColumns) observeType(name string, t types.T) {
 	n.set.observe([]byte(name), inferNull)
 	n.typed[name] = t
 }
-
-func lowerASCII(s string) string { return strings.ToLower(s) }
