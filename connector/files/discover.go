@@ -39,12 +39,12 @@ import (
 // DefaultSettle is the settle interval of the completeness rule.
 const DefaultSettle = 500 * time.Millisecond
 
-// undefinedFile is PostgreSQL's undefined_file (ENOENT on a file it was
+// sqlstateUndefinedFile is PostgreSQL's undefined_file (ENOENT on a file it was
 // asked to read).
-const undefinedFile = "58P01"
+const sqlstateUndefinedFile = "58P01"
 
-// hidden reports whether a file or folder name is skipped.
-func hidden(name string) bool { return name != "" && (name[0] == '.' || name[0] == '_') }
+// hiddenName reports whether a file or folder name is skipped.
+func hiddenName(name string) bool { return name != "" && (name[0] == '.' || name[0] == '_') }
 
 // lister walks one path option.
 type lister struct {
@@ -75,9 +75,12 @@ func newLister(o Options) (*lister, error) {
 func (l *lister) list(visit func(FileInfo)) error {
 	fi, err := os.Stat(l.spec.base)
 	if err != nil {
-		return fileError("could not open", l.spec.base, err)
+		return accessError("could not open", l.spec.base, err)
 	}
 	if !fi.IsDir() {
+		if l.onDir != nil {
+			l.onDir(filepath.Dir(l.spec.base)) // a streaming source watches the file's folder
+		}
 		if l.spec.alts == nil && fi.Mode().IsRegular() {
 			// A path naming one file reads it, whatever its name.
 			visit(fileInfoOf(l.spec.base, fi))
@@ -95,20 +98,19 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if top {
-			return fileError("could not open folder", dir, err)
+			return accessError("could not open folder", dir, err)
 		}
 		l.skip(dir, err)
 		return nil
 	}
-	full, _ := l.spec.matchState(rel)
 	for _, e := range ents {
 		name := e.Name()
-		if hidden(name) {
+		if hiddenName(name) {
 			continue
 		}
 		p := filepath.Join(dir, name)
 		sub := append(rel[:len(rel):len(rel)], name)
-		subFull, subPrefix := l.spec.matchState(sub)
+		subFull, _ := l.spec.matchState(sub)
 		typ := e.Type()
 		if typ&fs.ModeSymlink != 0 {
 			fi, err := os.Stat(p)
@@ -126,13 +128,7 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 		}
 		switch {
 		case typ.IsDir():
-			// Descend where the glob may still match, or below a full match
-			// when recursive (a folder path, or a glob naming folders).
-			descend := subPrefix && !subFull
-			if subFull {
-				descend = l.o.Recursive || (l.spec.alts != nil && !full)
-			}
-			if descend {
+			if l.descends(sub) {
 				if err := l.walk(p, sub, visit, false); err != nil {
 					return err
 				}
@@ -152,6 +148,42 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 		}
 	}
 	return nil
+}
+
+// descends reports whether listing goes into the folder at rel (its
+// components under base): where the glob may still match, and below a
+// full match when recursive — the first folder a glob names fully is
+// always listed (its files are what the glob names).
+func (l *lister) descends(rel []string) bool {
+	if hiddenName(rel[len(rel)-1]) {
+		return false
+	}
+	full, prefix := l.spec.matchState(rel)
+	if !full {
+		return prefix
+	}
+	parentFull, _ := l.spec.matchState(rel[:len(rel)-1])
+	return l.o.Recursive || (l.spec.alts != nil && !parentFull)
+}
+
+// reachesDir reports whether listing goes into the folder at rel.
+func (l *lister) reachesDir(rel []string) bool {
+	for k := 1; k <= len(rel); k++ {
+		if !l.descends(rel[:k]) {
+			return false
+		}
+	}
+	return len(rel) > 0
+}
+
+// reachesFile reports whether listing visits the file at rel (before
+// the name filter and time bounds).
+func (l *lister) reachesFile(rel []string) bool {
+	if len(rel) == 0 || hiddenName(rel[len(rel)-1]) || !l.reachesDir(rel[:len(rel)-1]) && len(rel) > 1 {
+		return false
+	}
+	full, _ := l.spec.matchState(rel)
+	return full
 }
 
 func (l *lister) selects(name string, fi fs.FileInfo) bool {
@@ -178,14 +210,14 @@ func fileInfoOf(p string, fi fs.FileInfo) FileInfo {
 	return FileInfo{Path: p, Name: filepath.Base(p), Size: fi.Size(), Modified: fi.ModTime()}
 }
 
-// fileError is an OS error on a path as PostgreSQL reports file access
+// accessError is an OS error on a path as PostgreSQL reports file access
 // (errcode_for_file_access): 58P01 for a missing file, 42501 for a
 // permission, 58030 otherwise.
-func fileError(what, p string, err error) error {
+func accessError(what, p string, err error) error {
 	code := sqlerr.IOError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		code = undefinedFile
+		code = sqlstateUndefinedFile
 	case errors.Is(err, fs.ErrPermission):
 		code = sqlerr.InsufficientPrivilege
 	}
@@ -233,7 +265,7 @@ func listSettled(o Options, settle time.Duration) ([]FileInfo, error) {
 			return // vanished while listing
 		}
 		if errors.Is(err, fs.ErrPermission) && skipErr == nil {
-			skipErr = fileError("could not open folder", p, err)
+			skipErr = accessError("could not open folder", p, err)
 			return
 		}
 		log.Printf("files: skipping %s: %v", p, err)

@@ -46,17 +46,28 @@ func (s *Source) observe(f FileInfo, now time.Time, renamed bool) {
 		return
 	}
 	c, ok := s.cands[f.Path]
-	if !ok {
-		s.cands[f.Path] = &candidate{info: f, since: now, seen: now, renamed: renamed}
-		return
-	}
-	if c.info.Size != f.Size || !c.info.Modified.Equal(f.Modified) {
+	switch {
+	case !ok:
+		c = &candidate{info: f, since: now, seen: now, renamed: renamed}
+		s.cands[f.Path] = c
+	case c.info.Size != f.Size || !c.info.Modified.Equal(f.Modified):
 		// Changed since the last observation: the rule starts over.
 		*c = candidate{info: f, since: now, seen: now, renamed: renamed}
-		return
+	default:
+		c.seen = now
+		c.renamed = c.renamed || renamed
 	}
-	c.seen = now
-	c.renamed = c.renamed || renamed
+	if c.complete(s.cfg.settle) {
+		delete(s.unsettled, f.Path)
+	} else {
+		s.unsettled[f.Path] = struct{}{}
+	}
+}
+
+// dropLocked removes a candidate.
+func (s *Source) dropLocked(path string) {
+	delete(s.cands, path)
+	delete(s.unsettled, path)
 }
 
 // forget drops a candidate that vanished (and those under it, when path
@@ -64,11 +75,11 @@ func (s *Source) observe(f FileInfo, now time.Time, renamed bool) {
 func (s *Source) forget(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.cands, path)
+	s.dropLocked(path)
 	prefix := path + "/"
 	for p := range s.cands {
 		if len(p) > len(prefix) && p[:len(prefix)] == prefix {
-			delete(s.cands, p)
+			s.dropLocked(p)
 		}
 	}
 }
@@ -80,7 +91,7 @@ func (s *Source) forgetUnseen(t time.Time) {
 	defer s.mu.Unlock()
 	for p, c := range s.cands {
 		if c.seen.Before(t) {
-			delete(s.cands, p)
+			s.dropLocked(p)
 		}
 	}
 }
@@ -89,13 +100,18 @@ func (s *Source) forgetUnseen(t time.Time) {
 func (s *Source) incomplete() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
-	for p, c := range s.cands {
-		if !c.complete(s.cfg.settle) {
-			out = append(out, p)
-		}
+	out := make([]string, 0, len(s.unsettled))
+	for p := range s.unsettled {
+		out = append(out, p)
 	}
 	return out
+}
+
+// waiting reports whether any candidate waits for a second observation.
+func (s *Source) waiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.unsettled) > 0
 }
 
 // readyLocked are the complete candidates that may be admitted at now,

@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,7 +54,12 @@ func startDiscovery(s *Source) (*discovery, error) {
 		}
 		s.noticeOnce(NoticeUnreadable, p, "cannot look at %s: %v", p, err)
 	}
-	go d.run()
+	ready := make(chan struct{})
+	go d.run(ready)
+	// The first listing is in (and the folders watched) when Open
+	// returns: the first Read sees the files already there, and a file
+	// renamed into place from now on is noticed as such.
+	<-ready
 	return d, nil
 }
 
@@ -73,20 +79,21 @@ func (d *discovery) rescan() {
 	}
 }
 
-func (d *discovery) run() {
+func (d *discovery) run(ready chan struct{}) {
 	defer close(d.done)
 	if d.watcher != nil {
 		defer d.watcher.Close()
 	}
 	relist := d.s.cfg.relist
 	d.relist()
+	close(ready)
 	listTimer := time.NewTimer(relist)
 	defer listTimer.Stop()
 	settleTimer := time.NewTimer(time.Hour)
 	settleTimer.Stop()
 	settleArmed := false
 	armSettle := func() {
-		if !settleArmed && len(d.s.incomplete()) > 0 {
+		if !settleArmed && d.s.waiting() {
 			settleTimer.Reset(max(d.s.cfg.settle/4, 5*time.Millisecond))
 			settleArmed = true
 		}
@@ -97,7 +104,6 @@ func (d *discovery) run() {
 	if d.watcher != nil {
 		events, errs = d.watcher.Events, d.watcher.Errors
 	}
-	var prev fsnotify.Event
 	for {
 		select {
 		case <-d.stop:
@@ -116,8 +122,7 @@ func (d *discovery) run() {
 				events = nil
 				continue
 			}
-			d.event(ev, prev)
-			prev = ev
+			d.event(ev)
 		case err, ok := <-errs:
 			if !ok {
 				errs = nil
@@ -169,7 +174,8 @@ func (d *discovery) watch(dir string) {
 	}
 	if err := d.watcher.Add(dir); err != nil {
 		// Too many watches, or the folder went: re-listing covers it.
-		d.s.noticeOnce(NoticeFolder, dir, "cannot watch %s (%v); new files there are found by re-listing", dir, err)
+		// Reported once: past the kernel's watch limit every folder fails.
+		d.s.noticeOnceKey("watch", NoticeFolder, dir, "cannot watch %s (%v); new files there (and in other folders that cannot be watched) are found by re-listing", dir, err)
 		return
 	}
 	d.watched[dir] = true
@@ -188,12 +194,11 @@ func (d *discovery) prune() {
 	}
 }
 
-// event applies one notification. A Create right after a Rename is the
-// two halves of one rename (inotify's IN_MOVED_FROM, IN_MOVED_TO): the
-// file appeared whole.
-func (d *discovery) event(ev fsnotify.Event, prev fsnotify.Event) {
+// event applies one notification. A Create that is the arrival of a
+// rename is a file that appeared whole.
+func (d *discovery) event(ev fsnotify.Event) {
 	name := filepath.Base(ev.Name)
-	if hidden(name) {
+	if hiddenName(name) {
 		return
 	}
 	switch {
@@ -212,7 +217,7 @@ func (d *discovery) event(ev fsnotify.Event, prev fsnotify.Event) {
 		return
 	}
 	if fi.IsDir() {
-		if ev.Has(fsnotify.Create) && d.underSpec(ev.Name) {
+		if ev.Has(fsnotify.Create) {
 			// A nested folder created later: watch it, and list it (files
 			// may have landed in it before the watch).
 			d.relistUnder(ev.Name)
@@ -222,32 +227,29 @@ func (d *discovery) event(ev fsnotify.Event, prev fsnotify.Event) {
 	if !fi.Mode().IsRegular() || !d.selects(ev.Name, fi) {
 		return
 	}
-	renamed := ev.Has(fsnotify.Create) && prev.Has(fsnotify.Rename)
-	d.s.observe(fileInfoOf(ev.Name, fi), time.Now(), renamed)
+	d.s.observe(fileInfoOf(ev.Name, fi), time.Now(), renamedInto(ev))
 }
 
-// relistUnder lists one folder under the path (a new nested one).
+// renamedInto reports whether a Create is the arrival half of a rename
+// whose departure fsnotify saw in a watched folder (inotify's
+// IN_MOVED_TO paired with IN_MOVED_FROM by their cookie). fsnotify keeps
+// the old name in an unexported field that only Event.String shows
+// ("CREATE "new" ← "old""), so the string tells. A file moved in from an
+// unwatched folder is not recognised: the settle rule applies to it.
+// (TestDiscoverRenamedIntoPlace pins this to the fsnotify version in
+// go.mod.)
+func renamedInto(ev fsnotify.Event) bool {
+	return ev.Has(fsnotify.Create) && ev.String() != fmt.Sprintf("%-13s %q", ev.Op.String(), ev.Name)
+}
+
+// relistUnder lists a folder created under the path, if listing reaches
+// it (it was not watched when its first files may have landed).
 func (d *discovery) relistUnder(dir string) {
 	rel := d.rel(dir)
-	full, prefix := d.lister.spec.matchState(rel)
-	if !prefix || (full && !d.lister.o.Recursive && d.lister.spec.alts == nil) {
+	if rel == nil || !d.lister.reachesDir(rel) {
 		return
 	}
 	_ = d.lister.walk(dir, rel, func(f FileInfo) { d.s.observe(f, time.Now(), false) }, false)
-}
-
-// underSpec reports whether a new folder may hold files the path selects.
-func (d *discovery) underSpec(dir string) bool {
-	rel := d.rel(dir)
-	if rel == nil {
-		return false
-	}
-	for _, c := range rel {
-		if hidden(c) {
-			return false
-		}
-	}
-	return true
 }
 
 // rel is p's components under the listing's base (nil when outside).
@@ -260,38 +262,15 @@ func (d *discovery) rel(p string) []string {
 }
 
 // selects applies the path's glob, the name filter and the time bounds to
-// a file an event named.
+// a file an event named: what a listing would have found.
 func (d *discovery) selects(p string, fi fs.FileInfo) bool {
 	l := d.lister
 	if p == l.spec.base {
 		return l.spec.alts == nil
 	}
 	rel := d.rel(p)
-	if rel == nil {
+	if rel == nil || !l.reachesFile(rel) {
 		return false
-	}
-	for _, c := range rel[:len(rel)-1] {
-		if hidden(c) {
-			return false
-		}
-	}
-	full, _ := l.spec.matchState(rel)
-	if !full {
-		return false
-	}
-	if !l.o.Recursive && len(rel) > 1 {
-		// Not recursive: only the files directly in base, or directly in
-		// the folders the glob names.
-		depth := 1
-		if l.spec.alts != nil {
-			depth = 0
-			for _, a := range l.spec.alts {
-				depth = max(depth, len(a)+1)
-			}
-		}
-		if len(rel) > depth {
-			return false
-		}
 	}
 	return l.selects(filepath.Base(p), fi)
 }

@@ -46,6 +46,10 @@ type logEntry struct {
 	// Damaged: decoding found it damaged and ignoreCorruptFiles was on;
 	// it holds no batches.
 	Damaged bool
+
+	// rowsBefore is the rows of the entries before it (in memory only:
+	// the backlog after an offset is a subtraction).
+	rowsBefore int64
 }
 
 const entryFormat = 1
@@ -99,7 +103,7 @@ func decodeEntry(b []byte) (logEntry, error) {
 	flags := b[0]
 	path := string(b[1:])
 	e := logEntry{
-		File:    FileInfo{Path: path, Name: baseName(path), Size: vals[3], Modified: time.Unix(0, vals[4])},
+		File:    FileInfo{Path: path, Name: filepath.Base(path), Size: vals[3], Modified: time.Unix(0, vals[4])},
 		First:   vals[0],
 		Batches: vals[1],
 		Rows:    vals[2],
@@ -109,15 +113,13 @@ func decodeEntry(b []byte) (logEntry, error) {
 	return e, nil
 }
 
-func baseName(p string) string { return filepath.Base(p) }
-
 // loadLog reads a log: its entries in order, and its schema versions in
 // version order. A log whose offsets do not add up is damaged (XX001).
 func loadLog(st *state.Store, logKey []byte) ([]logEntry, []Schema, error) {
 	txn := st.Begin(false)
 	defer txn.Discard()
 	var entries []logEntry
-	var next int64
+	var next, rows int64
 	fp := append(append([]byte(nil), logKey...), 'f')
 	err := txn.IteratePrefix(fp, func(key, val []byte) error {
 		seq := int(binary.BigEndian.Uint64(key[len(fp):]))
@@ -126,6 +128,8 @@ func loadLog(st *state.Store, logKey []byte) ([]logEntry, []Schema, error) {
 			return sqlerr.New(sqlerr.DataCorrupted, "the processed-file log of a files source is damaged at entry %d", seq)
 		}
 		next += e.Batches
+		e.rowsBefore = rows
+		rows += e.Rows
 		entries = append(entries, e)
 		return nil
 	})

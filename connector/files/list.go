@@ -22,9 +22,9 @@ func ReadNow(ctx context.Context, o Options, s Schema) ([]arrow.RecordBatch, err
 	return readAll(ctx, files, o, s, DefaultBatchRows, DecodeFile)
 }
 
-type decodeFunc = func(FileInfo, Options, Schema, int) ([]arrow.RecordBatch, DecodeStats, error)
+type decodeFileFunc = func(FileInfo, Options, Schema, int) ([]arrow.RecordBatch, DecodeStats, error)
 
-func readAll(ctx context.Context, files []FileInfo, o Options, s Schema, batchRows int, decode decodeFunc) ([]arrow.RecordBatch, error) {
+func readAll(ctx context.Context, files []FileInfo, o Options, s Schema, batchRows int, decode decodeFileFunc) ([]arrow.RecordBatch, error) {
 	type result struct {
 		batches []arrow.RecordBatch
 		err     error
@@ -60,7 +60,7 @@ feed:
 	var out []arrow.RecordBatch
 	for _, r := range results {
 		if r.err != nil {
-			if o.IgnoreCorruptFiles && isDamage(r.err) {
+			if o.IgnoreCorruptFiles && isDamageError(r.err) {
 				continue
 			}
 			return nil, r.err
@@ -70,4 +70,4 @@ feed:
 	return out, nil
 }
 
-func isDamage(err error) bool { return sqlerr.Code(err) == sqlerr.DataCorrupted }
+func isDamageError(err error) bool { return sqlerr.Code(err) == sqlerr.DataCorrupted }

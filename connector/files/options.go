@@ -2,7 +2,6 @@ package files
 
 import (
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -404,14 +403,4 @@ func ParseByteSize(v string) (int64, bool) {
 		return 0, false
 	}
 	return n << sh, true
-}
-
-// knownOptionNames is the sorted list of canonical names (tests).
-func knownOptionNames() []string {
-	var out []string
-	for _, o := range optionSpec.Options {
-		out = append(out, o.Name)
-	}
-	sort.Strings(out)
-	return out
 }

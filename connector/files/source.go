@@ -31,6 +31,16 @@ import (
 // naming it, since the rows a checkpoint recorded can no longer be
 // reproduced (leave processed files in place until their epochs are
 // committed and the table's checkpoints are past them).
+//
+// How the engine uses it: Open(st, LogKey(table, i), opts, schema) when
+// the streaming table reading it starts (i: which of its sources this
+// is); Read from the offset its checkpoint recorded, as any source;
+// after each epoch, Notices() into the event log, Backlog() into
+// streaming_progress, and SchemaChanged() — when it reports a version,
+// restart the table on it (Close, then Open with the new schema, and read
+// again from the committed offset). Close when the table stops (DROP,
+// ALTER, shutdown, that restart); DropLog(st, key) when the table is
+// dropped or reset to re-read everything.
 type Source struct {
 	st     *state.Store
 	logKey []byte
@@ -46,6 +56,7 @@ type Source struct {
 	byPath      map[string]int // path → index in entries
 	end         int64          // the offset after the log's last batch
 	cands       map[string]*candidate
+	unsettled   map[string]struct{} // the candidates not complete yet
 	changedSeen map[changeKey]bool
 	noticed     map[string]bool // noticeOnce's keys
 	notices     []Notice
@@ -67,7 +78,7 @@ type config struct {
 	settle    time.Duration
 	relist    time.Duration
 	batchRows int
-	decode    decodeFunc
+	decode    decodeFileFunc
 }
 
 // Tuning adjusts a Source beyond its options; zero fields take defaults.
@@ -125,6 +136,7 @@ func openWith(st *state.Store, logKey []byte, o Options, s Schema, cfg config) (
 		entries:     entries,
 		byPath:      make(map[string]int, len(entries)),
 		cands:       map[string]*candidate{},
+		unsettled:   map[string]struct{}{},
 		changedSeen: map[changeKey]bool{},
 		noticed:     map[string]bool{},
 		schema:      s,
@@ -274,12 +286,17 @@ func (s *Source) notice(kind, path, format string, args ...any) {
 
 // noticeOnce gives a notice once per kind and path.
 func (s *Source) noticeOnce(kind, path, format string, args ...any) {
+	s.noticeOnceKey(kind+"\x00"+path, kind, path, format, args...)
+}
+
+// noticeOnceKey gives a notice once per key.
+func (s *Source) noticeOnceKey(key, kind, path, format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.noticed[kind+"\x00"+path] {
+	if s.noticed[key] {
 		return
 	}
-	s.noticed[kind+"\x00"+path] = true
+	s.noticed[key] = true
 	s.noticeLocked(kind, path, format, args...)
 }
 

@@ -80,10 +80,9 @@ func (c *decodeCache) get(f FileInfo, o Options, sc Schema) *decoded {
 				d.batches, d.err = nil, sqlerr.New(sqlerr.InternalError, "decoding %s failed: %v", f.Path, r)
 			}
 		}()
-		if d.changed, d.statErr = sameFile(f); !d.ok() {
-			return
-		}
 		d.batches, d.stats, d.err = c.cfg.decode(f, o, sc, c.cfg.batchRows)
+		// Looked at after the decode (one stat a file): a file changed
+		// before or during it is not f any more.
 		if d.changed, d.statErr = sameFile(f); !d.ok() {
 			d.batches, d.stats, d.err = nil, DecodeStats{}, nil
 		}

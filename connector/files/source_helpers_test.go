@@ -26,10 +26,10 @@ import (
 // of sourcetest.Schema); a line "new:NAME" is a field the schema lacks
 // (reported in NewColumns unless the schema has it); a line "damaged"
 // makes the file damaged (XX001).
-func testDecode(f FileInfo, o Options, s Schema, batchRows int) ([]arrow.RecordBatch, DecodeStats, error) {
+func srcTestDecode(f FileInfo, o Options, s Schema, batchRows int) ([]arrow.RecordBatch, DecodeStats, error) {
 	data, err := os.ReadFile(f.Path)
 	if err != nil {
-		return nil, DecodeStats{}, fileError("could not open file", f.Path, err)
+		return nil, DecodeStats{}, accessError("could not open file", f.Path, err)
 	}
 	var st DecodeStats
 	var vals []int64
@@ -75,9 +75,9 @@ func testDecode(f FileInfo, o Options, s Schema, batchRows int) ([]arrow.RecordB
 	return out, st, nil
 }
 
-var testSchema = Schema{Columns: []Column{{Name: "n", Type: types.Int8}}, Version: 1}
+var srcTestSchema = Schema{Columns: []Column{{Name: "n", Type: types.Int8}}, Version: 1}
 
-func newStore(t *testing.T, sync state.SyncPolicy) *state.Store {
+func newSrcStore(t *testing.T, sync state.SyncPolicy) *state.Store {
 	t.Helper()
 	st, err := state.Open(t.TempDir(), state.Options{Sync: sync})
 	if err != nil {
@@ -87,44 +87,44 @@ func newStore(t *testing.T, sync state.SyncPolicy) *state.Store {
 	return st
 }
 
-func testOptions(path string) Options {
+func srcOptions(path string) Options {
 	return Options{Path: path, Format: "text", Recursive: true, MaxFilesPerTrigger: defaultMaxFilesPerTrigger, EvolutionMode: EvolveAddNewColumns, RescuedColumn: defaultRescuedColumn}
 }
 
-type testSource struct {
+type srcUnderTest struct {
 	*Source
 	t *testing.T
 }
 
 // open opens a source with the test decoder; settle and relist as given
 // (0: short ones for tests).
-func open(t *testing.T, st *state.Store, o Options, settle time.Duration) testSource {
+func openSrc(t *testing.T, st *state.Store, o Options, settle time.Duration) srcUnderTest {
 	t.Helper()
 	if settle == 0 {
 		settle = 50 * time.Millisecond
 	}
 	cfg := Tuning{Settle: settle, Relist: 200 * time.Millisecond, BatchRows: 3}.config()
-	cfg.decode = testDecode
-	s, err := openWith(st, []byte("o/files/test/"), o, testSchema, cfg)
+	cfg.decode = srcTestDecode
+	s, err := openWith(st, []byte("o/files/test/"), o, srcTestSchema, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return testSource{s, t}
+	return srcUnderTest{s, t}
 }
 
-// old is a modification time long enough ago that a file is complete at
+// longAgo is a modification time long enough ago that a file is complete at
 // its first observation.
-var old = time.Now().Add(-24 * time.Hour).Truncate(time.Second)
+var longAgo = time.Now().Add(-24 * time.Hour).Truncate(time.Second)
 
-// writeRows writes a file of rows first..first+n-1 in place, dated
+// srcWriteRows writes a file of rows first..first+n-1 in place, dated
 // `at` (zero: now).
-func writeRows(t *testing.T, path string, first, n int, at time.Time) {
+func srcWriteRows(t *testing.T, path string, first, n int, at time.Time) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, rowsText(first, n), 0o644); err != nil {
+	if err := os.WriteFile(path, srcRowsText(first, n), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if !at.IsZero() {
@@ -134,12 +134,12 @@ func writeRows(t *testing.T, path string, first, n int, at time.Time) {
 	}
 }
 
-// renameRows writes a file as writers should: under a hidden name, then
+// srcRenameRows writes a file as writers should: under a hidden name, then
 // renamed into place.
-func renameRows(t *testing.T, path string, first, n int) {
+func srcRenameRows(t *testing.T, path string, first, n int) {
 	t.Helper()
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, rowsText(first, n), 0o644); err != nil {
+	if err := os.WriteFile(tmp, srcRowsText(first, n), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -147,7 +147,7 @@ func renameRows(t *testing.T, path string, first, n int) {
 	}
 }
 
-func rowsText(first, n int) []byte {
+func srcRowsText(first, n int) []byte {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "%d\n", first+i)
@@ -155,8 +155,8 @@ func rowsText(first, n int) []byte {
 	return []byte(b.String())
 }
 
-// waitFor polls cond until it holds, failing the test at the deadline.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+// waitUntil polls cond until it holds, failing the test at the deadline.
+func waitUntil(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -167,7 +167,7 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	}
 }
 
-func (s testSource) read(from int64, max int) connector.Read {
+func (s srcUnderTest) read(from int64, max int) connector.Read {
 	s.t.Helper()
 	rd, err := s.Read(context.Background(), from, max)
 	if err != nil {
@@ -177,7 +177,7 @@ func (s testSource) read(from int64, max int) connector.Read {
 }
 
 // values are the n column's values of batches, in order.
-func values(bs []arrow.RecordBatch) []int64 {
+func batchValues(bs []arrow.RecordBatch) []int64 {
 	var out []int64
 	for _, b := range bs {
 		out = append(out, b.Column(0).(*array.Int64).Int64Values()...)
@@ -187,20 +187,20 @@ func values(bs []arrow.RecordBatch) []int64 {
 
 // readUntil reads from `from` (all batches each time) until the rows
 // read hold want rows, returning them and the offset after.
-func (s testSource) readUntil(from int64, want int, d time.Duration) ([]int64, int64) {
+func (s srcUnderTest) readUntil(from int64, want int, d time.Duration) ([]int64, int64) {
 	s.t.Helper()
 	var got []int64
 	off := from
-	waitFor(s.t, fmt.Sprintf("%d rows", want), d, func() bool {
+	waitUntil(s.t, fmt.Sprintf("%d rows", want), d, func() bool {
 		rd := s.read(off, 0)
-		got = append(got, values(rd.Batches)...)
+		got = append(got, batchValues(rd.Batches)...)
 		off = rd.Next
 		return len(got) >= want
 	})
 	return got, off
 }
 
-func seq(first, n int) []int64 {
+func intsFrom(first, n int) []int64 {
 	out := make([]int64, n)
 	for i := range out {
 		out[i] = int64(first + i)
@@ -208,7 +208,7 @@ func seq(first, n int) []int64 {
 	return out
 }
 
-func sameInts(t *testing.T, what string, got, want []int64) {
+func srcSameInts(t *testing.T, what string, got, want []int64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d rows %v, want %d %v", what, len(got), got, len(want), want)
@@ -220,8 +220,8 @@ func sameInts(t *testing.T, what string, got, want []int64) {
 	}
 }
 
-// appendLine adds a line to a file, keeping it dated at.
-func appendLine(t *testing.T, path, line string, at time.Time) {
+// srcAppendLine adds a line to a file, keeping it dated at.
+func srcAppendLine(t *testing.T, path, line string, at time.Time) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -115,8 +115,9 @@ func (s *Source) rowsAfter(entries []logEntry, off int64, cur []arrow.RecordBatc
 		}
 		i++
 	}
-	for ; i < len(entries); i++ {
-		n += entries[i].Rows
+	if i < len(entries) {
+		last := entries[len(entries)-1]
+		n += last.rowsBefore + last.Rows - entries[i].rowsBefore
 	}
 	return n
 }
@@ -167,7 +168,7 @@ func (s *Source) logged(ctx context.Context, e logEntry, sc Schema) ([]arrow.Rec
 			return nil, sqlerr.New(sqlerr.DataCorrupted, "file \"%s\" of the processed-file log is gone: the rows read from it (offsets %d to %d) cannot be read again", e.File.Path, e.First, last).
 				WithHint("Leave processed files in place until the table's checkpoints are past them.")
 		}
-		return nil, fileError("could not open", e.File.Path, d.statErr)
+		return nil, accessError("could not open", e.File.Path, d.statErr)
 	}
 	if d.changed {
 		s.cache.drop(e.File, sc)
@@ -268,7 +269,11 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 		if len(d.stats.NewColumns) > 0 && !e.Damaged {
 			switch s.opts.EvolutionMode {
 			case EvolveFailOnNewColumns:
+				// 22000 (data_exception): the data does not fit the
+				// schema; Databricks' UNKNOWN_FIELD_EXCEPTION has a
+				// SQLSTATE of its own (KD003) PostgreSQL lacks.
 				admitErr = sqlerr.New(sqlerr.DataException, "file \"%s\" has columns the schema lacks: %s", f.Path, columnNames(d.stats.NewColumns)).
+					WithDetail("Databricks reports this as UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_FILE.").
 					WithHint("schemaEvolutionMode is failOnNewColumns: add the columns to the source's schema, or use addNewColumns or rescue, then restart the table.")
 			case EvolveAddNewColumns:
 				evolved = append(evolved, d.stats.NewColumns...)
@@ -309,10 +314,13 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 	}
 	s.mu.Lock()
 	for _, a := range out {
+		if n := len(s.entries); n > 0 {
+			a.entry.rowsBefore = s.entries[n-1].rowsBefore + s.entries[n-1].Rows
+		}
 		s.byPath[a.entry.File.Path] = len(s.entries)
 		s.entries = append(s.entries, a.entry)
 		s.end = a.entry.First + a.entry.Batches
-		delete(s.cands, a.entry.File.Path)
+		s.dropLocked(a.entry.File.Path)
 	}
 	if newVersion != nil {
 		s.pending = newVersion
@@ -373,7 +381,7 @@ func unreadable(err error) bool {
 		return true
 	}
 	switch sqlerr.Code(err) {
-	case sqlerr.IOError, sqlerr.InsufficientPrivilege, undefinedFile:
+	case sqlerr.IOError, sqlerr.InsufficientPrivilege, sqlstateUndefinedFile:
 		return true
 	}
 	return false
@@ -412,5 +420,6 @@ func (s *Source) settleAgain(f FileInfo, statErr error) {
 		now := time.Now()
 		c.since, c.seen, c.renamed = now, now, false
 		c.info.Size, c.info.Modified = -1, now
+		s.unsettled[f.Path] = struct{}{}
 	}
 }

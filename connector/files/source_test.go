@@ -20,10 +20,10 @@ import (
 func TestSourceConformance(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T) sourcetest.Fixture {
 		dir := t.TempDir()
-		st := newStore(t, state.SyncGroup)
+		st := newSrcStore(t, state.SyncGroup)
 		cfg := Tuning{Settle: time.Hour, Relist: time.Hour, BatchRows: 1 << 20}.config()
-		cfg.decode = testDecode
-		src, err := openWith(st, []byte("o/files/conf/"), testOptions(dir), testSchema, cfg)
+		cfg.decode = srcTestDecode
+		src, err := openWith(st, []byte("o/files/conf/"), srcOptions(dir), srcTestSchema, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestSourceConformance(t *testing.T) {
 			Append: func(b arrow.RecordBatch) error {
 				vals := b.Column(0).(*array.Int64).Int64Values()
 				p := filepath.Join(dir, fmt.Sprintf("f%04d.txt", n))
-				writeRows(t, p, int(vals[0]), len(vals), old.Add(time.Duration(n)*time.Second))
+				srcWriteRows(t, p, int(vals[0]), len(vals), longAgo.Add(time.Duration(n)*time.Second))
 				n++
 				src.Rescan()
 				return nil
@@ -47,20 +47,20 @@ func TestReadAdmitsWithinTriggerBounds(t *testing.T) {
 	dir := t.TempDir()
 	var size int64
 	for i := 0; i < 5; i++ {
-		writeRows(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), i*10, 4, old.Add(time.Duration(i)*time.Second))
-		size += int64(len(rowsText(i*10, 4)))
+		srcWriteRows(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), i*10, 4, longAgo.Add(time.Duration(i)*time.Second))
+		size += int64(len(srcRowsText(i*10, 4)))
 	}
-	st := newStore(t, state.SyncGroup)
-	o := testOptions(dir)
+	st := newSrcStore(t, state.SyncGroup)
+	o := srcOptions(dir)
 	o.MaxFilesPerTrigger = 2
-	s := open(t, st, o, 0)
+	s := openSrc(t, st, o, 0)
 	s.Rescan()
 	if f, b := s.Backlog(); f != 5 || b != size {
 		t.Fatalf("backlog before reading: %d files, %d bytes", f, b)
 	}
 	rd := s.read(0, 0)
 	// Two files of 4 rows, 3 rows a batch: 4 batches.
-	sameInts(t, "first trigger", values(rd.Batches), append(seq(0, 4), seq(10, 4)...))
+	srcSameInts(t, "first trigger", batchValues(rd.Batches), append(intsFrom(0, 4), intsFrom(10, 4)...))
 	if rd.Next != 4 || rd.Backlog != 0 {
 		t.Fatalf("first trigger: Next %d, backlog %d", rd.Next, rd.Backlog)
 	}
@@ -79,32 +79,32 @@ func TestReadAdmitsWithinTriggerBounds(t *testing.T) {
 	// maxBytesPerTrigger: one file's bytes admits one file a trigger.
 	s.Close()
 	o.MaxFilesPerTrigger = 1000
-	o.MaxBytesPerTrigger = int64(len(rowsText(30, 4)))
-	s = open(t, st, o, 0)
+	o.MaxBytesPerTrigger = int64(len(srcRowsText(30, 4)))
+	s = openSrc(t, st, o, 0)
 	s.Rescan()
 	rd = s.read(6, 0)
-	sameInts(t, "bytes-bounded trigger", values(rd.Batches), seq(30, 4))
+	srcSameInts(t, "bytes-bounded trigger", batchValues(rd.Batches), intsFrom(30, 4))
 }
 
 func TestSchemaEvolution(t *testing.T) {
 	write := func(t *testing.T, dir string) {
-		writeRows(t, filepath.Join(dir, "a"), 0, 2, old)
-		writeRows(t, filepath.Join(dir, "b"), 10, 2, old.Add(time.Second))
-		appendLine(t, filepath.Join(dir, "b"), "new:extra", old.Add(time.Second))
-		writeRows(t, filepath.Join(dir, "c"), 20, 2, old.Add(2*time.Second))
-		appendLine(t, filepath.Join(dir, "c"), "new:more", old.Add(2*time.Second))
+		srcWriteRows(t, filepath.Join(dir, "a"), 0, 2, longAgo)
+		srcWriteRows(t, filepath.Join(dir, "b"), 10, 2, longAgo.Add(time.Second))
+		srcAppendLine(t, filepath.Join(dir, "b"), "new:extra", longAgo.Add(time.Second))
+		srcWriteRows(t, filepath.Join(dir, "c"), 20, 2, longAgo.Add(2*time.Second))
+		srcAppendLine(t, filepath.Join(dir, "c"), "new:more", longAgo.Add(2*time.Second))
 	}
 	t.Run("addNewColumns", func(t *testing.T) {
 		dir := t.TempDir()
 		write(t, dir)
-		st := newStore(t, state.SyncGroup)
-		s := open(t, st, testOptions(dir), 0)
+		st := newSrcStore(t, state.SyncGroup)
+		s := openSrc(t, st, srcOptions(dir), 0)
 		s.Rescan()
 		if _, ok := s.SchemaChanged(); ok {
 			t.Fatal("a schema change before reading")
 		}
 		rd := s.read(0, 0)
-		sameInts(t, "rows of the old schema", values(rd.Batches), []int64{0, 1, 10, 11, 20, 21})
+		srcSameInts(t, "rows of the longAgo schema", batchValues(rd.Batches), []int64{0, 1, 10, 11, 20, 21})
 		ns, ok := s.SchemaChanged()
 		if !ok || ns.Version != 2 || len(ns.Columns) != 3 || ns.Columns[1].Name != "extra" || ns.Columns[2].Name != "more" {
 			t.Fatalf("pending schema %+v %v", ns, ok)
@@ -115,17 +115,17 @@ func TestSchemaEvolution(t *testing.T) {
 		if vs := s.SchemaVersions(); len(vs) != 2 || vs[0].Version != 1 || vs[1].Version != 2 {
 			t.Fatalf("versions %+v", vs)
 		}
-		// Reopened on the old schema, the new version is pending still;
+		// Reopened on the longAgo schema, the new version is pending still;
 		// on the new one, nothing is.
 		s.Close()
-		s = open(t, st, testOptions(dir), 0)
+		s = openSrc(t, st, srcOptions(dir), 0)
 		if p, ok := s.SchemaChanged(); !ok || p.Version != 2 {
 			t.Fatalf("after reopening: pending %+v %v", p, ok)
 		}
 		s.Close()
 		cfg := Tuning{Settle: 50 * time.Millisecond}.config()
-		cfg.decode = testDecode
-		s2, err := openWith(st, []byte("o/files/test/"), testOptions(dir), ns, cfg)
+		cfg.decode = srcTestDecode
+		s2, err := openWith(st, []byte("o/files/test/"), srcOptions(dir), ns, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,13 +141,13 @@ func TestSchemaEvolution(t *testing.T) {
 	t.Run("failOnNewColumns", func(t *testing.T) {
 		dir := t.TempDir()
 		write(t, dir)
-		st := newStore(t, state.SyncGroup)
-		o := testOptions(dir)
+		st := newSrcStore(t, state.SyncGroup)
+		o := srcOptions(dir)
 		o.EvolutionMode = EvolveFailOnNewColumns
-		s := open(t, st, o, 0)
+		s := openSrc(t, st, o, 0)
 		s.Rescan()
 		rd := s.read(0, 0) // a: fine; b stops the trigger
-		sameInts(t, "before the file with new columns", values(rd.Batches), []int64{0, 1})
+		srcSameInts(t, "before the file with new columns", batchValues(rd.Batches), []int64{0, 1})
 		_, err := s.Read(context.Background(), rd.Next, 0)
 		if sqlerr.Code(err) != sqlerr.DataException {
 			t.Fatalf("reading the file with a new column: %v (%s)", err, sqlerr.Code(err))
@@ -160,13 +160,13 @@ func TestSchemaEvolution(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir)
-			st := newStore(t, state.SyncGroup)
-			o := testOptions(dir)
+			st := newSrcStore(t, state.SyncGroup)
+			o := srcOptions(dir)
 			o.EvolutionMode = mode
-			s := open(t, st, o, 0)
+			s := openSrc(t, st, o, 0)
 			s.Rescan()
 			rd := s.read(0, 0)
-			sameInts(t, "rows", values(rd.Batches), []int64{0, 1, 10, 11, 20, 21})
+			srcSameInts(t, "rows", batchValues(rd.Batches), []int64{0, 1, 10, 11, 20, 21})
 			if p, ok := s.SchemaChanged(); ok {
 				t.Fatalf("mode %s recorded %+v", mode, p)
 			}
@@ -176,12 +176,12 @@ func TestSchemaEvolution(t *testing.T) {
 
 func TestIgnoreCorruptFiles(t *testing.T) {
 	dir := t.TempDir()
-	writeRows(t, filepath.Join(dir, "a"), 0, 2, old)
-	writeRows(t, filepath.Join(dir, "b"), 10, 2, old.Add(time.Second))
-	appendLine(t, filepath.Join(dir, "b"), "damaged", old.Add(time.Second))
-	writeRows(t, filepath.Join(dir, "c"), 20, 2, old.Add(2*time.Second))
-	st := newStore(t, state.SyncGroup)
-	s := open(t, st, testOptions(dir), 0)
+	srcWriteRows(t, filepath.Join(dir, "a"), 0, 2, longAgo)
+	srcWriteRows(t, filepath.Join(dir, "b"), 10, 2, longAgo.Add(time.Second))
+	srcAppendLine(t, filepath.Join(dir, "b"), "damaged", longAgo.Add(time.Second))
+	srcWriteRows(t, filepath.Join(dir, "c"), 20, 2, longAgo.Add(2*time.Second))
+	st := newSrcStore(t, state.SyncGroup)
+	s := openSrc(t, st, srcOptions(dir), 0)
 	s.Rescan()
 	_, err := s.Read(context.Background(), 0, 0)
 	// a is admitted with b's failure waiting: the first Read returns a.
@@ -193,13 +193,13 @@ func TestIgnoreCorruptFiles(t *testing.T) {
 		t.Fatalf("a damaged file: %v, want XX001", err)
 	}
 	s.Close()
-	o := testOptions(dir)
+	o := srcOptions(dir)
 	o.IgnoreCorruptFiles = true
-	s = open(t, st, o, 0)
+	s = openSrc(t, st, o, 0)
 	s.Rescan()
 	rd := s.read(1, 0)
-	sameInts(t, "after the damaged file", values(rd.Batches), []int64{20, 21})
-	if ns := s.Notices(); !hasNotice(ns, NoticeDamaged, filepath.Join(dir, "b")) {
+	srcSameInts(t, "after the damaged file", batchValues(rd.Batches), []int64{20, 21})
+	if ns := s.Notices(); !srcHasNotice(ns, NoticeDamaged, filepath.Join(dir, "b")) {
 		t.Fatalf("no damaged notice: %+v", ns)
 	}
 	files, _ := ProcessedFiles(st, []byte("o/files/test/"))
@@ -208,7 +208,7 @@ func TestIgnoreCorruptFiles(t *testing.T) {
 	}
 }
 
-func hasNotice(ns []Notice, kind, path string) bool {
+func srcHasNotice(ns []Notice, kind, path string) bool {
 	for _, n := range ns {
 		if n.Kind == kind && (path == "" || n.Path == path) {
 			return true
