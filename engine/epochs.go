@@ -161,9 +161,17 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	if err := tableout.New(e.store, oid).Drop(tx); err != nil {
 		return err
 	}
+	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
+		return err
+	}
 	return tx.Commit()
 }
 
 // moveEpochs gives a replaced streaming table the epoch log of the table it
 // replaces (CREATE OR REFRESH with compatible state).
-func (e *Engine) moveEpochs(from, to uint32) error { return checkpoint.Move(e.store, from, to) }
+func (e *Engine) moveEpochs(from, to uint32) error {
+	if err := e.moveFilesLogs(from, to); err != nil { // files_input.go
+		return err
+	}
+	return checkpoint.Move(e.store, from, to)
+}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,10 +155,7 @@ func outsideRoots(p string, roots []string) error {
 func (e *Engine) checkListedFile(p string) error {
 	res, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil // gone since: the reader reports it
-		}
-		return nil
+		return nil // gone or unreadable since: the reader reports it
 	}
 	if !underRoots(e.filesRoots, res) {
 		return outsideRoots(res, e.filesRoots)

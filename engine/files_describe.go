@@ -15,16 +15,18 @@ import (
 
 // filesDetails are the detailed-section rows of one files definition;
 // label prefixes them ("Files" for a source, "Files input 1" for a
-// streaming table's first), now is the running source's schema (nil when
-// not running).
-func filesDetails(label string, def *catalog.FilesSource, now *files.Schema) [][2]string {
+// streaming table's first), versions are the running source's recorded
+// schema versions (evolution adds them; nil when not running).
+func filesDetails(label string, def *catalog.FilesSource, versions []files.Schema) [][2]string {
 	out := [][2]string{
 		{label + " Path", def.Path},
 		{label + " Format", def.Format},
 		{label + " Schema", fmt.Sprintf("version %d: %s", def.Version, storedSchemaText(def))},
 	}
-	if now != nil && now.Version != def.Version {
-		out = append(out, [2]string{label + " Schema Now", fmt.Sprintf("version %d: %s", now.Version, schemaText(*now))})
+	for _, v := range versions {
+		if v.Version != def.Version {
+			out = append(out, [2]string{fmt.Sprintf("%s Schema Version %d", label, v.Version), schemaText(v)})
+		}
 	}
 	return out
 }
@@ -63,17 +65,16 @@ func (s *Session) filesStreamingDetails(rel *catalog.Relation) [][2]string {
 	show := func(def *catalog.FilesSource, match func(*filesInput) bool) {
 		n++
 		label := fmt.Sprintf("Files Input %d", n)
-		var now *files.Schema
+		var versions []files.Schema
 		var backlog string
 		for _, in := range open {
 			if match(in) {
-				sch := in.src.Schema()
-				now = &sch
+				versions = in.src.SchemaVersions()
 				f, b := in.src.Backlog()
 				backlog = fmt.Sprintf("%d files, %d bytes", f, b)
 			}
 		}
-		out = append(out, filesDetails(label, def, now)...)
+		out = append(out, filesDetails(label, def, versions)...)
 		if backlog != "" {
 			out = append(out, [2]string{label + " Backlog", backlog})
 		}

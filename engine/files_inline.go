@@ -37,6 +37,7 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 		alias      string
 		ordinality bool
 		hasAlias   bool
+		inner      bool // the table argument of TUMBLE/HOP/SESSION: no alias of its own
 		start, end int
 		name       string
 	}
@@ -51,10 +52,16 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 				return
 			}
 			fc := l.Items[0].GetFuncCall()
-			if fc == nil || len(fc.Funcname) != 1 || !planner.IsFilesFunction(fc.Funcname[0].GetString_().GetSval()) {
-				return
+			inner := false
+			if !isFilesCall(fc) {
+				// TUMBLE(read_files(...), col, size): the window functions'
+				// table argument (the WINDOW clause is rewritten so).
+				if fc == nil || len(fc.Args) == 0 || !isFilesCall(fc.Args[0].GetFuncCall()) {
+					return
+				}
+				fc, inner = fc.Args[0].GetFuncCall(), true
 			}
-			c := &call{fc: fc, ordinality: rf.Ordinality, start: int(fc.Location), alias: fc.Funcname[0].GetString_().GetSval()}
+			c := &call{fc: fc, ordinality: rf.Ordinality, inner: inner, start: int(fc.Location), alias: fc.Funcname[0].GetString_().GetSval()}
 			if rf.Alias != nil {
 				c.alias, c.hasAlias = rf.Alias.Aliasname, true
 			}
@@ -106,7 +113,7 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 	for i := len(calls) - 1; i >= 0; i-- {
 		c := calls[i]
 		ref := `"` + c.name + `"`
-		if !c.hasAlias {
+		if !c.hasAlias && !c.inner {
 			ref += " AS " + c.alias // the name the call's columns are known by
 		}
 		q = q[:c.start] + ref + q[c.end:]
@@ -146,4 +153,8 @@ func atCall(err error, start int) error {
 		return &cp
 	}
 	return err
+}
+
+func isFilesCall(fc *pg_query.FuncCall) bool {
+	return fc != nil && len(fc.Funcname) == 1 && planner.IsFilesFunction(fc.Funcname[0].GetString_().GetSval())
 }

@@ -2,16 +2,18 @@ package engine
 
 import (
 	"context"
-	"fmt"
+	"encoding/binary"
 	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/files"
 	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/state"
 )
 
 // A streaming table reading files: each of its files inputs (a
@@ -35,12 +37,59 @@ type filesInput struct {
 }
 
 // filesLogKey is the key of reader's processed-file log for the files
-// source relation src.
+// source relation src: under state.FilesLogPrefix(reader), i and the
+// read_files call's position, or s and the named source's OID.
 func filesLogKey(reader uint32, src *catalog.Relation) []byte {
+	k := state.FilesLogPrefix(reader)
 	if src.OID >= inlineOIDBase {
-		return []byte(fmt.Sprintf("files/%d/input/%d", reader, src.Source.Files.Input))
+		k = append(k, 'i')
+		return append(binary.BigEndian.AppendUint32(k, uint32(src.Source.Files.Input)), '/')
 	}
-	return []byte(fmt.Sprintf("files/%d/source/%d", reader, src.OID))
+	k = append(k, 's')
+	return append(binary.BigEndian.AppendUint32(k, src.OID), '/')
+}
+
+// dropFilesLogs removes streaming table oid's files logs (DROP).
+func dropFilesLogs(tx *state.Txn, oid uint32) error {
+	var keys [][]byte
+	if err := tx.IteratePrefix(state.FilesLogPrefix(oid), func(k, _ []byte) error {
+		keys = append(keys, append([]byte(nil), k...))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveFilesLogs gives a replaced streaming table the files logs of the
+// table it replaces (CREATE OR REFRESH keeping the checkpoint, whose
+// offsets count batches of those logs).
+func (e *Engine) moveFilesLogs(from, to uint32) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	old, fresh := state.FilesLogPrefix(from), state.FilesLogPrefix(to)
+	type kv struct{ k, v []byte }
+	var moved []kv
+	if err := tx.IteratePrefix(old, func(k, v []byte) error {
+		moved = append(moved, kv{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, m := range moved {
+		if err := tx.Set(append(append([]byte(nil), fresh...), m.k[len(old):]...), m.v); err != nil {
+			return err
+		}
+		if err := tx.Delete(m.k); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // openFilesInput opens the files source src for the streaming table reader.
@@ -60,7 +109,7 @@ func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation,
 	}
 	e.filesOpen.open[reader.OID] = append(e.filesOpen.open[reader.OID], &filesInput{src: fsrc, rel: src})
 	e.filesOpen.mu.Unlock()
-	return fittedSource{fsrc, schema}
+	return &fittedSource{Source: fsrc, schema: schema, eng: e, checked: map[string]bool{}}
 }
 
 // closeFilesInputs closes the files sources of streaming table oid.
@@ -121,23 +170,64 @@ func (e *Engine) storedFilesInputs(sp *planner.StreamPlan) []catalog.FilesSource
 }
 
 // fittedSource gives a files source's batches the plan's schema
-// (fitBatch: by name, with the plan's types).
+// (fitBatch: by name, with the plan's types), and refuses a file whose
+// real location is outside the files roots: a link to a file, placed in
+// the folder after CREATE checked it, is read as the file it points to,
+// so each file's path is checked once, when its first batch comes.
 type fittedSource struct {
 	connector.Source
-	schema *arrow.Schema
+	schema  *arrow.Schema
+	eng     *Engine
+	checked map[string]bool // file paths found inside the roots
 }
 
-func (f fittedSource) Read(ctx context.Context, from int64, limit int) (connector.Read, error) {
+func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connector.Read, error) {
 	rd, err := f.Source.Read(ctx, from, limit)
 	if err != nil {
 		return rd, err
 	}
 	for i, b := range rd.Batches {
+		if err := f.checkFiles(b); err != nil {
+			return connector.Read{}, err
+		}
 		if rd.Batches[i], err = fitBatch(b, f.schema); err != nil {
 			return connector.Read{}, err
 		}
 	}
 	return rd, nil
+}
+
+// checkFiles checks the files a batch came from (its _metadata paths;
+// one file's rows share one value, so this is a few lookups a batch).
+func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
+	idx := b.Schema().FieldIndices(files.MetadataColumn)
+	if len(idx) == 0 || b.NumRows() == 0 {
+		return nil
+	}
+	md, ok := b.Column(idx[0]).(*array.Struct)
+	if !ok {
+		return nil
+	}
+	paths, ok := md.Field(0).(*array.String)
+	if !ok {
+		return nil
+	}
+	last := ""
+	for r := 0; r < paths.Len(); r++ {
+		p := paths.Value(r)
+		if p == last {
+			continue
+		}
+		last = p
+		if f.checked[p] {
+			continue
+		}
+		if err := f.eng.checkListedFile(p); err != nil {
+			return err
+		}
+		f.checked[p] = true
+	}
+	return nil
 }
 
 // filesPollInterval is how often a streaming table reading files looks

@@ -38,11 +38,6 @@ const (
 	inferSampleBytes = 64 << 20
 )
 
-// metadataType is the type of the _metadata column (files.Schema's doc).
-var metadataType = types.StructOf([]types.StructField{
-	{Name: "file_path", Type: types.Text}, {Name: "file_name", Type: types.Text},
-	{Name: "file_size", Type: types.Int8}, {Name: "file_modification_time", Type: types.TimestampTZ}})
-
 // newFilesDefinition checks a files source's options (as written) and
 // makes its definition: the path resolved under the files roots, the
 // schema given (declared: CREATE SOURCE's column list; or the schema
@@ -176,7 +171,7 @@ func filesPlannerColumns(rel *catalog.Relation, r *planner.Relation) {
 	if rel.Source == nil || rel.Source.Files == nil {
 		return
 	}
-	r.Cols = append(r.Cols, planner.RelColumn{Name: files.MetadataColumn, T: metadataType, Hidden: true})
+	r.Cols = append(r.Cols, planner.RelColumn{Name: files.MetadataColumn, T: files.MetadataType, Hidden: true})
 }
 
 // inlineFilesRelation is the inline source relation of a read_files call

@@ -606,6 +606,7 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 		t := r.Streaming
 		t.Flows = append(t.Flows, catalog.Flow{Name: spec.Flow, Definition: text, Comment: comment})
 		t.OutputMode, t.Trigger, t.StateFingerprint = sp.Mode, trig.kind, sp.StateFingerprint()
+		t.Files = s.eng.storedFilesInputs(sp) // files_input.go: the flow's read_files schemas
 		r.ViewSQL = st.Query
 		r.Columns = cols
 		return nil

@@ -55,6 +55,16 @@ func (b *binder) bindWindowFunction(rf *pg_query.RangeFunction, fc *pg_query.Fun
 			return nil, nil, err
 		}
 		input, sc = plan, scopeOf(plan.Columns(), alias, nil, parent)
+	case fc.Args[0].GetFuncCall() != nil && IsFilesFunction(funcName(fc.Args[0].GetFuncCall().Funcname)):
+		// TUMBLE(read_files(...), ts, size): the files there now.
+		inner := &pg_query.RangeFunction{}
+		if alias != "" {
+			inner.Alias = &pg_query.Alias{Aliasname: alias}
+		}
+		var err error
+		if input, sc, err = b.bindReadFiles(inner, fc.Args[0].GetFuncCall(), parent); err != nil { // bind_read_files.go
+			return nil, nil, err
+		}
 	default:
 		return nil, nil, sqlerr.At(sqlerr.SyntaxError, pos, "the first argument of %s must name a table or be a subquery", name)
 	}

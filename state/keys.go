@@ -49,6 +49,10 @@ import "encoding/binary"
 //	                                  the start of rel's log (u64 BE): offsets
 //	                                  in the log are positions counted from
 //	                                  before any trim
+//	f/<table u32 BE>/<input…>         the processed-file logs of streaming
+//	                                  table `table`'s files inputs (package
+//	                                  connector/files owns what follows the
+//	                                  input's key; the engine chooses it)
 //
 // Big-endian integers make byte order equal numeric order, which is what
 // iteration order over a prefix relies on.
@@ -62,7 +66,16 @@ const (
 	PrefixOperator = "o/"
 	PrefixEpoch    = "e/"
 	PrefixRetain   = "r/"
+	PrefixFilesLog = "f/"
 )
+
+// FilesLogPrefix is the prefix of streaming table rel's files logs.
+func FilesLogPrefix(rel uint32) []byte {
+	k := make([]byte, 0, len(PrefixFilesLog)+5)
+	k = append(k, PrefixFilesLog...)
+	k = binary.BigEndian.AppendUint32(k, rel)
+	return append(k, '/')
+}
 
 // EpochPrefix is the prefix of the epoch records of streaming table rel.
 func EpochPrefix(rel uint32) []byte {

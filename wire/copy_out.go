@@ -79,7 +79,7 @@ type copyWriter struct {
 	value []byte // one value's text, before escaping
 	msg   pgproto3.CopyData
 	// file, when set, receives the data instead of the client (COPY TO a
-	// server file, copy_file.go); buf is then the row buffer.
+	// server file, copy_file.go), whose row is then the row buffer.
 	file *fileSink
 }
 
@@ -97,7 +97,7 @@ func (w *copyWriter) keepBuf(buf []byte) {
 		w.file.row = buf
 		return
 	}
-	w.keepBuf(buf)
+	w.c.copyBuf = buf
 }
 
 func (w *copyWriter) sendData(data []byte) {
