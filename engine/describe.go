@@ -105,6 +105,9 @@ func (s *Session) describedRelation(d *parse.DescribeSpec) (*catalog.Relation, e
 	}
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, parts[len(parts)-1])
 	if err != nil {
+		if sys, ok := s.systemRelation(schema, parts[len(parts)-1]); ok {
+			return sys, nil
+		}
 		e := sqlerr.From(err)
 		out := &sqlerr.Error{Code: e.Code, Message: e.Message, Position: d.NamePos}
 		if name := parts[len(parts)-1]; expr.HasScalar(name) || expr.IsAggregate(name) {
@@ -173,9 +176,11 @@ func (s *Session) detailedInformation(rel *catalog.Relation) [][2]string {
 		{"Database", rel.Schema},
 		{"Table", rel.Name},
 		{"Owner", owner},
-		{"Created Time", rel.Created.In(s.loc).Format("Mon Jan 02 15:04:05 MST 2006")},
-		{"Type", tableType(rel.Kind)},
 	}
+	if !rel.Created.IsZero() { // a system relation has no creation
+		out = append(out, [2]string{"Created Time", rel.Created.In(s.loc).Format("Mon Jan 02 15:04:05 MST 2006")})
+	}
+	out = append(out, [2]string{"Type", tableType(rel.Kind)})
 	switch rel.Kind {
 	case catalog.KindTable:
 		if t := rel.Table; t != nil {

@@ -91,6 +91,7 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		args[i] = e
 	}
+	sparkUnescapePattern(name, f, args)
 	if f.FuncVariadic && len(args) > 0 {
 		return b.callVariadic(name, args, pos)
 	}

@@ -230,3 +230,21 @@ func BenchmarkDecodeParquet(b *testing.B) {
 		reportRows(b, benchRows, cpu0)
 	})
 }
+
+// BenchmarkScanJSONLines is the scanner alone (checking lines and finding
+// their fields), the larger half of BenchmarkDecodeJSON/weir.
+func BenchmarkScanJSONLines(b *testing.B) {
+	data := benchJSON()
+	lines := bytes.Split(data[:len(data)-1], []byte{'\n'})
+	var sc jsonScanner
+	b.SetBytes(int64(len(data)))
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			if !sc.parseLine(l) {
+				b.Fatal("bad line")
+			}
+		}
+	}
+	reportRows(b, benchRows, cpu0)
+}

@@ -128,3 +128,55 @@ func FuzzDecodeCSV(f *testing.F) {
 		}
 	})
 }
+
+// The word-at-a-time string scan agrees with a byte-by-byte one.
+func TestJSONStringScan(t *testing.T) {
+	ref := func(s []byte) (int, bool, bool, bool) {
+		esc, ascii := false, true
+		for i := 1; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case c == '"':
+				return i + 1, esc, ascii && !esc, true
+			case c == '\\':
+				esc = true
+				if i+1 >= len(s) {
+					return 0, false, false, false
+				}
+				switch s[i+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					i++
+				case 'u':
+					if i+6 > len(s) || !isHex(s[i+2]) || !isHex(s[i+3]) || !isHex(s[i+4]) || !isHex(s[i+5]) {
+						return 0, false, false, false
+					}
+					i += 5
+				default:
+					return 0, false, false, false
+				}
+			case c < 0x20:
+				return 0, false, false, false
+			case c >= 0x80:
+				ascii = false
+			}
+		}
+		return 0, false, false, false
+	}
+	alphabet := []byte{'a', 'b', '"', '\\', 'u', '0', 'n', 0x1f, 0x00, 0x80, 0xc3, 0xa9, 0x7f, ' '}
+	rng := uint64(1)
+	var sc jsonScanner
+	for n := 0; n < 200000; n++ {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		l := int(rng>>58) % 40
+		s := []byte{'"'}
+		for k := 0; k < l; k++ {
+			rng = rng*6364136223846793005 + 1442695040888963407
+			s = append(s, alphabet[int(rng>>40)%len(alphabet)])
+		}
+		e1, esc1, a1, ok1 := sc.str(s, 0)
+		e2, esc2, a2, ok2 := ref(s)
+		if ok1 != ok2 || ok1 && (e1 != e2 || esc1 != esc2 || a1 != a2) {
+			t.Fatalf("%q: scan (%d %v %v %v), reference (%d %v %v %v)", s, e1, esc1, a1, ok1, e2, esc2, a2, ok2)
+		}
+	}
+}

@@ -42,19 +42,19 @@ func schemaOf(t testing.TB, ddl string) Schema {
 
 // decoded is a file's rows as PostgreSQL's text of each value ("NULL"
 // for null), data columns then the rescued column.
-type decoded struct {
+type decodedFile struct {
 	rows  [][]string
 	stats DecodeStats
 	recs  []arrow.RecordBatch
 }
 
-func decodeAll(t testing.TB, info FileInfo, o Options, s Schema, batchRows int) decoded {
+func decodeAll(t testing.TB, info FileInfo, o Options, s Schema, batchRows int) decodedFile {
 	t.Helper()
 	recs, st, err := DecodeFile(info, o, s, batchRows)
 	if err != nil {
 		t.Fatalf("DecodeFile: %v", err)
 	}
-	d := decoded{stats: st, recs: recs}
+	d := decodedFile{stats: st, recs: recs}
 	want := ArrowSchema(s)
 	var total int64
 	for _, r := range recs {
@@ -85,7 +85,7 @@ func decodeAll(t testing.TB, info FileInfo, o Options, s Schema, batchRows int) 
 	return d
 }
 
-func decodeString(t testing.TB, format, content string, o Options, s Schema) decoded {
+func decodeString(t testing.TB, format, content string, o Options, s Schema) decodedFile {
 	t.Helper()
 	o.Format = format
 	info := writeFile(t, "f."+format, []byte(content))
@@ -105,7 +105,7 @@ func checkRows(t *testing.T, got [][]string, want ...string) {
 
 // rescued returns the rescued column of each row with the file path
 // replaced by "P", so expectations can be written down.
-func rescuedOf(d decoded, path string) []string {
+func rescuedOf(d decodedFile, path string) []string {
 	var out []string
 	for _, r := range d.rows {
 		out = append(out, strings.ReplaceAll(r[len(r)-1], path, "P"))
@@ -354,7 +354,7 @@ func TestDecodeConcurrently(t *testing.T) {
 		}
 		infos = append(infos, writeFile(t, "c"+itoa(int64(f))+".json", []byte(b.String())))
 	}
-	want := make([]decoded, len(infos))
+	want := make([]decodedFile, len(infos))
 	for i, info := range infos {
 		want[i] = decodeAll(t, info, Options{Format: "json"}, s, 500)
 	}
@@ -411,4 +411,13 @@ func TestDecodeCSVStructCells(t *testing.T) {
 	s := schemaOf(t, "s STRUCT<a: INT, b: STRING>, n INT")
 	d := decodeString(t, "csv", "\"(1,x)\",1\n\"(x,y)\",2\n\"(3,)\",3\n", Options{}, s)
 	checkRows(t, dataOnly(d.rows), `(1,x) | 1`, `NULL | 2`, `(3,) | 3`)
+}
+
+func TestDecodeJSONNestedIntoText(t *testing.T) {
+	s := schemaOf(t, "id STRING")
+	d := decodeString(t, "json", "{\"id\":{\"a\":[1,\"x\"]}}\n{\"id\":{\"a\":\"\xff\"}}\n{\"id\":12.50}\n{\"id\":true}\n", Options{}, s)
+	checkRows(t, dataOnly(d.rows), `{"a":[1,"x"]}`, `NULL`, `12.50`, `true`)
+	if !strings.Contains(d.rows[1][1], `"id"`) {
+		t.Fatalf("not rescued: %s", d.rows[1][1])
+	}
 }

@@ -146,7 +146,11 @@ func (c *colWriter) appendJSONText(raw []byte, isNumber bool) bool {
 	switch c.kind {
 	case kindText:
 		// A text column takes any JSON value as its JSON text, as Spark's
-		// JSON reader does for a string column.
+		// JSON reader does for a string column (checked JSON holds no
+		// NUL, but may hold bytes that are not UTF-8).
+		if !utf8.Valid(raw) {
+			return false
+		}
 		c.str.BinaryBuilder.Append(raw)
 		return true
 	case kindJSONB:

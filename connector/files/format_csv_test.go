@@ -77,3 +77,19 @@ func TestDecodeCSVOptions(t *testing.T) {
 		t.Fatalf("rescued %q", r)
 	}
 }
+
+func TestDecodeHostileCSV(t *testing.T) {
+	s := schemaOf(t, "a STRING, b STRING")
+	long := strings.Repeat("y", 10<<20)
+	content := "x," + long + "\n\xff\xfe,\x00nul\n\"unterminated," + strings.Repeat("z", 1000)
+	d := decodeString(t, "csv", content, Options{}, s)
+	if len(d.rows) != 3 || len(d.rows[0][1]) != 10<<20 {
+		t.Fatalf("%d rows", len(d.rows))
+	}
+	if d.rows[1][0] != "NULL" || d.rows[1][1] != "NULL" || !strings.Contains(d.rows[1][2], `"a": "\ufffd\ufffd"`) && !strings.Contains(d.rows[1][2], "\"a\": \"\uFFFD\uFFFD\"") {
+		t.Fatalf("row 2: %q", d.rows[1])
+	}
+	if d.rows[2][0] != "NULL" || !strings.Contains(d.rows[2][2], "_corrupt_record") {
+		t.Fatalf("row 3: %q", d.rows[2][:2])
+	}
+}

@@ -2,6 +2,7 @@ package files
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -67,6 +68,11 @@ func skipWS(s []byte, i int) int {
 	return i
 }
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
 // strStop marks the bytes a string scan stops at: the closing quote, a
 // backslash, and control characters (invalid in JSON strings).
 var strStop = func() (t [256]bool) {
@@ -83,6 +89,24 @@ var strStop = func() (t [256]bool) {
 func (sc *jsonScanner) str(s []byte, i int) (end int, esc, ascii, ok bool) {
 	i++
 	var acc byte
+	// Eight bytes at a time while none of them stops the scan (SWAR: a
+	// word has a byte below 0x20, or equal to '"' or '\\', exactly when
+	// these tests set a high bit).
+	var acc8 uint64
+	for i+8 <= len(s) {
+		x := binary.LittleEndian.Uint64(s[i:])
+		q := x ^ (lsb * '"')
+		bs := x ^ (lsb * '\\')
+		stop := ((x - lsb*0x20) & ^x) | ((q - lsb) & ^q) | ((bs - lsb) & ^bs)
+		if stop&msb != 0 {
+			break
+		}
+		acc8 |= x
+		i += 8
+	}
+	if acc8&msb != 0 {
+		acc = 0x80
+	}
 	for {
 		for i < len(s) && !strStop[s[i]] {
 			acc |= s[i]

@@ -179,7 +179,7 @@ func (d *parquetDecoder) batch(rec arrow.RecordBatch, fsch *arrow.Schema, src, e
 			continue
 		}
 		col := rec.Column(src[ci])
-		if arrow.TypeEqual(col.DataType(), want) {
+		if arrow.TypeEqual(col.DataType(), want) && passable(col, c.Type) {
 			col.Retain()
 			arrs = append(arrs, col)
 			continue
@@ -208,6 +208,21 @@ func (d *parquetDecoder) batch(rec arrow.RecordBatch, fsch *arrow.Schema, src, e
 	d.out = append(d.out, array.NewRecordBatch(d.schema, arrs, int64(n)))
 	d.stats.Rows += int64(n)
 	return nil
+}
+
+// passable: a column of the wanted Arrow type holds only values of the
+// weir type too. Text must be UTF-8 without NUL, which Parquet does not
+// promise (checked over the whole data buffer at once); numeric and jsonb
+// text are never passed on unchecked.
+func passable(col arrow.Array, t types.T) bool {
+	switch t.OID {
+	case types.OidText:
+		data := col.(*array.String).ValueBytes()
+		return validText(data)
+	case types.OidNumeric, types.OidJSONB, types.OidJSON, types.OidVarchar, types.OidBpchar, types.OidName, types.OidChar:
+		return false
+	}
+	return true
 }
 
 // rescuedColumn builds the batch's rescued column from d.resc.

@@ -141,3 +141,31 @@ func TestDecodeParquetDamaged(t *testing.T) {
 	}
 	_ = os.Remove(info.Path)
 }
+
+// Parquet strings that are not UTF-8 are not passed on as text.
+func TestDecodeParquetBadText(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	sb := b.Field(0).(*array.StringBuilder)
+	sb.Append("ok")
+	sb.BinaryBuilder.Append([]byte("bad\xff"))
+	sb.Append("nul\x00")
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sch, &buf, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	info := writeFile(t, "bad.parquet", buf.Bytes())
+	d := decodeAll(t, info, Options{Format: "parquet"}, schemaOf(t, "s STRING"), 0)
+	checkRows(t, dataOnly(d.rows), "ok", "NULL", "NULL")
+	if d.stats.Rescued != 2 {
+		t.Fatalf("%+v", d.stats)
+	}
+}

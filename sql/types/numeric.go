@@ -126,6 +126,19 @@ func canonicalDecimal(neg bool, intDigits, fracDigits []byte, exp int) (string, 
 	if dscale > numericMaxDscale {
 		return "", errNumericOverflow()
 	}
+	if lead == len(all) {
+		// Zero, however large its exponent ('0e900000000'): laying out
+		// the point's position digit by digit would take that long.
+		out := make([]byte, 0, dscale+2)
+		out = append(out, '0')
+		if dscale > 0 {
+			out = append(out, '.')
+			for k := 0; k < dscale; k++ {
+				out = append(out, '0')
+			}
+		}
+		return string(out), nil
+	}
 	out := make([]byte, 0, max(point, 1)+dscale+3)
 	if neg {
 		out = append(out, '-')
