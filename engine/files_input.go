@@ -140,6 +140,14 @@ func (e *Engine) filesBacklog(oid uint32) (nfiles, nbytes int64, ok bool) {
 	return nfiles, nbytes, ok
 }
 
+// filesCaughtUp tells whether streaming table oid's files inputs have
+// read every complete file they found (REFRESH waits for it: a file found
+// but not admitted yet has no rows in the backlog rows).
+func (e *Engine) filesCaughtUp(oid uint32) bool {
+	nfiles, _, _ := e.filesBacklog(oid)
+	return nfiles == 0
+}
+
 // storedFilesInputs are the read_files definitions of a planned streaming
 // query, in call order: what CREATE stores so that a restart binds the
 // same schemas (catalog.StreamingTable.Files).
@@ -187,7 +195,7 @@ func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connect
 		return rd, err
 	}
 	for i, b := range rd.Batches {
-		if err := f.checkFiles(b); err != nil {
+		if err := f.eng.checkBatchFiles(b, f.checked); err != nil {
 			return connector.Read{}, err
 		}
 		if rd.Batches[i], err = fitBatch(b, f.schema); err != nil {
@@ -197,9 +205,10 @@ func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connect
 	return rd, nil
 }
 
-// checkFiles checks the files a batch came from (its _metadata paths;
-// one file's rows share one value, so this is a few lookups a batch).
-func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
+// checkBatchFiles checks the files a batch came from (its _metadata
+// paths; one file's rows share one value, so this is a few lookups a
+// batch); checked remembers the paths found inside the roots.
+func (e *Engine) checkBatchFiles(b arrow.RecordBatch, checked map[string]bool) error {
 	idx := b.Schema().FieldIndices(files.MetadataColumn)
 	if len(idx) == 0 || b.NumRows() == 0 {
 		return nil
@@ -219,13 +228,13 @@ func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
 			continue
 		}
 		last = p
-		if f.checked[p] {
+		if checked[p] {
 			continue
 		}
-		if err := f.eng.checkListedFile(p); err != nil {
+		if err := e.checkListedFile(p); err != nil {
 			return err
 		}
-		f.checked[p] = true
+		checked[p] = true
 	}
 	return nil
 }
@@ -233,3 +242,18 @@ func (f *fittedSource) checkFiles(b arrow.RecordBatch) error {
 // filesPollInterval is how often a streaming table reading files looks
 // for rows when nothing signals it.
 const filesPollInterval = 100 * time.Millisecond
+
+// RescanFiles makes every open files source list its folder now and take
+// the listing in before returning (tests: what is on disk is then known
+// to discovery without waiting for a watch event).
+func (e *Engine) RescanFiles() {
+	e.filesOpen.mu.Lock()
+	var all []*filesInput
+	for _, ins := range e.filesOpen.open {
+		all = append(all, ins...)
+	}
+	e.filesOpen.mu.Unlock()
+	for _, in := range all {
+		in.src.Rescan()
+	}
+}

@@ -65,6 +65,12 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 	}
 	o.Path = resolved
 	if declared != nil {
+		for _, c := range declared {
+			if o.RescuedColumn != "" && c.Name == o.RescuedColumn {
+				return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" is the source's rescued-data column", c.Name).
+					WithHint("Leave it out of the column list: it is added, as jsonb (rescuedDataColumn names it).")
+			}
+		}
 		def := &catalog.FilesSource{Path: resolved, Format: o.Format, Rescued: o.RescuedColumn, Version: 1,
 			Options: withPath(opts, resolved), Columns: declared}
 		return def, nil
@@ -222,21 +228,18 @@ func (e *Engine) readFilesNow(ctx context.Context, rel *catalog.Relation, schema
 	if err != nil {
 		return nil, err
 	}
-	list, err := files.List(o)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range list {
-		if err := e.checkListedFile(f.Path); err != nil {
-			return nil, err
-		}
-	}
 	batches, err := files.ReadNow(ctx, o, filesSchema(def))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]arrow.RecordBatch, 0, len(batches))
+	checked := map[string]bool{}
 	for _, b := range batches {
+		// Each file read is checked where it really is (a link to a file
+		// outside the roots is refused, whenever it appeared).
+		if err := e.checkBatchFiles(b, checked); err != nil {
+			return nil, err
+		}
 		nb, err := fitBatch(b, schema)
 		if err != nil {
 			return nil, err

@@ -293,9 +293,14 @@ func TestReadFilesStreaming(t *testing.T) {
 		t.Errorf("bronze's columns after the restart: %s", got)
 	}
 	waitSame(t, w, pg, "SELECT count(*), count(DISTINCT id) FROM bronze", "SELECT count(*), count(DISTINCT id) FROM "+pgEvents)
-	// The field the stored schema lacks went to the rescued column.
+	// The field the stored schema lacks went to the rescued column, and
+	// the source recorded the wider schema as version 2.
 	if got := textRows(t, w, "SELECT _rescued_data->>'extra' FROM bronze WHERE id = 60"); len(got) != 1 || got[0] != "x" {
 		t.Errorf("the new field's value in _rescued_data: %q", got)
+	}
+	desc = strings.Join(textRows(t, w, "DESCRIBE EXTENDED bronze"), "\n")
+	if !strings.Contains(desc, "Files Input 1 Schema\tversion 1: id bigint") || !strings.Contains(desc, "Files Input 1 Schema Version 2\tid bigint, kind text, amount double precision, ts timestamp with time zone, extra text, _rescued_data jsonb") {
+		t.Errorf("DESCRIBE EXTENDED bronze after evolution:\n%s", desc)
 	}
 	// DROP stops the table and its source, and removes its files log.
 	var oid uint32
@@ -389,6 +394,7 @@ func TestFilesSourceStatement(t *testing.T) {
 		{"CREATE SOURCE s WITH (connector = 'files', path = 'nowhere', format = 'json')", "58P01"},
 		{"CREATE SOURCE s WITH (connector = 'files', path = '../', format = 'json')", "42501"},
 		{"CREATE SOURCE s (id bigint, _metadata text) WITH (connector = 'files', path = 'landing', format = 'json')", "42701"},
+		{"CREATE SOURCE s (id bigint, _rescued_data jsonb) WITH (connector = 'files', path = 'landing', format = 'json')", "42701"},
 		{"CREATE SOURCE s WITH (connector = 'files', path = '/Volumes/x/y', format = 'json')", "0A000"},
 	} {
 		if pe := srcErr(t, w, c.sql); pe == nil || pe.Code != c.code {
@@ -428,4 +434,54 @@ func TestReadFilesWindows(t *testing.T) {
 	// The same window function in a batch SELECT reads the files there now.
 	sameFileRows(t, w, pg, "SELECT window_start, count(*) FROM TUMBLE(read_files('landing', format => 'json', schemaHints => 'ts timestamptz'), ts, INTERVAL '1 minute') GROUP BY 1 ORDER BY 1",
 		"SELECT date_trunc('minute', ts::timestamptz), count(*) FROM "+pgEvents+" GROUP BY 1 ORDER BY 1")
+}
+
+// TestReadFilesAvailableNow: trigger = 'available_now' over files, a
+// file per trigger: the table reads what is there, and REFRESH returns
+// once the files there when it ran are read.
+func TestReadFilesAvailableNow(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	for i := 0; i < 3; i++ {
+		writeFile(t, root, fmt.Sprintf("landing/%d.json", i), jsonEvents(i*10, 10))
+	}
+	srcExec(t, w, `CREATE STREAMING TABLE once WITH (trigger = 'available_now') AS
+		SELECT count(*) AS n, count(DISTINCT _metadata.file_name) AS files FROM STREAM read_files('landing', format => 'json', maxFilesPerTrigger => 1)`)
+	waitFor(t, w, "SELECT n = 30 AND files = 3 FROM once")
+	for i := 3; i < 6; i++ {
+		writeFile(t, root, fmt.Sprintf("landing/%d.json", i), jsonEvents(i*10, 10))
+	}
+	srv.eng.RescanFiles() // discovery has seen them (no wait on fsnotify)
+	srcExec(t, w, "REFRESH STREAMING TABLE once")
+	if got := textRows(t, w, "SELECT n, files FROM once"); len(got) != 1 || got[0] != "60\t6" {
+		t.Errorf("after REFRESH: %q, want 60 rows of 6 files", got)
+	}
+}
+
+// TestFilesMedallion: files → bronze (read_files) → silver (DISTINCT ON
+// the event id, with a watermark) → gold (one-minute windows per kind),
+// with duplicated events across files, each layer compared with
+// PostgreSQL's batch SQL over the same rows.
+func TestFilesMedallion(t *testing.T) {
+	srv, root := filesServer(t)
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", jsonEvents(0, 150)))
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", jsonEvents(100, 100))) // ids 100..149 twice
+	srcExec(t, w, `CREATE STREAMING TABLE bronze AS SELECT *, _metadata.file_name AS file
+		FROM STREAM read_files('landing', format => 'json', schemaHints => 'ts timestamptz')`)
+	srcExec(t, w, `CREATE STREAMING TABLE silver AS SELECT DISTINCT ON (id) id, kind, amount, ts
+		FROM STREAM bronze WATERMARK ts DELAY OF INTERVAL '30 seconds'`)
+	srcExec(t, w, `CREATE STREAMING TABLE gold AS SELECT window_start, kind, count(*) AS n, sum(amount) AS total
+		FROM STREAM silver WATERMARK ts DELAY OF INTERVAL '30 seconds' WINDOW TUMBLING (SIZE INTERVAL '1 minute')
+		GROUP BY window_start, kind EMIT ON WINDOW CLOSE`)
+	// A late file moves the watermark past every window of the first two.
+	loadRaw(t, pg, writeFile(t, root, "landing/c.json", `{"id": 1000, "kind": "buy", "amount": 1.5, "ts": "2026-01-01T00:10:00Z"}`+"\n"))
+	const dedup = "(SELECT DISTINCT ON (id) * FROM " + pgEvents + " ORDER BY id) d"
+	waitSame(t, w, pg, "SELECT count(*), count(DISTINCT file), sum(id) FROM bronze", "SELECT count(*), 3, sum(id) FROM "+pgEvents)
+	waitSame(t, w, pg, "SELECT count(*), count(DISTINCT id), sum(id) FROM silver",
+		"SELECT count(*), count(DISTINCT id), sum(id) FROM "+dedup)
+	waitSame(t, w, pg, "SELECT window_start, kind, n, total FROM gold ORDER BY 1, 2",
+		"SELECT date_trunc('minute', ts::timestamptz), kind, count(*), sum(amount) FROM "+dedup+
+			" WHERE ts::timestamptz < '2026-01-01T00:09:00Z' GROUP BY 1, 2 ORDER BY 1, 2")
 }

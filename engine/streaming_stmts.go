@@ -226,7 +226,7 @@ func (e *Engine) waitRefreshed(ctx context.Context, r *runner, full bool, io wir
 		switch {
 		case status == statusFailed:
 			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "streaming table %s failed: %s", r.name, lastErr)
-		case p.InputRows >= target && p.BacklogRows == 0 && !r.job.Replaying() && status != statusPaused:
+		case p.InputRows >= target && p.BacklogRows == 0 && e.filesCaughtUp(r.oid) && !r.job.Replaying() && status != statusPaused:
 			if full {
 				io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s recomputed: %d input rows in %d epochs, %.1f s",
 					r.name, p.InputRows, p.Epoch, time.Since(began).Seconds()))
