@@ -10,6 +10,7 @@
 //	go run ./cmd/weirbench -firstrow 3000000 -firstrow.base main   # firstrow.go: a large SELECT's first row
 //	go run ./cmd/weirbench -nexmark 1000000   # nexmark.go: the Nexmark queries, events/s next to PostgreSQL
 //	go run ./cmd/weirbench -exprs 2000000   # exprs.go: Nexmark's expression-heavy queries
+//	go run ./cmd/weirbench -files 1000000   # files.go: read_files of JSON/CSV/Parquet next to PostgreSQL's COPY and DuckDB
 //
 // The full run includes the streaming benchmarks (stream.go); -streaming
 // runs only those.
@@ -75,7 +76,25 @@ func main() {
 	exprEvents := flag.Int("exprs", 0, "time Nexmark's expression-heavy queries over the bids of this many events (e.g. 2000000) next to PostgreSQL, write their section of docs/benchmarks.md and exit (exprs.go)")
 	exprOnly := flag.String("exprs.only", "", "-exprs: only these queries, comma-separated (e.g. q14,q21); the doc is then not written")
 	exprBase := flag.String("exprs.base", "", "-exprs: also build and measure weir at this git revision (before a change)")
+	filesEvents := flag.Int("files", 0, "time read_files into a windowed streaming table over this many events (e.g. 1000000) as JSON lines, CSV and Parquet, next to PostgreSQL's server-side COPY + aggregate and DuckDB's batch read; write their section of docs/benchmarks.md and exit (files.go)")
+	filesCount := flag.Int("files.count", 100, "-files: files the events are spread over")
+	filesOnly := flag.String("files.formats", "", "-files: only these formats, comma-separated (json,csv,parquet); the doc is then not written")
+	filesProfile := flag.String("files.cpuprofile", "", "-files: write weir's CPU profile of the whole run to this file (go tool pprof -top)")
 	flag.Parse()
+	if *filesEvents > 0 {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["repeat"] {
+			c.repeat = 3
+		}
+		if c.repeat < 1 || *filesCount < 1 {
+			fatalf("bad flags")
+		}
+		if err := runFiles(c, *filesEvents, *filesCount, *filesOnly, *filesProfile); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
 	if *nexmarkEvents > 0 || *exprEvents > 0 {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
