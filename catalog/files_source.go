@@ -50,3 +50,6 @@ func cloneFilesSources(fs []FilesSource) []FilesSource {
 	}
 	return out
 }
+
+// Clone is a copy of f that shares nothing with it.
+func (f *FilesSource) Clone() *FilesSource { return f.clone() }

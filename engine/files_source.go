@@ -75,6 +75,20 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 			Options: withPath(opts, resolved), Columns: declared}
 		return def, nil
 	}
+	memoKey := ""
+	if s.filesMemo != nil {
+		var b strings.Builder
+		for _, op := range opts {
+			b.WriteString(strings.ToLower(op.Name))
+			b.WriteByte(0)
+			b.WriteString(op.Value)
+			b.WriteByte(0)
+		}
+		memoKey = b.String()
+		if def, ok := s.filesMemo[memoKey]; ok {
+			return def.Clone(), nil
+		}
+	}
 	list, err := files.List(o)
 	if err != nil {
 		return nil, err
@@ -97,6 +111,9 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 		Options: withPath(opts, resolved)}
 	for _, c := range sch.Columns {
 		def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type})
+	}
+	if s.filesMemo != nil {
+		s.filesMemo[memoKey] = def.Clone()
 	}
 	return def, nil
 }

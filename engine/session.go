@@ -32,6 +32,9 @@ type Session struct {
 	// storedFiles are the read_files definitions of the streaming table
 	// being re-planned at start (files_inline.go); nil otherwise.
 	storedFiles []catalog.FilesSource
+	// filesMemo holds the files definitions made during the statement
+	// running now, by their options (nil between statements).
+	filesMemo map[string]*catalog.FilesSource
 
 	// backend is the client connection (nil for internal sessions).
 	// loginUser and appName are what other sessions read for

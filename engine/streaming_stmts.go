@@ -37,6 +37,10 @@ func streamingColumns(st *parse.StreamingStmt) []wire.Column {
 
 func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecIO) (wire.Result, error) {
 	ss := st.stream
+	// One statement infers a read_files call's schema once, however often
+	// its planning binds the call (files_source.go).
+	s.filesMemo = map[string]*catalog.FilesSource{}
+	defer func() { s.filesMemo = nil }()
 	if isSourceStatement(ss) {
 		return s.runSourceStatement(st, io)
 	}
