@@ -28,7 +28,12 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 	if !strings.Contains(lower, "read_files") && !strings.Contains(lower, "cloud_files") {
 		return st, nil
 	}
-	res, err := pg_query.Parse(st.Query)
+	res, text, err := parse.ParseQueryText(st.Query) // Databricks' spellings too (GROUP BY ALL)
+	if err == nil && text != st.Query {
+		cp := *st
+		cp.Query = text
+		st = &cp
+	}
 	if err != nil {
 		return st, nil // the planner reports it
 	}

@@ -248,7 +248,12 @@ func TestReadFilesStreaming(t *testing.T) {
 	srcExec(t, w, `CREATE STREAMING TABLE by_kind AS SELECT kind, count(*) AS n, sum(amount) AS total, max(id) AS top
 		FROM STREAM read_files('landing', format => 'json') GROUP BY kind`)
 	srcExec(t, w, `CREATE STREAMING TABLE bronze AS SELECT *, _metadata.file_name AS file FROM STREAM read_files('landing', format => 'json', schemaHints => 'ts timestamptz') AS f`)
+	// Databricks' GROUP BY ALL over read_files (the call is found in the
+	// query Databricks' spellings rewrite, so it is read as a stream).
+	srcExec(t, w, `CREATE STREAMING TABLE by_kind_all AS SELECT kind, count(*) AS n, sum(amount) AS total, max(id) AS top
+		FROM STREAM read_files('landing', format => 'json') GROUP BY ALL`)
 	const aggW = "SELECT kind, n, total, top FROM by_kind ORDER BY kind"
+	waitSame(t, w, pg, "SELECT kind, n, total, top FROM by_kind_all ORDER BY kind", "SELECT kind, count(*), sum(amount), max(id) FROM "+pgEvents+" GROUP BY kind ORDER BY kind")
 	const aggPG = "SELECT kind, count(*), sum(amount), max(id) FROM " + pgEvents + " GROUP BY kind ORDER BY kind"
 	const bronzeW = "SELECT file, count(*), count(DISTINCT id), min(ts), max(ts) FROM bronze GROUP BY file ORDER BY file"
 	waitSame(t, w, pg, aggW, aggPG)

@@ -40,7 +40,12 @@ func (e *Engine) inlineNexmark(st *parse.StreamingStmt) (*parse.StreamingStmt, e
 	if !strings.Contains(strings.ToLower(st.Query), "nexmark") {
 		return st, nil
 	}
-	res, err := pg_query.Parse(st.Query)
+	res, text, err := parse.ParseQueryText(st.Query) // Databricks' spellings too (GROUP BY ALL)
+	if err == nil && text != st.Query {
+		cp := *st
+		cp.Query = text
+		st = &cp
+	}
 	if err != nil {
 		return st, nil // the planner reports it
 	}

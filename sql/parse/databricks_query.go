@@ -584,3 +584,21 @@ func dialectRetry(sql string, perr *error) (*pg_query.ParseResult, string, bool)
 	}
 	return tree, base, ok
 }
+
+// ParseQueryText parses a query as the streaming front end reads it:
+// PostgreSQL's grammar, then Databricks' spellings (GROUP BY ALL,
+// QUALIFY, backticks, Spark calls). It returns the tree and the text its
+// locations point into: the query itself, or the query with Databricks'
+// names and calls rewritten (which parses the same way again). The
+// engine's rewriting of table functions in FROM (nexmark(), read_files())
+// splices that text.
+func ParseQueryText(sql string) (*pg_query.ParseResult, string, error) {
+	tree, err := pg_query.Parse(sql)
+	if err == nil {
+		return tree, sql, nil
+	}
+	if t2, text, ok := dialectRetry(sql, &err); ok {
+		return t2, text, nil
+	}
+	return nil, sql, err
+}
