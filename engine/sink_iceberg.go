@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,9 +40,9 @@ func (s *Session) icebergSinkDefinition(def *catalog.Sink, opts map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(o.Warehouse)
+	abs, err := s.eng.resolveUnderRoots(o.Warehouse) // files_access.go: under the files roots
 	if err != nil {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"warehouse\": %v", err)
+		return nil, err
 	}
 	def.Iceberg = &catalog.IcebergSink{Warehouse: abs, Namespace: strings.Join(o.Namespace, "."), Table: o.Table,
 		PartitionBy: opts["partition_by"]}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog/hadoop"
 
+	"github.com/weir-sql/weir/engine"
 	"github.com/weir-sql/weir/internal/pgtest"
 )
 
@@ -82,7 +84,7 @@ func icebergCell(a arrow.Array, i int) string {
 // of the same query over the same rows, each row once, also across a
 // restart; every snapshot carries its epoch.
 func TestIcebergSinkAppend(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	pg := pgConnFresh(t, pgtest.Shared(t))
 	warehouse := filepath.Join(t.TempDir(), "lake")
@@ -138,7 +140,7 @@ func TestIcebergSinkAppend(t *testing.T) {
 
 	// A restart writes nothing twice, and the sink goes on.
 	srv.stop()
-	srv = startServer(t, srv.dir)
+	srv = startServerWith(t, engine.Config{DataDir: srv.dir, FilesRoots: []string{os.TempDir()}})
 	c = srv.connect(t)
 	insert(`INSERT INTO orders VALUES (8, 'us', 2.50, 'after restart', '2024-01-01 11:00:00+00')`)
 	want = pgRows(t, pg, q)
@@ -148,7 +150,7 @@ func TestIcebergSinkAppend(t *testing.T) {
 // An update-mode table's Iceberg sink holds the table's contents after
 // each epoch: PostgreSQL's GROUP BY over the same rows.
 func TestIcebergSinkUpdateMode(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	pg := pgConnFresh(t, pgtest.Shared(t))
 	warehouse := filepath.Join(t.TempDir(), "lake")
@@ -172,7 +174,7 @@ func TestIcebergSinkUpdateMode(t *testing.T) {
 // CREATE SINK refuses what the Iceberg table could not hold, before it
 // stores the sink.
 func TestIcebergSinkErrors(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	dir := t.TempDir()
 	execAll(t, c, sinkOrdersTable, `CREATE STREAMING TABLE silver AS SELECT * FROM STREAM orders`,

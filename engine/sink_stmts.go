@@ -193,14 +193,13 @@ func (s *Session) filesSinkOptions(opts map[string]string) (*catalog.FilesSink, 
 	}
 	if f.Path == "" {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "option \"path\" is required").
-			WithHint("The folder the files go to, e.g. path = 'lake/silver' (relative to the server's directory).")
+			WithHint("The folder the files go to, e.g. path = 'lake/silver' (relative to the first --files-root).")
 	}
-	// The server's directory, the files roots' default. (When the engine
-	// gets --files-root, a sink's path is resolved and checked under them
-	// as COPY TO 'file' is.)
-	abs, err := filepath.Abs(f.Path)
+	// Resolved and checked under the files roots, as COPY TO 'file' is
+	// (a relative path is under the first root; outside every root 42501).
+	abs, err := s.eng.resolveUnderRoots(f.Path) // files_access.go
 	if err != nil {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"path\": %v", err)
+		return nil, err
 	}
 	f.Path = abs
 	return f, nil

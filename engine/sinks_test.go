@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/weir-sql/weir/connector/filesink"
+	"github.com/weir-sql/weir/engine"
 	"github.com/weir-sql/weir/internal/pgtest"
 )
 
@@ -164,7 +165,7 @@ func sameLines(t *testing.T, what string, got, want []string) {
 // manifests, hold PostgreSQL's result of the same query over the same
 // rows, each row once.
 func TestFilesSinkParquetAppend(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	pg := pgConnFresh(t, pgtest.Shared(t))
 	dir := filepath.Join(t.TempDir(), "lake", "silver")
@@ -224,7 +225,7 @@ func TestFilesSinkParquetAppend(t *testing.T) {
 
 	// A restart delivers nothing twice and the sink goes on.
 	srv.stop()
-	srv = startServer(t, srv.dir)
+	srv = startServerWith(t, engine.Config{DataDir: srv.dir, FilesRoots: []string{os.TempDir()}})
 	c = srv.connect(t)
 	extra := `(8, 'us', 2.50, 'after restart', '2024-01-01 11:00:00+00')`
 	execAll(t, c, "INSERT INTO orders VALUES "+extra)
@@ -247,7 +248,7 @@ func TestFilesSinkJSONUpdateMode(t *testing.T) {
 }
 
 func testFilesSinkChanges(t *testing.T, mode string) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	pg := pgConnFresh(t, pgtest.Shared(t))
 	dir := filepath.Join(t.TempDir(), "gold")
@@ -322,7 +323,7 @@ func testFilesSinkChanges(t *testing.T, mode string) {
 // A sink whose folder goes away fails, with the reason in SHOW SINKS;
 // its table goes on.
 func TestFilesSinkFailureLeavesTableRunning(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	execAll(t, c, sinkOrdersTable,
@@ -395,7 +396,7 @@ func TestFilesSinkFailureLeavesTableRunning(t *testing.T) {
 
 // The statements' errors, with PostgreSQL's SQLSTATEs.
 func TestSinkStatementErrors(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	dir := t.TempDir()
 	execAll(t, c, sinkOrdersTable, `CREATE STREAMING TABLE silver AS SELECT * FROM STREAM orders`)
@@ -404,6 +405,10 @@ func TestSinkStatementErrors(t *testing.T) {
 		{`CREATE SINK s FROM silver WITH (connector = 'kafka', topic = 't', bootstrap_servers = 'x')`, "0A000"},
 		{`CREATE SINK s AS SELECT * FROM silver WITH (connector = 'files', path = 'x')`, "0A000"},
 		{`CREATE SINK s FROM silver WITH (connector = 'nope')`, "22023"},
+		// Sink folders are under the files roots, as COPY TO 'file' is.
+		{`CREATE SINK s FROM silver WITH (connector = 'files', path = '/proc/weir_out')`, "42501"},
+		{`CREATE SINK s FROM silver WITH (connector = 'files', path = '../../../../../../../etc/weir_out')`, "42501"},
+		{`CREATE SINK s FROM silver WITH (connector = 'iceberg', warehouse = '/proc/lake', namespace = 'n', table = 't')`, "42501"},
 		{`CREATE SINK s FROM silver WITH (path = 'x')`, "22023"},
 		{`CREATE SINK s FROM silver WITH (connector = 'files')`, "22023"},
 		{`CREATE SINK s FROM silver WITH (connector = 'files', path = 'x', format = 'avro')`, "22023"},
@@ -464,7 +469,7 @@ func sqlState(err error) string {
 // recomputed rows as new epochs after the ones they hold (append mode:
 // the rows again), and then the later epochs.
 func TestFilesSinkAfterRefreshFull(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	c := srv.connect(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	execAll(t, c, sinkOrdersTable,

@@ -32,7 +32,7 @@ func TestSinkExactlyOnceAfterKill(t *testing.T) {
 	lake := t.TempDir()
 	silverDir, totalsDir := filepath.Join(lake, "silver"), filepath.Join(lake, "totals")
 	port := freePort(t)
-	srv, _ := startCrashServer(t, dir, port, nil)
+	srv, _ := startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()})
 	ctx := context.Background()
 	conn := func() *pgx.Conn {
 		c, err := pgx.Connect(ctx, srv.url())
@@ -80,7 +80,7 @@ func TestSinkExactlyOnceAfterKill(t *testing.T) {
 	for _, point := range []string{"filesink-after-write", "filesink-after-rename", "filesink-after-manifest", "epoch-before-commit", "epoch-after-commit"} {
 		for _, n := range []int{1, 5} {
 			srv.kill()
-			srv, _ = startCrashServer(t, dir, port, nil, fmt.Sprintf("WEIR_FAILPOINT=%s:%d", point, n))
+			srv, _ = startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()}, fmt.Sprintf("WEIR_FAILPOINT=%s:%d", point, n))
 			w := conn()
 			for i := 0; i < 200 && insert(w) == nil; i++ {
 				time.Sleep(5 * time.Millisecond) // spread the rows over epochs
@@ -92,7 +92,7 @@ func TestSinkExactlyOnceAfterKill(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatalf("%s:%d: the server did not reach the crash point:\n%s", point, n, srv.log)
 			}
-			srv, _ = startCrashServer(t, dir, port, nil)
+			srv, _ = startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()})
 			round++
 			checkSinks(t, srv, round, point, silverDir, totalsDir)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,7 +44,7 @@ func runIcebergKillTest(t *testing.T, checkGold bool) {
 	dir := filepath.Join(t.TempDir(), "data")
 	warehouse := filepath.Join(t.TempDir(), "lake")
 	port := freePort(t)
-	srv, _ := startCrashServer(t, dir, port, nil)
+	srv, _ := startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()})
 	ctx := context.Background()
 	conn := func() *pgx.Conn {
 		c, err := pgx.Connect(ctx, srv.url())
@@ -90,7 +91,7 @@ func runIcebergKillTest(t *testing.T, checkGold bool) {
 	for _, point := range []string{"iceberg-after-write", "iceberg-before-commit", "iceberg-after-commit", "epoch-before-commit", "epoch-after-commit"} {
 		for _, n := range []int{1, 4} {
 			srv.kill()
-			srv, _ = startCrashServer(t, dir, port, nil, fmt.Sprintf("WEIR_FAILPOINT=%s:%d", point, n))
+			srv, _ = startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()}, fmt.Sprintf("WEIR_FAILPOINT=%s:%d", point, n))
 			w := conn()
 			for i := 0; i < 200 && insert(w) == nil; i++ {
 				time.Sleep(5 * time.Millisecond) // spread the rows over epochs
@@ -102,7 +103,7 @@ func runIcebergKillTest(t *testing.T, checkGold bool) {
 			case <-time.After(30 * time.Second):
 				t.Fatalf("%s:%d: the server did not reach the crash point:\n%s", point, n, srv.log)
 			}
-			srv, _ = startCrashServer(t, dir, port, nil)
+			srv, _ = startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()})
 			round++
 			checkIcebergSinks(t, srv, round, point, warehouse, checkGold)
 		}

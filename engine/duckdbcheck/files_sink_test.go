@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // startWeir starts an in-process weir on a loopback port and connects.
 func startWeir(t *testing.T) *pgx.Conn {
 	t.Helper()
-	eng, err := engine.Open(engine.Config{DataDir: t.TempDir()})
+	eng, err := engine.Open(engine.Config{DataDir: t.TempDir(), FilesRoots: []string{os.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
