@@ -3,6 +3,8 @@ package iceberg
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +99,7 @@ func Open(cfg Config) (*Sink, error) {
 		return nil, ioError("could not open the Iceberg warehouse \"%s\"", cfg.Warehouse, err)
 	}
 	s := &Sink{cfg: cfg, cat: cat, ident: append(append(table.Identifier{}, cfg.Namespace...), cfg.Table)}
+	removeStaleClaims(cfg)
 	ctx := context.Background()
 	tbl, err := cat.LoadTable(ctx, s.ident)
 	switch {
@@ -455,4 +458,19 @@ func (s *Sink) removeFiles(ctx context.Context, files []ice.DataFile) {
 // table rather than failing it.
 func ioError(format, name string, err error) error {
 	return sqlerr.New(sqlerr.IOError, format+": %v", name, err)
+}
+
+// removeStaleClaims deletes the commit claims (metadata/vN.metadata.json
+// .claim) a writer that died in the middle of a commit left. The sink is
+// its table's one writer (CREATE SINK refuses a second sink on it) and is
+// opened only while no commit of its own runs (the table's job starts),
+// so a claim there now is a dead process's; left alone, iceberg-go's
+// catalog refuses every commit until the claim is a minute old, and a
+// restart just after a crash would fail its first epochs.
+func removeStaleClaims(cfg Config) {
+	dir := filepath.Join(append(append([]string{cfg.Warehouse}, cfg.Namespace...), cfg.Table, "metadata")...)
+	claims, _ := filepath.Glob(filepath.Join(dir, "*.metadata.json.claim"))
+	for _, c := range claims {
+		os.Remove(c)
+	}
 }
