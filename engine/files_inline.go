@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sort"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -28,67 +27,20 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 	if !strings.Contains(lower, "read_files") && !strings.Contains(lower, "cloud_files") {
 		return st, nil
 	}
-	res, text, err := parse.ParseQueryText(st.Query) // Databricks' spellings too (GROUP BY ALL)
-	if err == nil && text != st.Query {
-		cp := *st
-		cp.Query = text
-		st = &cp
-	}
-	if err != nil {
-		return st, nil // the planner reports it
-	}
-	type call struct {
-		fc         *pg_query.FuncCall
-		alias      string
-		ordinality bool
-		hasAlias   bool
-		inner      bool // the table argument of TUMBLE/HOP/SESSION: no alias of its own
-		start, end int
-		name       string
-	}
-	var calls []*call
-	for _, raw := range res.Stmts {
-		walkFrom(raw.Stmt, func(rf *pg_query.RangeFunction) {
-			if len(rf.Functions) != 1 {
-				return
-			}
-			l := rf.Functions[0].GetList()
-			if l == nil || len(l.Items) == 0 {
-				return
-			}
-			fc := l.Items[0].GetFuncCall()
-			inner := false
-			if !isFilesCall(fc) {
-				// TUMBLE(read_files(...), col, size): the window functions'
-				// table argument (the WINDOW clause is rewritten so).
-				if fc == nil || len(fc.Args) == 0 || !isFilesCall(fc.Args[0].GetFuncCall()) {
-					return
-				}
-				fc, inner = fc.Args[0].GetFuncCall(), true
-			}
-			c := &call{fc: fc, ordinality: rf.Ordinality, inner: inner, start: int(fc.Location), alias: fc.Funcname[0].GetString_().GetSval()}
-			if rf.Alias != nil {
-				c.alias, c.hasAlias = rf.Alias.Aliasname, true
-			}
-			calls = append(calls, c)
-		})
-	}
-	if len(calls) == 0 {
+	st, calls, ok := findFromCalls(st, isFilesCall) // inline_calls.go
+	if !ok || len(calls) == 0 {
 		return st, nil
 	}
-	scan, err := pg_query.Scan(st.Query)
-	if err != nil {
-		return st, nil
-	}
-	sort.Slice(calls, func(i, j int) bool { return calls[i].start < calls[j].start })
+	// bare: a call without an alias of its own, whose replacement takes
+	// the function's name as alias (the name its columns are known by).
+	bare := make([]bool, len(calls))
 	for k, c := range calls {
 		fname := c.fc.Funcname[0].GetString_().GetSval()
+		if c.alias == "" {
+			c.alias, bare[k] = fname, !c.inner
+		}
 		if c.ordinality {
 			return nil, sqlerr.At(sqlerr.FeatureNotSupported, c.start+1, "WITH ORDINALITY is not supported on %s", fname)
-		}
-		c.end = callEnd(scan.Tokens, c.start)
-		if c.end < 0 {
-			return st, nil
 		}
 		var def *catalog.FilesSource
 		for i := range stored {
@@ -118,8 +70,8 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 	for i := len(calls) - 1; i >= 0; i-- {
 		c := calls[i]
 		ref := `"` + c.name + `"`
-		if !c.hasAlias && !c.inner {
-			ref += " AS " + c.alias // the name the call's columns are known by
+		if bare[i] {
+			ref += " AS " + c.alias
 		}
 		q = q[:c.start] + ref + q[c.end:]
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"hash/fnv"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -40,67 +39,13 @@ func (e *Engine) inlineNexmark(st *parse.StreamingStmt) (*parse.StreamingStmt, e
 	if !strings.Contains(strings.ToLower(st.Query), "nexmark") {
 		return st, nil
 	}
-	res, text, err := parse.ParseQueryText(st.Query) // Databricks' spellings too (GROUP BY ALL)
-	if err == nil && text != st.Query {
-		cp := *st
-		cp.Query = text
-		st = &cp
-	}
-	if err != nil {
-		return st, nil // the planner reports it
-	}
-	type call struct {
-		fc         *pg_query.FuncCall
-		alias      string
-		ordinality bool
-		inner      bool // the table argument of TUMBLE/HOP/SESSION: no alias of its own
-		start, end int
-		name       string
-	}
-	var calls []*call
-	for _, raw := range res.Stmts {
-		walkFrom(raw.Stmt, func(rf *pg_query.RangeFunction) {
-			if len(rf.Functions) != 1 {
-				return
-			}
-			l := rf.Functions[0].GetList()
-			if l == nil || len(l.Items) == 0 {
-				return
-			}
-			fc := l.Items[0].GetFuncCall()
-			if fc == nil {
-				return
-			}
-			c := &call{fc: fc, ordinality: rf.Ordinality}
-			if !isNexmarkCall(fc) {
-				// TUMBLE(nexmark(...), col, size): the window functions'
-				// table argument (the WINDOW clause is rewritten so).
-				if len(fc.Args) == 0 || !isNexmarkCall(fc.Args[0].GetFuncCall()) {
-					return
-				}
-				c.fc, c.inner = fc.Args[0].GetFuncCall(), true
-			}
-			c.start = int(c.fc.Location)
-			if rf.Alias != nil {
-				c.alias = rf.Alias.Aliasname
-			}
-			calls = append(calls, c)
-		})
-	}
-	if len(calls) == 0 {
-		return st, nil
-	}
-	scan, err := pg_query.Scan(st.Query)
-	if err != nil {
+	st, calls, ok := findFromCalls(st, isNexmarkCall) // inline_calls.go
+	if !ok || len(calls) == 0 {
 		return st, nil
 	}
 	for _, c := range calls {
 		if c.ordinality {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH ORDINALITY is not supported on nexmark() in a streaming table")
-		}
-		c.end = callEnd(scan.Tokens, c.start)
-		if c.end < 0 {
-			return st, nil
 		}
 		rel, err := inlineSource(c.fc, st.Query[c.start:c.end])
 		if err != nil {
@@ -111,8 +56,8 @@ func (e *Engine) inlineNexmark(st *parse.StreamingStmt) (*parse.StreamingStmt, e
 	}
 	out := *st
 	q := st.Query
-	sort.Slice(calls, func(i, j int) bool { return calls[i].start > calls[j].start })
-	for _, c := range calls {
+	for i := len(calls) - 1; i >= 0; i-- { // from the end: offsets before stay true
+		c := calls[i]
 		ref := `"` + c.name + `"`
 		if c.alias == "" && !c.inner {
 			ref += " AS nexmark" // the name the function's columns are known by
@@ -122,7 +67,6 @@ func (e *Engine) inlineNexmark(st *parse.StreamingStmt) (*parse.StreamingStmt, e
 	out.Query = q
 	// The STREAM-marked calls become stream inputs by their new names:
 	// matched in order of appearance by alias.
-	sort.Slice(calls, func(i, j int) bool { return calls[i].start < calls[j].start })
 	used := make([]bool, len(calls))
 	out.Inputs = append([]parse.StreamInput(nil), st.Inputs...)
 	for i, in := range out.Inputs {
