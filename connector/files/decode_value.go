@@ -124,11 +124,13 @@ func (c *colWriter) appendText(s []byte) bool {
 		}
 	case kindTimestamp:
 		if c.t.Typmod < 0 || c.t.Typmod >= 6 {
-			if civil, off, _, ok := isoTimestamp(s); ok {
+			// The common ISO form without the general parser's dispatch
+			// (the same reading timestamp_in gives it).
+			if civil, off, _, ok := types.ParseISOTimestamp(s); ok {
 				if c.t.OID == types.OidTimestampTZ {
 					// No zone written: the session's, UTC (as Spark's
 					// default spark.sql.session.timeZone on a server).
-					civil -= off * types.MicrosPerSecond
+					civil -= int64(off) * types.MicrosPerSecond
 				}
 				c.ts.Append(arrow.Timestamp(civil))
 				return true

@@ -1,11 +1,13 @@
 package types
 
-// parseISOTimestampFast reads the form COPY and drivers send most often —
-// "YYYY-MM-DD HH:MM:SS[.ffffff][+HH[:MM]|Z]" (or with 'T') — without the
+// ParseISOTimestamp reads the form COPY, drivers and data files hold most
+// often — "YYYY-MM-DD HH:MM:SS[.ffffff][Z|±HH[:MM]|±HHMM]" (or with 'T') —
+// without the
 // general date/time tokenizer. ok is false for anything else, which then
 // goes through the full PostgreSQL-compatible parser; so the fast path only
-// decides cases whose meaning is unambiguous.
-func parseISOTimestampFast(s []byte) (civil int64, tzSeconds int32, hasTZ, ok bool) {
+// decides cases whose meaning is unambiguous. civil is µs since the epoch
+// of the wall clock, tzSeconds the zone's offset east of UTC.
+func ParseISOTimestamp(s []byte) (civil int64, tzSeconds int32, hasTZ, ok bool) {
 	n := len(s)
 	if n < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
 		return 0, 0, false, false

@@ -29,7 +29,7 @@ func TestISOTimestampFastPathAgreesWithParser(t *testing.T) {
 			case 2:
 				s += "Z"
 			}
-			civil, tz, hasTZ, ok := parseISOTimestampFast([]byte(s))
+			civil, tz, hasTZ, ok := ParseISOTimestamp([]byte(s))
 			for _, typ := range []T{Timestamp, TimestampTZ} {
 				r, code := decodeDateTime([]byte(s), false, fs)
 				if code != dtOK {

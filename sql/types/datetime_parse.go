@@ -886,7 +886,7 @@ func ParseTime(s string) (int64, error) {
 }
 
 func parseTimestampText(t T, s []byte, fs *FormatSettings) (int64, error) {
-	if civil, tz, hasTZ, ok := parseISOTimestampFast(s); ok && (t.Typmod < 0 || t.Typmod >= 6) {
+	if civil, tz, hasTZ, ok := ParseISOTimestamp(s); ok && (t.Typmod < 0 || t.Typmod >= 6) {
 		if t.OID == OidTimestampTZ {
 			if hasTZ {
 				return civil - int64(tz)*MicrosPerSecond, nil
