@@ -109,39 +109,7 @@ func (p *stmtParser) createSink(st *StreamingStmt) error {
 // dropSink reads DROP SINK [IF EXISTS] name [, ...] [CASCADE | RESTRICT].
 func (p *stmtParser) dropSink(st *StreamingStmt) error {
 	st.Kind = DropSink
-	i := 2
-	if p.isWord(i, "if") && p.isWord(i+1, "exists") {
-		st.IfExists = true
-		i += 2
-	}
-	for {
-		parts, next, ok := p.qualifiedName(i)
-		if !ok {
-			return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected a sink name", p.describe(i))
-		}
-		q := QualifiedName{Name: parts[len(parts)-1]}
-		if len(parts) >= 2 {
-			q.Schema = parts[len(parts)-2]
-		}
-		st.Names = append(st.Names, q)
-		i = next
-		if !p.is(i, tokComma) {
-			break
-		}
-		i++
-	}
-	st.Schema, st.Name = st.Names[0].Schema, st.Names[0].Name
-	switch {
-	case p.isWord(i, "cascade"):
-		st.Cascade = true
-		i++
-	case p.isWord(i, "restrict"):
-		i++
-	}
-	if i < p.end() {
-		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected end of DROP SINK", p.describe(i))
-	}
-	return nil
+	return p.dropNames(st, "sink", "DROP SINK") // source_stmt.go
 }
 
 // dropStreamingName reads DROP STREAMING TABLE's name and an optional

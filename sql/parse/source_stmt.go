@@ -87,17 +87,29 @@ func (p *stmtParser) sourceName(st *StreamingStmt, i int) (int, error) {
 // dropSource reads DROP SOURCE [IF EXISTS] name [, ...] [CASCADE | RESTRICT].
 func (p *stmtParser) dropSource(st *StreamingStmt) error {
 	st.Kind = DropSource
+	return p.dropNames(st, "source", "DROP SOURCE")
+}
+
+// dropNames reads what follows DROP SOURCE / DROP SINK: [IF EXISTS]
+// name [, ...] [CASCADE | RESTRICT] (what names the objects, for errors;
+// stmt the statement).
+func (p *stmtParser) dropNames(st *StreamingStmt, what, stmt string) error {
 	i := 2
 	if p.isWord(i, "if") && p.isWord(i+1, "exists") {
 		st.IfExists = true
 		i += 2
 	}
 	for {
-		var err error
-		if i, err = p.sourceName(st, i); err != nil {
-			return err
+		parts, next, ok := p.qualifiedName(i)
+		if !ok {
+			return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected a %s name", p.describe(i), what)
 		}
-		if !p.is(i, tokComma) {
+		q := QualifiedName{Name: parts[len(parts)-1]}
+		if len(parts) >= 2 {
+			q.Schema = parts[len(parts)-2]
+		}
+		st.Names = append(st.Names, q)
+		if i = next; !p.is(i, tokComma) {
 			break
 		}
 		i++
@@ -111,7 +123,7 @@ func (p *stmtParser) dropSource(st *StreamingStmt) error {
 		i++
 	}
 	if i < p.end() {
-		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected end of DROP SOURCE", p.describe(i))
+		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected end of %s", p.describe(i), stmt)
 	}
 	return nil
 }
