@@ -11,7 +11,6 @@ import (
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
-	"github.com/weir-sql/weir/sql/types"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -48,28 +47,7 @@ func (s *Session) createFilesSource(ss *parse.StreamingStmt, text string, io wir
 	}
 	rel := &catalog.Relation{Schema: ss.Schema, Name: ss.Name, Kind: catalog.KindSource, ViewSQL: readFilesQuery(def),
 		Columns: filesColumns(def), Source: &catalog.Source{Connector: "files", Files: def, Definition: text}}
-	if wm := ss.Watermark; wm != nil {
-		i := rel.Column(wm.Column)
-		if i < 0 {
-			return nil, sqlerr.At(sqlerr.UndefinedColumn, wm.Pos, "column \"%s\" named in WATERMARK FOR does not exist", wm.Column)
-		}
-		switch rel.Columns[i].Type.OID {
-		case types.OidTimestamp, types.OidTimestampTZ:
-		default:
-			return nil, sqlerr.At(sqlerr.DatatypeMismatch, wm.Pos, "WATERMARK FOR column \"%s\" must be a timestamp or timestamptz, not %s", wm.Column, rel.Columns[i].Type)
-		}
-		rel.Source.WatermarkColumn = wm.Column
-		rel.Source.WatermarkDelayUS = wm.Delay.Microseconds()
-	}
-	if rel.Schema == "" {
-		sp := s.searchPath()
-		if len(sp) == 0 {
-			return nil, sqlerr.New(sqlerr.InvalidSchemaName, "no schema has been selected to create in")
-		}
-		rel.Schema = sp[0]
-	}
-	_, err = s.eng.cat.CreateRelation(rel, ss.IfNotExists)
-	return noticeOr(err, io, "CREATE SOURCE")
+	return s.storeSource(ss, rel, io) // source_stmts.go
 }
 
 // sourceColumnList reads CREATE SOURCE's column list as columns.

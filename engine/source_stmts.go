@@ -104,28 +104,7 @@ func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.Exe
 			return nil, err
 		}
 	}
-	if wm := ss.Watermark; wm != nil {
-		i := rel.Column(wm.Column)
-		if i < 0 {
-			return nil, sqlerr.At(sqlerr.UndefinedColumn, wm.Pos, "column \"%s\" named in WATERMARK FOR does not exist", wm.Column)
-		}
-		switch rel.Columns[i].Type.OID {
-		case types.OidTimestamp, types.OidTimestampTZ:
-		default:
-			return nil, sqlerr.At(sqlerr.DatatypeMismatch, wm.Pos, "WATERMARK FOR column \"%s\" must be a timestamp or timestamptz, not %s", wm.Column, rel.Columns[i].Type)
-		}
-		rel.Source.WatermarkColumn = wm.Column
-		rel.Source.WatermarkDelayUS = wm.Delay.Microseconds()
-	}
-	if rel.Schema == "" {
-		sp := s.searchPath()
-		if len(sp) == 0 {
-			return nil, sqlerr.New(sqlerr.InvalidSchemaName, "no schema has been selected to create in")
-		}
-		rel.Schema = sp[0]
-	}
-	_, err = s.eng.cat.CreateRelation(rel, ss.IfNotExists)
-	return noticeOr(err, io, "CREATE SOURCE")
+	return s.storeSource(ss, rel, io) // source_stmts.go
 }
 
 // checkSourceColumns checks a column list given in CREATE SOURCE against
@@ -332,4 +311,32 @@ func (s *Session) showSources(st *statement) (wire.Result, error) {
 		}
 	}
 	return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{anyBatch(st.cols, cols)}, tag: "SHOW"}, nil
+}
+
+// storeSource finishes CREATE SOURCE for any connector: the WATERMARK FOR
+// clause checked against the source's columns, the schema from the
+// search path, and the relation stored.
+func (s *Session) storeSource(ss *parse.StreamingStmt, rel *catalog.Relation, io wire.ExecIO) (wire.Result, error) {
+	if wm := ss.Watermark; wm != nil {
+		i := rel.Column(wm.Column)
+		if i < 0 {
+			return nil, sqlerr.At(sqlerr.UndefinedColumn, wm.Pos, "column \"%s\" named in WATERMARK FOR does not exist", wm.Column)
+		}
+		switch rel.Columns[i].Type.OID {
+		case types.OidTimestamp, types.OidTimestampTZ:
+		default:
+			return nil, sqlerr.At(sqlerr.DatatypeMismatch, wm.Pos, "WATERMARK FOR column \"%s\" must be a timestamp or timestamptz, not %s", wm.Column, rel.Columns[i].Type)
+		}
+		rel.Source.WatermarkColumn = wm.Column
+		rel.Source.WatermarkDelayUS = wm.Delay.Microseconds()
+	}
+	if rel.Schema == "" {
+		sp := s.searchPath()
+		if len(sp) == 0 {
+			return nil, sqlerr.New(sqlerr.InvalidSchemaName, "no schema has been selected to create in")
+		}
+		rel.Schema = sp[0]
+	}
+	_, err := s.eng.cat.CreateRelation(rel, ss.IfNotExists)
+	return noticeOr(err, io, "CREATE SOURCE")
 }
