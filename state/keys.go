@@ -53,6 +53,9 @@ import "encoding/binary"
 //	                                  table `table`'s files inputs (package
 //	                                  connector/files owns what follows the
 //	                                  input's key; the engine chooses it)
+//	l/<seq u64 BE>                    one entry of the event log (package
+//	                                  catalog/eventlog): JSON, in order of
+//	                                  writing
 //
 // Big-endian integers make byte order equal numeric order, which is what
 // iteration order over a prefix relies on.
@@ -67,6 +70,7 @@ const (
 	PrefixEpoch    = "e/"
 	PrefixRetain   = "r/"
 	PrefixFilesLog = "f/"
+	PrefixEventLog = "l/"
 )
 
 // FilesLogPrefix is the prefix of streaming table rel's files logs.
