@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/weir-sql/weir/engine"
+	"github.com/weir-sql/weir/engine/web"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -53,7 +55,7 @@ func main() {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
-  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB] [--files-root DIR ...]
+  weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB] [--files-root DIR ...] [--http ADDR]
   weir verify [--data ./weir-data]   check a stopped server's data directory (read-only); exit 1 if damaged
   weir version
 `)
@@ -68,6 +70,7 @@ func serve(args []string) error {
 	snapRows := fs.Int64("snapshot-rows", 0, "input rows a streaming table reads between two state snapshots (0: as many as its state holds, at least 65536)")
 	stateMem := fs.String("streaming-state-memory", "1GB", "most state memory one streaming table may hold before it fails with 53200 (a table's state_memory_limit option overrides it; 0: no limit)")
 	queryMem := fs.String("query-memory", "", "memory all batch queries may hold together, e.g. 2GB (default: a quarter of physical RAM or of the cgroup limit); past it a query fails with 53200")
+	httpAddr := fs.String("http", "", "address to serve /metrics (Prometheus) and the live page / on, e.g. 127.0.0.1:8080 (default: none)")
 	var filesRoots stringList
 	fs.Var(&filesRoots, "files-root", "a folder whose files read_files, files sources and COPY FROM/TO 'file' may read and write (repeatable; a relative path is taken under the first; default: the working directory)")
 	if err := fs.Parse(args); err != nil {
@@ -120,6 +123,18 @@ func serve(args []string) error {
 		return err
 	}
 	srv := wire.NewServer(eng, wire.Config{MaxConnections: *maxConns, MaxMessageSize: *maxMsg, Logger: log})
+	if *httpAddr != "" {
+		// Bound before the server says it is ready: a busy port fails the
+		// start, not a request later.
+		hl, err := net.Listen("tcp", *httpAddr)
+		if err != nil {
+			return fmt.Errorf("--http %s: %w", *httpAddr, err)
+		}
+		hs := &http.Server{Handler: web.Handler(eng), ReadHeaderTimeout: 10 * time.Second}
+		defer hs.Close()
+		go hs.Serve(hl)
+		log.Info("serving /metrics and the live page", "http", hl.Addr().String())
+	}
 	log.Info("weir is ready", "listen", l.Addr().String(), "data", *data, "version", engine.Version, "query_memory", queryMemory)
 
 	sigs := make(chan os.Signal, 1)
