@@ -60,6 +60,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 	if schema == weirCatalogSchema && name == "streaming_progress" {
 		return progressRelation(), nil
 	}
+	if r := monitorRelation(schema, name); r != nil { // monitor_relations.go
+		return r, nil
+	}
 	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
 		if t := pgcatalog.Lookup(schema, name); t != nil {
 			return virtualRelation(t), nil
@@ -120,6 +123,14 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 	if scan.Kind == planner.VirtualTable && scan.OID == progressOID {
 		return []arrow.RecordBatch{v.s.eng.progressRows()}, nil
 	}
+	if scan.Kind == planner.VirtualTable {
+		if b, ok, err := v.s.monitorRows(scan.OID); ok { // monitor_relations.go
+			if err != nil {
+				return nil, err
+			}
+			return []arrow.RecordBatch{b}, nil
+		}
+	}
 	if scan.Kind == planner.StoredTable {
 		if r := v.s.eng.runnerFor(scan.OID); r != nil {
 			return v.s.eng.streamingTableRows(ctx, scan.OID)
@@ -179,7 +190,7 @@ func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arro
 // the objects it lists.
 func (v *catalogView) EstimateRows(scan *planner.Scan) float64 {
 	if scan.Kind == planner.VirtualTable {
-		if scan.OID == progressOID {
+		if scan.OID == progressOID || monitorRelationByOID(scan.OID) != nil {
 			return 10
 		}
 		if t := pgcatalog.Lookup(scan.Schema, scan.Name); t != nil {
@@ -217,6 +228,13 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 		er.Columns = append(er.Columns, catalog.Column{Name: c.Name, Type: c.T})
 	}
 	snap.EngineRelations = []pgcatalog.EngineRelation{er}
+	for _, r := range monitorRelations() { // monitor_relations.go
+		mr := pgcatalog.EngineRelation{OID: r.OID, Schema: r.Schema, Name: r.Name}
+		for _, c := range r.Cols {
+			mr.Columns = append(mr.Columns, catalog.Column{Name: c.Name, Type: c.T})
+		}
+		snap.EngineRelations = append(snap.EngineRelations, mr)
+	}
 	for _, sig := range expr.ScalarSignatures() {
 		snap.Functions = append(snap.Functions, pgcatalog.Function{Name: sig.Name, NumArgs: len(sig.Args), ArgTypes: sig.Args, RetType: sig.Ret})
 	}
@@ -266,6 +284,9 @@ func (v *catalogView) RelationName(oid uint32) (string, bool) {
 	}
 	if oid == progressOID {
 		return weirCatalogSchema + ".streaming_progress", true
+	}
+	if r := monitorRelationByOID(oid); r != nil {
+		return weirCatalogSchema + "." + r.Name, true
 	}
 	for _, t := range pgcatalog.Tables() {
 		if t.OID == oid {
@@ -407,7 +428,7 @@ func (v *catalogView) ProcOID(name string) (uint32, error) {
 }
 
 func (v *catalogView) RelationVisible(oid uint32) bool {
-	if oid == progressOID {
+	if oid == progressOID || monitorRelationByOID(oid) != nil {
 		return false // weir_catalog is never on the search path
 	}
 	r, ok := v.s.eng.cat.RelationByOID(oid)

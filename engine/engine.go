@@ -4,10 +4,12 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/catalog/eventlog"
 	"github.com/weir-sql/weir/connector/tablelog"
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -40,6 +42,15 @@ type Config struct {
 	// written to (weir serve --files-root; files_access.go); none: the
 	// working directory.
 	FilesRoots []string
+	// Logger is the server's structured log (nil: slog's default); the
+	// event log's lines are written to it (event_log.go).
+	Logger *slog.Logger
+	// EventLogRetention is how long events are kept (0: the default, 7
+	// days; negative: forever); EventLogMaxRows the most kept (0: the
+	// default, 100000; negative: no limit). weir serve
+	// --event-log-retention, --event-log-max-rows.
+	EventLogRetention time.Duration
+	EventLogMaxRows   int
 }
 
 // DefaultStreamingStateMemory is the state memory limit of a streaming
@@ -80,6 +91,11 @@ type Engine struct {
 
 	filesRoots []string    // files_access.go: resolved --files-root folders
 	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
+
+	log        *slog.Logger  // event_log.go: the server's log
+	recoveries sync.Map      // event_log_recovery.go: job OID → recoveryNote
+	eventLog   eventLogLimit // event_log_retention.go
+	batches    batchTail     // batches.go: each job's newest batch row
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -118,6 +134,7 @@ func Open(cfg Config) (*Engine, error) {
 	if e.stateLimit == 0 {
 		e.stateLimit = DefaultStreamingStateMemory
 	}
+	e.log, e.eventLog = cfg.Logger, newEventLogLimit(cfg.EventLogRetention, cfg.EventLogMaxRows) // event_log_retention.go
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil
@@ -128,6 +145,7 @@ func Open(cfg Config) (*Engine, error) {
 func (e *Engine) Close() error {
 	close(e.closing)
 	e.stopAll()
+	eventlog.Forget(e.store)
 	return e.store.Close()
 }
 

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"log"
-
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/checkpoint"
@@ -61,6 +59,10 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 			return err
 		}
 	}
+	batch, err := e.stageBatch(tx, oid, epoch, rec) // batches.go: streaming_batches' row
+	if err != nil {
+		return err
+	}
 	sinks := e.writeSinks(tx, oid, epoch, changes)
 	committed := false
 	defer func() { e.sinksCommitted(sinks, epoch, committed) }()
@@ -72,6 +74,7 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 		return err
 	}
 	committed = true
+	e.batchCommitted(oid, batch, rec.Figures)
 	failpoint.Hit("epoch-after-commit")
 	if err := sink.Committed(epoch); err != nil {
 		return err
@@ -115,6 +118,7 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 	in := checkpoint.Stored{Epochs: recs, SnapshotEpoch: snapEpoch, OutputEpochs: stored, AppendMode: mode == planner.AppendMode}
 	d := e.sinksDecision(oid, checkpoint.Decide(in), in) // sinks.go: far enough back for every sink
 	guard.Recovered(recs, d.From)
+	e.noteRecovery(oid, d, len(recs)) // event_log_recovery.go: the started and recovered events say how
 	switch d.Action {
 	case checkpoint.StartEmpty:
 		return d.OutputStored, nil, nil
@@ -131,14 +135,11 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 			if err := job.RestoreState(snapEpoch, rec, snap); err != nil {
 				return err
 			}
-			log.Printf("streaming table %s: restored the state snapshot of epoch %d; re-running %d later epochs", name, snapEpoch, later)
+			e.snapshotRestored(oid, snapEpoch, later)
 			return nil
 		}
 	case checkpoint.ResumeEmpty:
 		job.Resume(d.From-1, fromRecord(recs[d.From-2]))
-		log.Printf("streaming table %s: no state before epoch %d is open; re-running %d epochs", name, d.From, d.To-d.From+1)
-	case checkpoint.RerunAll:
-		log.Printf("streaming table %s: re-running all %d epochs", name, len(recs))
 	}
 	// The re-run epochs, each with exactly its logged input.
 	rerun := d.Rerun(recs)
@@ -172,6 +173,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
 		return err
 	}
+	if err := e.dropBatches(tx, oid); err != nil { // batches.go
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -179,6 +183,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 // replaces (CREATE OR REFRESH with compatible state).
 func (e *Engine) moveEpochs(from, to uint32) error {
 	if err := e.moveFilesLogs(from, to); err != nil { // files_input.go
+		return err
+	}
+	if err := e.moveBatches(from, to); err != nil { // batches.go
 		return err
 	}
 	return checkpoint.Move(e.store, from, to)

@@ -75,7 +75,9 @@ func (e *Engine) trimTable(rel uint32, cutoff time.Time) {
 			old = min(old, r.guard.ResumeOffset(i))
 		}
 	}
-	e.logs.TrimTo(rel, old, trimmed)
+	if e.logs.TrimTo(rel, old, trimmed) == nil && old > trimmed {
+		e.inputTrimmed(rel, old-trimmed) // event_log_retention.go (takes no engine lock)
+	}
 }
 
 // retentionLoop applies retention, and runs the schedules of scheduled
@@ -90,6 +92,7 @@ func (e *Engine) retentionLoop() {
 		case <-t.C:
 			e.applyRetention()
 			e.runSchedules(time.Now())
+			e.trimEventLog(time.Now()) // event_log_retention.go
 		}
 	}
 }

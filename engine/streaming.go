@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"log"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -123,6 +122,7 @@ func (r *runner) recoverDropped() bool {
 		err = restore()
 	}
 	if err != nil {
+		r.eng.jobFailed(r, err) // event_log.go
 		r.setStatus(statusFailed, sqlerr.From(err).Message)
 		return false
 	}
@@ -196,6 +196,7 @@ func (r *runner) run(ctx context.Context) {
 	defer close(r.done)
 	if r.restore != nil {
 		if err := r.restoreState(); err != nil {
+			r.eng.jobFailed(r, err) // event_log.go
 			r.setStatus(statusFailed, sqlerr.From(err).Message)
 			r.failRecovery(err)
 		}
@@ -233,6 +234,7 @@ func (r *runner) run(ctx context.Context) {
 						r.stateDropped = true
 						r.mu.Unlock()
 					}
+					r.eng.jobFailed(r, err) // event_log.go
 					r.setStatus(statusFailed, sqlerr.From(err).Message)
 					r.failRecovery(err)
 					break
@@ -276,7 +278,7 @@ func (r *runner) run(ctx context.Context) {
 func (r *runner) restoreState() (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			log.Printf("streaming table %s: panic restoring its state: %v\n%s", r.name, p, debug.Stack())
+			r.eng.logger().Error("streaming table "+r.name+": panic restoring its state", "table", r.name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			err = sqlerr.New(sqlerr.InternalError, "streaming table %s could not restore its state: %v", r.name, p)
 		}
 	}()
@@ -290,7 +292,7 @@ func (r *runner) step(ctx context.Context) (processed bool, err error) {
 		if p := recover(); p != nil {
 			// A bug, not bad input: fail this table alone, and keep the
 			// stack in the server's log for the report.
-			log.Printf("streaming table %s: panic: %v\n%s", r.name, p, debug.Stack())
+			r.eng.logger().Error("streaming table "+r.name+": panic", "table", r.name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			err = sqlerr.New(sqlerr.InternalError, "streaming table %s failed: %v", r.name, p)
 		}
 	}()
@@ -440,6 +442,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	for _, w := range sp.Warnings {
 		io.Notice("WARNING", sqlerr.Warning, w)
 	}
+	s.eng.tableCreated(created, keepEpochsOf != 0) // event_log.go
 	s.eng.startRunner(created, sp, trig)
 	return "CREATE STREAMING TABLE", nil
 }
@@ -515,6 +518,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	stored, restore, err := e.recoverJob(job, guard, oid, rel.Name, sp.Mode)
 	if err != nil {
 		status, lastErr = statusFailed, sqlerr.From(err).Message
+		e.startFailed(oid, rel.Name, err) // event_log_recovery.go
 	}
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, plan: sp, trigger: trig, restore: restore,
 		recoveryFailed: make(chan struct{}), job: job, guard: guard, done: make(chan struct{}), kick: make(chan struct{}, 1), status: status, lastError: lastErr,
@@ -524,6 +528,9 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	e.mu.Lock()
 	e.runners[rel.OID] = r
 	e.mu.Unlock()
+	if err == nil {
+		e.jobStarted(r) // event_log_recovery.go
+	}
 	go r.run(ctx)
 	return r
 }
@@ -581,6 +588,7 @@ func (e *Engine) startStreamingTables() {
 			if err != nil {
 				msg = sqlerr.From(err).Message
 			}
+			e.startFailed(rel.OID, rel.Name, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s", msg)) // event_log_recovery.go
 			r := &runner{eng: e, oid: rel.OID, name: rel.Name, status: statusFailed, lastError: msg, done: make(chan struct{}), kick: make(chan struct{}, 1)}
 			close(r.done)
 			r.cancel = func() {}

@@ -160,6 +160,7 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
 		return nil, err
 	}
+	s.eng.tableDropped(rel) // event_log.go
 	if rel.Streaming.NoQuery {
 		if err := s.eng.dropTargetData(rel); err != nil {
 			return nil, err
@@ -180,8 +181,13 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 	if rel.Kind != catalog.KindStreamingTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
 	}
+	began := time.Now()
 	if rel.Streaming.NoQuery {
-		return s.refreshFlows(ctx, rel, ss.Full, io) // flows_ddl.go
+		res, err := s.refreshFlows(ctx, rel, ss.Full, io) // flows_ddl.go
+		if err == nil {
+			s.eng.tableRefreshed(rel, ss.Full, began) // event_log.go
+		}
+		return res, err
 	}
 	r := s.eng.runnerFor(rel.OID)
 	failed := false
@@ -230,6 +236,7 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 	if err := s.eng.waitRefreshed(ctx, r, ss.Full, io); err != nil {
 		return nil, err
 	}
+	s.eng.tableRefreshed(rel, ss.Full, began) // event_log.go
 	return commandResult("REFRESH STREAMING TABLE"), nil
 }
 

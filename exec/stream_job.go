@@ -124,9 +124,10 @@ type StreamJob struct {
 
 	mu       sync.Mutex
 	progress Progress
-	// lastTrigger is when the latest micro-batch with input started (the
-	// job's creation before the first): input_rows_per_second's interval.
-	lastTrigger time.Time
+	// arrivals measures input_rows_per_second (stream_figures.go);
+	// figures are the epoch's being committed (EpochRecord.Figures).
+	arrivals arrivals
+	figures  EpochFigures
 }
 
 // EpochRecord is what an epoch's commit records besides its rows: where
@@ -144,6 +145,8 @@ type EpochRecord struct {
 	InputRows  int64 // cumulative
 	LateRows   int64
 	OutputRows int64
+	// Figures are what the epoch measured of itself (not checkpointed).
+	Figures EpochFigures
 }
 
 // Resume starts the job after epoch rec (epoch number n): the state is
@@ -240,7 +243,6 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *
 	j.snapshot.Store(&empty)
 	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
-	j.lastTrigger = time.Now()
 	j.snapshots = PlanSnapshotsState(plan)
 	return j
 }
@@ -279,6 +281,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	readDone := time.Now()
 	rd := reads[0]
 	end := rd.Next
 	batches := rd.Batches
@@ -297,6 +300,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	j.progress.BacklogRows = backlog + waiting
 	j.mu.Unlock()
 	if len(all) == 0 {
+		j.arrivals.read(readDone, 0, backlog)
 		j.mu.Lock()
 		j.progress.BacklogRows = backlog
 		j.mu.Unlock()
@@ -327,6 +331,10 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	for i := 1; i < j.sourceCount(); i++ {
 		j.setOffset(i, reads[i].Next)
 	}
+	inRate := j.arrivals.read(readDone, inRows, backlog)
+	j.figures = EpochFigures{Start: started, Read: readDone.Sub(started), Process: time.Since(readDone), InputRows: inRows, LateRows: late,
+		StateRows: stateRows, StateBytes: stateBytes, Watermark: j.watermark, HasWatermark: j.plan.EventTime != nil && j.watermark != math.MinInt64,
+		InputRowsPerSecond: inRate}
 	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: append([]int64{end}, j.moreEnds(reads)...), Watermark: j.watermark, Now: epochNow,
 		Changes: changes, Late: j.late, LateRows: late, InputRows: inRows}
 	j.late = nil
@@ -347,14 +355,9 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 	if secs := d.Seconds(); secs > 0 {
 		p.ProcessedRowsPerSecond = float64(inRows) / secs
 	}
-	// Spark's inputRowsPerSecond: the rows of this micro-batch over the
-	// time since the previous one with input started (or the job did), i.e.
-	// the rate the rows arrived at, which the processing rate exceeds
-	// whenever the table keeps up.
-	if secs := started.Sub(j.lastTrigger).Seconds(); secs > 0 {
-		p.InputRowsPerSecond = float64(inRows) / secs
-	}
-	j.lastTrigger = started
+	// The rate rows arrived at the inputs, not the rate they were read
+	// at (which is the processing rate whenever the table is behind).
+	p.InputRowsPerSecond = inRate
 	j.mu.Unlock()
 	return true, nil
 }
@@ -467,10 +470,16 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	for _, b := range output {
 		epochRows += b.NumRows()
 	}
+	j.figures.CommitStart = time.Now()
+	j.figures.OutputRows = epochRows
+	if output == nil {
+		j.figures.OutputRows = changedRows(step.Changes)
+	}
 	switch {
 	case j.CommitEpoch != nil && !replaying:
 		rec := EpochRecord{End: step.Ends[0], MoreEnds: step.Ends[1:], Now: step.Now, Watermark: j.watermark, MinEpoch: j.minEpochOf(epoch + 1),
-			InputRows: j.progress.InputRows + step.InputRows, LateRows: j.progress.LateRows + step.LateRows, OutputRows: j.outRows + epochRows}
+			InputRows: j.progress.InputRows + step.InputRows, LateRows: j.progress.LateRows + step.LateRows, OutputRows: j.outRows + epochRows,
+			Figures: j.figures}
 		var snap []arrow.RecordBatch
 		if j.snapshotDue() {
 			var err error

@@ -56,6 +56,11 @@ import "encoding/binary"
 //	l/<seq u64 BE>                    one entry of the event log (package
 //	                                  catalog/eventlog): JSON, in order of
 //	                                  writing
+//	b/<job u32 BE>/<epoch u64 BE>     one epoch's row of streaming job `job`'s
+//	                                  batch history (engine/batches.go,
+//	                                  weir_catalog.streaming_batches): JSON,
+//	                                  written in the epoch's commit; the
+//	                                  newest 1000 per job are kept
 //
 // Big-endian integers make byte order equal numeric order, which is what
 // iteration order over a prefix relies on.
@@ -71,6 +76,7 @@ const (
 	PrefixRetain   = "r/"
 	PrefixFilesLog = "f/"
 	PrefixEventLog = "l/"
+	PrefixBatches  = "b/"
 )
 
 // FilesLogPrefix is the prefix of streaming table rel's files logs.

@@ -21,6 +21,8 @@ package eventlog
 import (
 	"encoding/binary"
 	"encoding/json"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -57,11 +59,15 @@ type Event struct {
 	Time    time.Time `json:"t"`
 	Object  uint32    `json:"o"` // OID of the table, flow, source or sink (0: the server)
 	Name    string    `json:"n"` // its qualified name when the event was written
+	Flow    string    `json:"f,omitempty"` // the flow's name, for an event of one flow of a table
 	Kind    string    `json:"k"`
 	Level   string    `json:"l"`
 	Epoch   int64     `json:"e,omitempty"` // the epoch the event is of (0: none)
 	Message string    `json:"m"`
 	Details string    `json:"d,omitempty"` // a JSON object, or ""
+	// Error and Code are a failure's message and SQLSTATE ("" for none).
+	Error string `json:"x,omitempty"`
+	Code  string `json:"c,omitempty"`
 }
 
 // prefix is the log's key namespace: l/<seq u64 BE> (see state/keys.go).
@@ -88,7 +94,11 @@ func Stage(st *state.Store, tx *state.Txn, ev Event) error {
 	if err != nil {
 		return sqlerr.New(sqlerr.InternalError, "event log: %v", err)
 	}
-	return tx.Set(key(seq), v)
+	if err := tx.Set(key(seq), v); err != nil {
+		return err
+	}
+	noteSeq(st, seq)
+	return nil
 }
 
 // Append writes ev in a transaction of its own.
@@ -120,30 +130,103 @@ func Read(st *state.Store, keep func(*Event) bool) ([]Event, error) {
 	return out, err
 }
 
-// Trim deletes the events older than before, and the oldest ones past the
-// newest keep events (keep <= 0: no count limit); it returns how many it
-// deleted.
+// Trim deletes the events older than before (zero: no age limit), and
+// the oldest ones past the newest keep (keep <= 0: no count limit); it
+// returns how many it deleted. The count limit is on sequence numbers,
+// which may skip (after a restart), so at most keep events remain. Trim
+// reads keys only up to the first event it keeps: its cost is what it
+// deletes, not the log's size.
 func Trim(st *state.Store, before time.Time, keep int) (int, error) {
-	evs, err := Read(st, nil)
-	if err != nil {
+	last, err := lastSeq(st)
+	if err != nil || last == 0 {
 		return 0, err
 	}
-	tx := st.Begin(true)
-	defer tx.Discard()
-	n := 0
-	for i, ev := range evs {
-		old := !before.IsZero() && ev.Time.Before(before)
-		over := keep > 0 && len(evs)-i > keep
-		if !old && !over {
-			break
+	var doomed []uint64
+	tx := st.Begin(false)
+	err = tx.IteratePrefix([]byte(prefix), func(k, v []byte) error {
+		if len(k) != len(prefix)+8 {
+			return nil
 		}
-		if err := tx.Delete(key(ev.Seq)); err != nil {
+		seq := binary.BigEndian.Uint64(k[len(prefix):])
+		over := keep > 0 && seq+uint64(keep) <= last
+		old := false
+		if !over && !before.IsZero() {
+			var ev struct {
+				Time time.Time `json:"t"`
+			}
+			old = json.Unmarshal(v, &ev) == nil && ev.Time.Before(before)
+		}
+		if !over && !old {
+			return errStop
+		}
+		doomed = append(doomed, seq)
+		return nil
+	})
+	tx.Discard()
+	if err != nil && err != errStop {
+		return 0, err
+	}
+	total := len(doomed)
+	for len(doomed) > 0 {
+		// Small transactions: a first trim of a large log must not
+		// exceed what one Badger transaction holds.
+		n := min(len(doomed), 10000)
+		wtx := st.Begin(true)
+		for _, seq := range doomed[:n] {
+			if err := wtx.Delete(key(seq)); err != nil {
+				wtx.Discard()
+				return 0, err
+			}
+		}
+		if err := wtx.Commit(); err != nil {
 			return 0, err
 		}
-		n++
+		doomed = doomed[n:]
 	}
-	if n == 0 {
-		return 0, nil
-	}
-	return n, tx.Commit()
+	return total, nil
 }
+
+// errStop ends an iteration early.
+var errStop = sqlerr.New(sqlerr.InternalError, "stop")
+
+// newest holds, per store, the highest sequence number staged since it
+// opened (*atomic.Uint64), so that Trim need not read the whole log to
+// find it; the first Trim of a store reads it once.
+var newest sync.Map
+
+func noteSeq(st *state.Store, seq uint64) {
+	v, _ := newest.LoadOrStore(st, new(atomic.Uint64))
+	n := v.(*atomic.Uint64)
+	for {
+		cur := n.Load()
+		if seq <= cur || n.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}
+
+// lastSeq is the sequence number of the newest event (0: none).
+func lastSeq(st *state.Store) (uint64, error) {
+	if v, ok := newest.Load(st); ok {
+		if n := v.(*atomic.Uint64).Load(); n > 0 {
+			return n, nil
+		}
+	}
+	tx := st.Begin(false)
+	defer tx.Discard()
+	var last uint64
+	err := tx.IteratePrefix([]byte(prefix), func(k, _ []byte) error {
+		if len(k) == len(prefix)+8 {
+			last = binary.BigEndian.Uint64(k[len(prefix):])
+		}
+		return nil
+	})
+	if err == nil {
+		noteSeq(st, last)
+	}
+	return last, err
+}
+
+// Forget drops what the package remembers of st (its newest sequence
+// number); call it when st closes.
+func Forget(st *state.Store) { newest.Delete(st) }
