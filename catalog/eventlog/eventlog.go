@@ -57,8 +57,8 @@ const (
 type Event struct {
 	Seq     uint64    `json:"-"` // assigned by Stage/Append; order of writing
 	Time    time.Time `json:"t"`
-	Object  uint32    `json:"o"` // OID of the table, flow, source or sink (0: the server)
-	Name    string    `json:"n"` // its qualified name when the event was written
+	Object  uint32    `json:"o"`           // OID of the table, flow, source or sink (0: the server)
+	Name    string    `json:"n"`           // its qualified name when the event was written
 	Flow    string    `json:"f,omitempty"` // the flow's name, for an event of one flow of a table
 	Kind    string    `json:"k"`
 	Level   string    `json:"l"`
