@@ -227,7 +227,7 @@ func (e *Engine) batchesRows() arrow.RecordBatch {
 		if rel.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		name := qualifiedName(rel.Schema, rel.Name)
+		name := rel.Name // as streaming_progress names it, to join on
 		type job struct {
 			oid  uint32
 			flow any

@@ -54,8 +54,9 @@ func (e *Engine) jobStarted(r *runner) {
 	if n.how == "" {
 		n.how = "none"
 	}
+	_, name, _ := e.jobOrigin(r.oid)
 	kv := map[string]any{"recovery": n.how, "committed_epochs": n.logged}
-	msg := "streaming table " + r.name + " started"
+	msg := "streaming table " + name + " started"
 	switch n.how {
 	case "snapshot":
 		kv["snapshot_epoch"], kv["rerun_epochs"] = n.snapshot, n.rerun()
@@ -86,7 +87,7 @@ func (e *Engine) jobStarted(r *runner) {
 			kv["snapshot_epoch"] = n.snapshot
 			what = fmt.Sprintf("restored the snapshot of epoch %d and re-ran %d epochs", n.snapshot, n.rerun())
 		}
-		e.jobEvent(r.oid, eventlog.KindRecovered, "", fmt.Sprintf("streaming table %s recovered in %.3f s: %s", r.name, d.Seconds(), what), kv, nil)
+		e.jobEvent(r.oid, eventlog.KindRecovered, "", fmt.Sprintf("streaming table %s recovered in %.3f s: %s", name, d.Seconds(), what), kv, nil)
 	}()
 }
 
