@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"log"
+	"log/slog"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -82,7 +82,7 @@ func (l *liveSink) fail(err error) {
 	l.mu.Lock()
 	l.status, l.lastErr = sinkFailed, e.Message
 	l.mu.Unlock()
-	log.Printf("sink %s failed: %s (SQLSTATE %s); its table goes on; REFRESH STREAMING TABLE or a restart retries it", l.def.Name, e.Message, e.Code)
+	slog.Error("sink "+l.def.Name+" failed; its table goes on; REFRESH STREAMING TABLE or a restart retries it", "sink", l.def.Name, "error", e.Message, "sqlstate", e.Code)
 }
 
 func (l *liveSink) running() bool {
@@ -228,7 +228,7 @@ func (e *Engine) sinksDecision(oid uint32, d checkpoint.Decision, s checkpoint.S
 	s.OutputEpochs = min(s.OutputEpochs, floor)
 	d2 := checkpoint.Decide(s)
 	d2.OutputStored = d.OutputStored
-	log.Printf("streaming table OID %d: a sink holds epochs up to %d only: re-running from epoch %d", oid, floor, d2.From)
+	e.logger().Info(fmt.Sprintf("streaming table OID %d: a sink holds epochs up to %d only: re-running from epoch %d", oid, floor, d2.From), "oid", oid, "sink_epoch", floor, "rerun_from", d2.From)
 	return d2
 }
 

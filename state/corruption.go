@@ -3,7 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,7 +48,7 @@ func (c *corruption) where() string {
 // newCorruption logs the damage once, where it is found, and returns it.
 func newCorruption(rel uint32, reason string, key []byte, file string) *corruption {
 	c := &corruption{rel: rel, reason: reason, key: append([]byte(nil), key...), file: file}
-	log.Printf("DATA CORRUPTION: %s (%s); run `weir verify` on the data directory", c.Error(), c.where())
+	slog.Error("DATA CORRUPTION: "+c.Error()+"; run `weir verify` on the data directory", "where", c.where())
 	return c
 }
 

@@ -28,7 +28,7 @@ package state
 
 import (
 	"fmt"
-	"log"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -244,7 +244,7 @@ type warningLogger struct {
 }
 
 func (l *warningLogger) Errorf(f string, a ...any) {
-	log.Printf("badger ERROR: "+f, a...)
+	slog.Error("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
 	// "Unable to read: Key: %v, … Error: %v" and then "Key: %v, …
 	// valuePointer: %+v": the file number is in the error or the pointer.
 	if (strings.HasPrefix(f, "Unable to read: Key: ") || strings.HasPrefix(f, "Key: ")) && len(a) > 1 {
@@ -257,7 +257,9 @@ func (l *warningLogger) Errorf(f string, a ...any) {
 		}
 	}
 }
-func (*warningLogger) Warningf(f string, a ...any) { log.Printf("badger WARNING: "+f, a...) }
+func (*warningLogger) Warningf(f string, a ...any) {
+	slog.Warn("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
 func (*warningLogger) Infof(string, ...any)        {}
 func (*warningLogger) Debugf(string, ...any)       {}
 

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -85,8 +85,8 @@ func preserveLogTail(dir, last string) (string, error) {
 	if filepath.Ext(last) == ".mem" {
 		what = "the transactions after it are lost"
 	}
-	log.Printf("DATA CORRUPTION: log file %s has a damaged entry at offset %d with %d bytes after it; Badger will cut the file there (%s), so a copy of it is kept as %s",
-		filepath.Base(last), bad, len(data)-bad, what, filepath.Base(saved))
+	slog.Error(fmt.Sprintf("DATA CORRUPTION: log file %s has a damaged entry at offset %d with %d bytes after it; Badger will cut the file there (%s), so a copy of it is kept as %s",
+		filepath.Base(last), bad, len(data)-bad, what, filepath.Base(saved)), "file", filepath.Base(last), "offset", bad)
 	return saved, nil
 }
 

@@ -56,6 +56,7 @@ func main() {
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB] [--files-root DIR ...] [--http ADDR]
+             [--log-format text|json] [--log-level info] [--event-log-retention 7d] [--event-log-max-rows 100000]
   weir verify [--data ./weir-data]   check a stopped server's data directory (read-only); exit 1 if damaged
   weir version
 `)
@@ -71,6 +72,10 @@ func serve(args []string) error {
 	stateMem := fs.String("streaming-state-memory", "1GB", "most state memory one streaming table may hold before it fails with 53200 (a table's state_memory_limit option overrides it; 0: no limit)")
 	queryMem := fs.String("query-memory", "", "memory all batch queries may hold together, e.g. 2GB (default: a quarter of physical RAM or of the cgroup limit); past it a query fails with 53200")
 	httpAddr := fs.String("http", "", "address to serve /metrics (Prometheus) and the live page / on, e.g. 127.0.0.1:8080 (default: none)")
+	logFormat := fs.String("log-format", "text", "server log format: text (key=value) or json (one object a line)")
+	logLevel := fs.String("log-level", "info", "least level logged: debug, info, warn or error")
+	eventRetention := fs.String("event-log-retention", "7d", "how long the event log (event_log(), weir_catalog.event_log) keeps events, e.g. 7d, 12h (0: forever)")
+	eventMaxRows := fs.Int("event-log-max-rows", engine.DefaultEventLogMaxRows, "most events the event log keeps; the oldest go first (0: no limit)")
 	var filesRoots stringList
 	fs.Var(&filesRoots, "files-root", "a folder whose files read_files, files sources and COPY FROM/TO 'file' may read and write (repeatable; a relative path is taken under the first; default: the working directory)")
 	if err := fs.Parse(args); err != nil {
@@ -92,7 +97,23 @@ func serve(args []string) error {
 	if *snapRows < 0 {
 		return fmt.Errorf("--snapshot-rows must be 0 (automatic) or a positive number of rows, not %d", *snapRows)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log, err := newLogger(os.Stderr, *logFormat, *logLevel) // logging.go
+	if err != nil {
+		return err
+	}
+	// Packages below the engine (the store, the files connector) log
+	// through slog's default: the same logger.
+	slog.SetDefault(log)
+	eventAge, err := engine.ParseRetention(*eventRetention)
+	if err != nil {
+		return fmt.Errorf("--event-log-retention: %s", sqlerrMessage(err))
+	}
+	maxEvents := *eventMaxRows
+	if maxEvents == 0 {
+		maxEvents = -1
+	} else if maxEvents < 0 {
+		return fmt.Errorf("--event-log-max-rows must be 0 (no limit) or a positive number, not %d", maxEvents)
+	}
 	// WEIR_CPUPROFILE=<file> profiles the server until it stops (for
 	// finding hot spots in end-to-end workloads).
 	if path := os.Getenv("WEIR_CPUPROFILE"); path != "" {
@@ -113,7 +134,8 @@ func serve(args []string) error {
 		}
 		stateLimit = n
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory, FilesRoots: filesRoots})
+	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory, FilesRoots: filesRoots,
+		Logger: log, EventLogRetention: eventAge, EventLogMaxRows: maxEvents})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}

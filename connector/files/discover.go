@@ -3,7 +3,7 @@ package files
 import (
 	"errors"
 	"io/fs"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -268,7 +268,7 @@ func listSettled(o Options, settle time.Duration) ([]FileInfo, error) {
 			skipErr = accessError("could not open folder", p, err)
 			return
 		}
-		log.Printf("files: skipping %s: %v", p, err)
+		slog.Warn("files: skipping "+p, "path", p, "error", err.Error())
 	}
 	var out []FileInfo
 	now := time.Now()

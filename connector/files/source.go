@@ -2,7 +2,7 @@ package files
 
 import (
 	"fmt"
-	"log"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -302,7 +302,7 @@ func (s *Source) noticeOnceKey(key, kind, path, format string, args ...any) {
 
 func (s *Source) noticeLocked(kind, path, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	log.Printf("files source %s: %s", s.opts.Path, msg)
+	slog.Warn("files source "+s.opts.Path+": "+msg, "path", s.opts.Path, "kind", kind, "file", path)
 	if len(s.notices) >= maxNotices {
 		s.notices = s.notices[1:]
 		s.dropped++
