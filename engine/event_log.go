@@ -37,9 +37,10 @@ func (e *Engine) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// emit writes ev to the event log and its line to the server's log. An
-// event that cannot be written (the store is full) is still logged, with
-// the reason.
+// emit writes ev's line to the server's log, then ev to the event log.
+// The line comes first: a crash between the two leaves the line, which
+// says more than an event without one would. An event that cannot be
+// written (the store is full) is logged a second time, with the reason.
 func (e *Engine) emit(ev eventlog.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
@@ -48,10 +49,11 @@ func (e *Engine) emit(ev eventlog.Event) {
 		ev.Level = eventlog.LevelInfo
 	}
 	attrs := eventAttrs(ev)
+	e.logger().LogAttrs(context.Background(), slogLevel(ev.Level), ev.Message, attrs...)
 	if err := eventlog.Append(e.store, ev); err != nil {
 		attrs = append(attrs, slog.String("event_log_error", sqlerr.From(err).Message))
+		e.logger().LogAttrs(context.Background(), slog.LevelWarn, "event log: could not record: "+ev.Message, attrs...)
 	}
-	e.logger().LogAttrs(context.Background(), slogLevel(ev.Level), ev.Message, attrs...)
 }
 
 // eventAttrs are ev's fields as log attributes.
@@ -158,10 +160,11 @@ func (e *Engine) tableDropped(rel *catalog.Relation) {
 // jobFailed records that job r failed with err (it stops until REFRESH).
 func (e *Engine) jobFailed(r *runner, err error) {
 	se := sqlerr.From(err)
-	msg := "streaming table " + r.name + " failed: " + se.Message
+	_, name, _ := e.jobOrigin(r.oid)
+	msg := "streaming table " + name + " failed: " + se.Message
 	kv := map[string]any{}
 	if r.job != nil {
-		kv["epoch"] = r.job.Progress().Epoch
+		kv["epoch"] = r.job.Progress().Epoch + 1 // the epoch that failed: nothing of it committed
 	}
 	e.jobEvent(r.oid, eventlog.KindFailed, eventlog.LevelError, msg, kv, err)
 }
