@@ -69,6 +69,10 @@ func TestEventLogLifecycle(t *testing.T) {
 	if level != "ERROR" || code != "22012" || origin != "public.t" || !strings.Contains(msg, "division by zero") || maturity != "STABLE" {
 		t.Errorf("failed event: message %q level %s sqlstate %s origin %s maturity %s", msg, level, code, origin, maturity)
 	}
+	// Databricks' other spelling, event_log(TABLE(name)).
+	if n := len(eventTypes(t, c, "SELECT event_type FROM event_log(TABLE(public.t)) AS l")); n != 6 {
+		t.Errorf("event_log(TABLE(public.t)) has %d rows, want 6", n)
+	}
 	var full bool
 	if err := c.QueryRow(ctx, `SELECT (details->>'full')::boolean FROM event_log('t') WHERE event_type = 'refreshed' ORDER BY id::bigint DESC LIMIT 1`).Scan(&full); err != nil || !full {
 		t.Errorf("the second refreshed event's details.full = %v (%v), want true", full, err)

@@ -70,6 +70,7 @@ func databricksQuery(sql string) (tree *pg_query.ParseResult, ok bool) {
 	d.fromValues()
 	d.qualify()
 	d.jsonPaths()
+	d.tableArgs() // databricks_table_arg.go
 	if !d.changed {
 		return nil, false
 	}
