@@ -261,3 +261,14 @@ func batchRowValues(name string, flow any, b BatchRow) []any {
 	return []any{name, flow, b.Epoch, b.Start.UnixMicro(), ms(b.Duration), ms(b.ReadDuration), ms(b.ProcessDuration), ms(b.CommitDuration),
 		b.InputRows, b.InputRowsPerSecond, b.ProcessedRowsPerSecond, wm, b.StateRows, b.StateBytes, b.LateRows, b.OutputRows}
 }
+
+// dropBatchesOf deletes job oid's history in a transaction of its own
+// (DROP FLOW).
+func (e *Engine) dropBatchesOf(oid uint32) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	if err := e.dropBatches(tx, oid); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

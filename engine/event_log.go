@@ -155,6 +155,15 @@ func (e *Engine) tableCreated(rel *catalog.Relation, replaced bool) {
 // tableDropped records DROP STREAMING TABLE.
 func (e *Engine) tableDropped(rel *catalog.Relation) {
 	e.relEvent(rel, eventlog.KindDropped, "streaming table "+qualifiedName(rel.Schema, rel.Name)+" dropped", nil)
+	if rel.Streaming != nil && rel.Streaming.NoQuery {
+		// Its flows' batch histories go with it (a table's own goes with
+		// its epochs, dropEpochs).
+		for _, f := range rel.Streaming.Flows {
+			if err := e.dropBatchesOf(flowCheckpoint(rel, f)); err != nil {
+				e.logger().Warn("could not delete the batch history of flow "+f.Name, "table", qualifiedName(rel.Schema, rel.Name), "error", sqlerr.From(err).Message)
+			}
+		}
+	}
 }
 
 // jobFailed records that job r failed with err (it stops until REFRESH).
@@ -181,4 +190,16 @@ func (e *Engine) tableRefreshed(rel *catalog.Relation, full bool, began time.Tim
 		what = "fully refreshed (recomputed from its retained input)"
 	}
 	e.relEvent(rel, eventlog.KindRefreshed, "streaming table "+qualifiedName(rel.Schema, rel.Name)+" "+what, kv)
+}
+
+// flowCreated records CREATE [OR REFRESH] FLOW name into target.
+func (e *Engine) flowCreated(target *catalog.Relation, name string) {
+	tn := qualifiedName(target.Schema, target.Name)
+	e.emit(eventlog.Event{Object: target.OID, Name: tn, Flow: name, Kind: eventlog.KindCreated, Message: "flow " + name + " into " + tn + " created"})
+}
+
+// flowDropped records DROP FLOW name of target.
+func (e *Engine) flowDropped(target *catalog.Relation, name string) {
+	tn := qualifiedName(target.Schema, target.Name)
+	e.emit(eventlog.Event{Object: target.OID, Name: tn, Flow: name, Kind: eventlog.KindDropped, Message: "flow " + name + " of " + tn + " dropped"})
 }

@@ -169,3 +169,28 @@ func TestEventLogRetention(t *testing.T) {
 		t.Errorf("age trim deleted %d events, want every old one (>= 5)", deleted)
 	}
 }
+
+// TestEventLogFlows: a flow's events are its target's, with the flow's
+// name; its batch history is its own rows of streaming_batches, gone with
+// DROP FLOW.
+func TestEventLogFlows(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	c := s.connect(t)
+	ctx := context.Background()
+	evExec(t, c,
+		"CREATE TABLE e (k bigint)",
+		"CREATE OR REFRESH STREAMING TABLE tgt",
+		"CREATE FLOW f1 AS INSERT INTO tgt BY NAME SELECT k FROM STREAM e",
+		"INSERT INTO e VALUES (1), (2)")
+	waitFor(t, c, "SELECT count(*) = 2 FROM tgt")
+	waitFor(t, c, "SELECT count(*) > 0 FROM weir_catalog.streaming_batches WHERE name = 'tgt' AND flow = 'f1'")
+	evExec(t, c, "DROP FLOW f1")
+	got := strings.Join(eventTypes(t, c, "SELECT event_type || ':' || coalesce(flow_name, '-') FROM event_log('tgt') ORDER BY id::bigint"), " ")
+	if want := "created:- created:f1 started:f1 dropped:f1"; got != want {
+		t.Errorf("event_log('tgt'): %s, want %s", got, want)
+	}
+	var n int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM weir_catalog.streaming_batches WHERE name = 'tgt'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("after DROP FLOW, streaming_batches has %d rows of tgt (%v)", n, err)
+	}
+}

@@ -109,6 +109,7 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 	for _, w := range sp.Warnings {
 		io.Notice("WARNING", sqlerr.Warning, w)
 	}
+	s.eng.flowCreated(updated, flow.Name) // event_log.go
 	s.eng.startFlow(updated, flow, sp, trig)
 	return commandResult("CREATE FLOW"), nil
 }
@@ -140,9 +141,13 @@ func (s *Session) dropFlow(st *parse.StreamingStmt, io noticer) (wire.Result, er
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
+	if err := s.eng.dropBatchesOf(oid); err != nil { // batches.go
+		return nil, err
+	}
 	if oid != target.OID {
 		s.eng.flows.remove(oid)
 	}
+	s.eng.flowDropped(target, f.Name) // event_log.go
 	return commandResult("DROP FLOW"), nil
 }
 

@@ -530,9 +530,11 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 		return nil, err
 	}
 	rel.Streaming.Trigger = scheduledTrigger(rel.Streaming.Schedule, trigger{kind: "continuous"}).kind
-	if _, err := s.eng.cat.CreateRelation(rel, false); err != nil {
+	created, err := s.eng.cat.CreateRelation(rel, false)
+	if err != nil {
 		return nil, err
 	}
+	s.eng.tableCreated(created, false) // event_log.go
 	return commandResult("CREATE STREAMING TABLE"), nil
 }
 
