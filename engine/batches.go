@@ -59,25 +59,32 @@ func batchesRelation() *planner.Relation {
 	return &planner.Relation{OID: batchesOID, Schema: weirCatalogSchema, Name: "streaming_batches", Kind: planner.VirtualTable, Cols: batchesColumns}
 }
 
-// batchTail is, per job, its newest committed row (with its whole commit
-// duration), which the next epoch's commit writes again.
+// batchTail is, per job OID, its newest committed row (with its whole
+// commit duration), which the next epoch's commit writes again, and the
+// exec job that measured it (a row of an earlier job, before REFRESH ...
+// FULL, is never written over a later one's).
 type batchTail struct {
 	mu   sync.Mutex
-	rows map[uint32]BatchRow
+	rows map[uint32]tailRow
 }
 
-func (t *batchTail) get(oid uint32) (BatchRow, bool) {
+type tailRow struct {
+	row BatchRow
+	job uint64
+}
+
+func (t *batchTail) get(oid uint32) (tailRow, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r, ok := t.rows[oid]
 	return r, ok
 }
 
-func (t *batchTail) set(oid uint32, r BatchRow) {
+func (t *batchTail) set(oid uint32, r tailRow) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.rows == nil {
-		t.rows = map[uint32]BatchRow{}
+		t.rows = map[uint32]tailRow{}
 	}
 	t.rows[oid] = r
 }
@@ -124,8 +131,8 @@ func (r *BatchRow) finish() {
 // batchCommitted.
 func (e *Engine) stageBatch(tx *state.Txn, oid uint32, epoch int64, rec exec.EpochRecord) (BatchRow, error) {
 	row := batchRowOf(epoch, rec.Figures, time.Now())
-	if prev, ok := e.batches.get(oid); ok && prev.Epoch == epoch-1 {
-		if err := setBatch(tx, oid, prev); err != nil {
+	if prev, ok := e.batches.get(oid); ok && prev.job == rec.Figures.Job && prev.row.Epoch == epoch-1 {
+		if err := setBatch(tx, oid, prev.row); err != nil {
 			return row, err
 		}
 	}
@@ -147,7 +154,7 @@ func (e *Engine) batchCommitted(oid uint32, row BatchRow, f exec.EpochFigures) {
 		row.CommitDuration = time.Since(f.CommitStart)
 		row.finish()
 	}
-	e.batches.set(oid, row)
+	e.batches.set(oid, tailRow{row: row, job: f.Job})
 }
 
 func setBatch(tx *state.Txn, oid uint32, r BatchRow) error {
@@ -162,6 +169,11 @@ func setBatch(tx *state.Txn, oid uint32, r BatchRow) error {
 // epochs it describes are gone).
 func (e *Engine) dropBatches(tx *state.Txn, oid uint32) error {
 	e.batches.forget(oid)
+	return dropBatchRows(tx, oid)
+}
+
+// dropBatchRows deletes job oid's stored history in tx.
+func dropBatchRows(tx *state.Txn, oid uint32) error {
 	var keys [][]byte
 	err := tx.IteratePrefix(batchPrefix(oid), func(k, _ []byte) error {
 		keys = append(keys, append([]byte(nil), k...))
@@ -208,8 +220,8 @@ func (e *Engine) readBatches(oid uint32, n int) []BatchRow {
 		}
 		return nil
 	})
-	if tail, ok := e.batches.get(oid); ok && len(out) > 0 && out[len(out)-1].Epoch == tail.Epoch {
-		out[len(out)-1] = tail // its whole commit duration
+	if tail, ok := e.batches.get(oid); ok && len(out) > 0 && out[len(out)-1].Epoch == tail.row.Epoch && out[len(out)-1].Start.Equal(tail.row.Start) {
+		out[len(out)-1] = tail.row // its whole commit duration
 	}
 	if n > 0 && len(out) > n {
 		out = out[len(out)-n:]

@@ -257,6 +257,9 @@ func dropFlowCheckpoint(tx *state.Txn, st *state.Store, target *catalog.Relation
 	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
 		return err
 	}
+	if err := dropBatchRows(tx, oid); err != nil { // batches.go
+		return err
+	}
 	if oid == target.OID {
 		return tx.Delete(state.OutputProgressKey(oid))
 	}

@@ -1,6 +1,9 @@
 package exec
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // What an epoch measures of itself, for weir_catalog.streaming_batches
 // (engine/batches.go): when it started, how long it read, processed and
@@ -10,6 +13,10 @@ import "time"
 // EpochFigures are one epoch's figures, handed to CommitEpoch in
 // EpochRecord.Figures.
 type EpochFigures struct {
+	// Job tells the jobs apart: every StreamJob has its own (a table's job
+	// after REFRESH ... FULL or a restart is another), so that figures of
+	// an earlier job are never taken for this one's.
+	Job   uint64
 	Start time.Time // the epoch's start (its read began)
 	// Read is the wait for the inputs' rows (a prefetched read is ready
 	// at once), Process the operators' work, up to the commit. The
@@ -75,6 +82,9 @@ func (a *arrivals) read(at time.Time, rows, backlog int64) float64 {
 	a.rate = float64(arrived) / secs
 	return a.rate
 }
+
+// jobIDs numbers the jobs (EpochFigures.Job).
+var jobIDs atomic.Uint64
 
 // changedRows counts the rows of an epoch's changes (update and complete
 // mode: its output is the changed rows, not appended ones).

@@ -128,6 +128,7 @@ type StreamJob struct {
 	// figures are the epoch's being committed (EpochRecord.Figures).
 	arrivals arrivals
 	figures  EpochFigures
+	id       uint64 // EpochFigures.Job
 }
 
 // EpochRecord is what an epoch's commit records besides its rows: where
@@ -244,6 +245,7 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *
 	j.recovered = make(chan struct{})
 	j.progress.Watermark = math.MinInt64
 	j.snapshots = PlanSnapshotsState(plan)
+	j.id = jobIDs.Add(1)
 	return j
 }
 
@@ -332,7 +334,7 @@ func (j *StreamJob) Step(ctx context.Context) (bool, error) {
 		j.setOffset(i, reads[i].Next)
 	}
 	inRate := j.arrivals.read(readDone, inRows, backlog)
-	j.figures = EpochFigures{Start: started, Read: readDone.Sub(started), Process: time.Since(readDone), InputRows: inRows, LateRows: late,
+	j.figures = EpochFigures{Job: j.id, Start: started, Read: readDone.Sub(started), Process: time.Since(readDone), InputRows: inRows, LateRows: late,
 		StateRows: stateRows, StateBytes: stateBytes, Watermark: j.watermark, HasWatermark: j.plan.EventTime != nil && j.watermark != math.MinInt64,
 		InputRowsPerSecond: inRate}
 	step := StreamStep{Epoch: j.progress.Epoch + 1, Ends: append([]int64{end}, j.moreEnds(reads)...), Watermark: j.watermark, Now: epochNow,
