@@ -203,3 +203,21 @@ func (e *Engine) flowDropped(target *catalog.Relation, name string) {
 	tn := qualifiedName(target.Schema, target.Name)
 	e.emit(eventlog.Event{Object: target.OID, Name: tn, Flow: name, Kind: eventlog.KindDropped, Message: "flow " + name + " of " + tn + " dropped"})
 }
+
+// jobPaused records that job r waits for the store, which could not
+// write (disk full, I/O error); the event itself may not be writable then,
+// and is logged either way.
+func (e *Engine) jobPaused(r *runner, err error) {
+	_, name, _ := e.jobOrigin(r.oid)
+	e.jobEvent(r.oid, eventlog.KindPaused, eventlog.LevelWarn, "streaming table "+name+" paused: the store cannot write: "+sqlerr.From(err).Message+"; retrying every second", nil, err)
+}
+
+// jobResumed records that job r resumed after a pause, from its epoch log.
+func (e *Engine) jobResumed(r *runner) {
+	_, name, _ := e.jobOrigin(r.oid)
+	var kv map[string]any
+	if r.job != nil {
+		kv = map[string]any{"epoch": r.job.Progress().Epoch}
+	}
+	e.jobEvent(r.oid, eventlog.KindResumed, "", "streaming table "+name+" resumed", kv, nil)
+}

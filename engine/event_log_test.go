@@ -15,6 +15,7 @@ import (
 
 	"github.com/weir-sql/weir/catalog/eventlog"
 	"github.com/weir-sql/weir/engine"
+	"github.com/weir-sql/weir/internal/failpoint"
 )
 
 func evExec(t *testing.T, c *pgx.Conn, qs ...string) {
@@ -211,5 +212,25 @@ func TestInputRetentionEvent(t *testing.T) {
 	var chunks int
 	if err := c.QueryRow(context.Background(), "SELECT sum((details->>'deleted_chunks')::int) FROM weir_catalog.event_log WHERE event_type = 'retention_trim' AND table_name = 'public.e'").Scan(&chunks); err != nil || chunks < 1 || chunks > 2 {
 		t.Errorf("retention_trim events of e delete %d chunks (%v), want 1 or 2", chunks, err)
+	}
+}
+
+// TestEventLogPause: an epoch whose commit the store refuses pauses the
+// table (paused, WARN, with the error), and the table resumes (resumed).
+func TestEventLogPause(t *testing.T) {
+	failpoint.Arm("epoch-commit-error:2")
+	defer failpoint.Arm("")
+	s := startServer(t, t.TempDir())
+	c := s.connect(t)
+	evExec(t, c,
+		"CREATE TABLE t (k text, v int)",
+		"CREATE STREAMING TABLE s AS SELECT k, count(*) AS n FROM t GROUP BY k",
+		"INSERT INTO t VALUES ('a', 1)")
+	waitFor(t, c, "SELECT count(*) = 1 FROM s")
+	evExec(t, c, "INSERT INTO t VALUES ('a', 10)")
+	waitFor(t, c, "SELECT n = 2 FROM s WHERE k = 'a'")
+	got := strings.Join(eventTypes(t, c, "SELECT event_type || ':' || level || ':' || coalesce(error->>'sqlstate', '-') FROM event_log('s') ORDER BY id::bigint"), " ")
+	if want := "created:INFO:- started:INFO:- paused:WARN:53100 resumed:INFO:-"; got != want {
+		t.Errorf("event_log('s'): %s, want %s", got, want)
 	}
 }

@@ -220,9 +220,11 @@ func (r *runner) run(ctx context.Context) {
 						// The store cannot write (disk full, I/O): pause,
 						// then resume from the durable epoch log once it can.
 						r.setStatus(statusPaused, sqlerr.From(err).Message)
+						r.eng.jobPaused(r, err) // event_log.go
 						if !r.waitAndReset(ctx) {
 							return
 						}
+						r.eng.jobResumed(r) // event_log.go
 						continue
 					}
 					if sqlerr.Code(err) == sqlerr.OutOfMemory {

@@ -38,6 +38,8 @@ const (
 	KindRecovered    = "recovered"
 	KindRefreshed    = "refreshed"
 	KindFailed       = "failed"
+	KindPaused       = "paused"  // the store cannot write: the job waits, then resumes
+	KindResumed      = "resumed" // after a pause
 	KindDropped      = "dropped"
 	KindExpectations = "expectations" // per-epoch passed/failed counts
 	KindSchemaChange = "schema_change"
