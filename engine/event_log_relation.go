@@ -68,7 +68,10 @@ func (s *Session) mayReadEventsOf(oid uint32) bool {
 // eventLogRows builds weir_catalog.event_log for s.
 func (s *Session) eventLogRows() (arrow.RecordBatch, error) {
 	all := s.mayReadEvents()
-	evs, err := eventlog.Read(s.eng.store, func(ev *eventlog.Event) bool { return all || s.mayReadEventsOf(ev.Object) })
+	evs, err := eventlog.Read(s.eng.store, func(ev *eventlog.Event) bool {
+		s.eng.eventOrigin(ev)
+		return all || s.mayReadEventsOf(ev.Object)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -163,4 +166,28 @@ func (v *catalogView) EventLogQuery(table string) (string, error) {
 			WithHint("event_log reads the events of a streaming table; weir_catalog.event_log holds every event.")
 	}
 	return "SELECT * FROM weir_catalog.event_log WHERE table_oid = " + strconv.FormatUint(uint64(rel.OID), 10) + "::oid", nil
+}
+
+// eventOrigin makes an event written of a flow's job (its checkpoint OID,
+// as an epoch's events are staged) an event of the flow's target, with the
+// flow's name, and names an event's table when its writer did not.
+func (e *Engine) eventOrigin(ev *eventlog.Event) {
+	if ev.Object == 0 {
+		return
+	}
+	if t, ok := e.flows.target(ev.Object); ok && t != ev.Object {
+		table, name, flow := e.jobOrigin(ev.Object)
+		ev.Object = table
+		if ev.Flow == "" {
+			ev.Flow = flow
+		}
+		if name != "" {
+			ev.Name = name
+		}
+	}
+	if ev.Name == "" {
+		if r, ok := e.cat.RelationByOID(ev.Object); ok {
+			ev.Name = qualifiedName(r.Schema, r.Name)
+		}
+	}
 }
