@@ -57,16 +57,19 @@ const (
 
 // Event is one entry of the log.
 type Event struct {
-	Seq     uint64    `json:"-"` // assigned by Stage/Append; order of writing
-	Time    time.Time `json:"t"`
-	Object  uint32    `json:"o"`           // OID of the table, flow, source or sink (0: the server)
-	Name    string    `json:"n"`           // its qualified name when the event was written
-	Flow    string    `json:"f,omitempty"` // the flow's name, for an event of one flow of a table
-	Kind    string    `json:"k"`
-	Level   string    `json:"l"`
-	Epoch   int64     `json:"e,omitempty"` // the epoch the event is of (0: none)
-	Message string    `json:"m"`
-	Details string    `json:"d,omitempty"` // a JSON object, or ""
+	Seq  uint64    `json:"-"` // assigned by Stage/Append; order of writing
+	Time time.Time `json:"t"`
+	// Object is the OID of the table, source or sink (0: the server). A
+	// flow's job may write its checkpoint OID: readers show such an event
+	// as its target's, with the flow's name (engine/event_log_relation.go).
+	Object  uint32 `json:"o"`
+	Name    string `json:"n"`           // its qualified name when the event was written
+	Flow    string `json:"f,omitempty"` // the flow's name, for an event of one flow of a table
+	Kind    string `json:"k"`
+	Level   string `json:"l"`
+	Epoch   int64  `json:"e,omitempty"` // the epoch the event is of (0: none)
+	Message string `json:"m"`
+	Details string `json:"d,omitempty"` // a JSON object, or ""
 	// Error and Code are a failure's message and SQLSTATE ("" for none).
 	Error string `json:"x,omitempty"`
 	Code  string `json:"c,omitempty"`
