@@ -260,8 +260,8 @@ func (l *warningLogger) Errorf(f string, a ...any) {
 func (*warningLogger) Warningf(f string, a ...any) {
 	slog.Warn("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
 }
-func (*warningLogger) Infof(string, ...any)        {}
-func (*warningLogger) Debugf(string, ...any)       {}
+func (*warningLogger) Infof(string, ...any)  {}
+func (*warningLogger) Debugf(string, ...any) {}
 
 // vlogFailure names the value-log file whose read of key failed, or "".
 func (l *warningLogger) vlogFailure(key []byte) string {
