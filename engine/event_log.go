@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sort"
 	"time"
 
 	"github.com/weir-sql/weir/catalog"
@@ -74,8 +75,13 @@ func eventAttrs(ev eventlog.Event) []slog.Attr {
 	if ev.Details != "" {
 		var d map[string]any
 		if json.Unmarshal([]byte(ev.Details), &d) == nil {
-			for k, v := range d {
-				attrs = append(attrs, slog.Any(k, v))
+			keys := make([]string, 0, len(d))
+			for k := range d {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys) // a line reads the same every time
+			for _, k := range keys {
+				attrs = append(attrs, slog.Any(k, d[k]))
 			}
 		}
 	}

@@ -218,3 +218,18 @@ func eventColumn(t *testing.T, c *pgx.Conn, q string) []string {
 	}
 	return out
 }
+
+// countLines counts the lines of log that hold every one of parts.
+func countLines(log string, parts ...string) int {
+	n := 0
+	for _, l := range strings.Split(log, "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
