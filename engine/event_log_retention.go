@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/weir-sql/weir/catalog/eventlog"
@@ -21,7 +22,22 @@ type eventLogLimit struct {
 	age      time.Duration // <= 0: no age limit
 	rows     int           // <= 0: no row cap
 	lastTrim time.Time
+
+	// Input retention may trim a busy table every second: its events are
+	// gathered, one per table per inputTrimEvery at most, so that they do
+	// not crowd the lifecycle events out of the capped log.
+	trimsMu sync.Mutex
+	trims   map[uint32]*inputTrims
 }
+
+// inputTrims are a table's input trims not yet recorded.
+type inputTrims struct {
+	chunks   int64
+	recorded time.Time // when its latest event was written
+}
+
+// inputTrimEvery is how often a table's input trims are recorded at most.
+const inputTrimEvery = time.Minute
 
 func newEventLogLimit(age time.Duration, rows int) eventLogLimit {
 	if age == 0 {
@@ -36,6 +52,7 @@ func newEventLogLimit(age time.Duration, rows int) eventLogLimit {
 // trimEventLog applies the event log's bounds, at most every
 // eventLogTrimEvery (the retention loop's goroutine calls it).
 func (e *Engine) trimEventLog(now time.Time) {
+	e.flushInputTrims(now, false)
 	if now.Sub(e.eventLog.lastTrim) < eventLogTrimEvery {
 		return
 	}
@@ -69,11 +86,55 @@ func (e *Engine) trimEventLogNow(now time.Time) int {
 	return n
 }
 
-// inputTrimmed records that retention removed chunks of table rel's log
-// (retention.go).
+// inputTrimmed notes that retention removed chunks of table rel's log
+// (retention.go); the event is written at once unless the table's
+// previous one is younger than inputTrimEvery, and then by a later trim or
+// the retention loop.
 func (e *Engine) inputTrimmed(rel uint32, chunks int64) {
+	if chunks <= 0 {
+		return
+	}
+	l := &e.eventLog
+	l.trimsMu.Lock()
+	if l.trims == nil {
+		l.trims = map[uint32]*inputTrims{}
+	}
+	p := l.trims[rel]
+	if p == nil {
+		p = &inputTrims{}
+		l.trims[rel] = p
+	}
+	p.chunks += chunks
+	l.trimsMu.Unlock()
+	e.flushInputTrims(time.Now(), false)
+}
+
+// flushInputTrims writes the gathered input trims whose table's previous
+// event is at least inputTrimEvery old (all: every one).
+func (e *Engine) flushInputTrims(now time.Time, all bool) {
+	l := &e.eventLog
+	type due struct {
+		rel    uint32
+		chunks int64
+	}
+	var out []due
+	l.trimsMu.Lock()
+	for rel, p := range l.trims {
+		if p.chunks > 0 && (all || now.Sub(p.recorded) >= inputTrimEvery) {
+			out = append(out, due{rel, p.chunks})
+			p.chunks, p.recorded = 0, now
+		}
+	}
+	l.trimsMu.Unlock()
+	for _, d := range out {
+		e.recordInputTrim(d.rel, d.chunks)
+	}
+}
+
+// recordInputTrim writes the event of chunks removed from rel's log.
+func (e *Engine) recordInputTrim(rel uint32, chunks int64) {
 	r, ok := e.cat.RelationByOID(rel)
-	if !ok || chunks <= 0 {
+	if !ok {
 		return
 	}
 	kv := map[string]any{"deleted_chunks": chunks, "retention": retentionOf(r).String()}
