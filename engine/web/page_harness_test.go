@@ -78,12 +78,17 @@ func (s *pageTestServer) exec(t *testing.T, stmts ...string) {
 // with event times now.
 func (s *pageTestServer) insertOrders(t *testing.T, first, n int) {
 	t.Helper()
+	if err := s.insertOrdersErr(first, n); err != nil {
+		t.Fatalf("insert orders: %v", err)
+	}
+}
+
+func (s *pageTestServer) insertOrdersErr(first, n int) error {
 	q := "INSERT INTO orders SELECT i, CASE WHEN i % 3 = 0 THEN 'eu' WHEN i % 3 = 1 THEN 'us' ELSE 'apac' END, (i % 250)::numeric(10,2), now() FROM generate_series($1::bigint, $2::bigint) AS i"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.sql.Exec(ctx, q, first, first+n-1); err != nil {
-		t.Fatalf("insert orders: %v", err)
-	}
+	_, err := s.sql.Exec(ctx, q, first, first+n-1)
+	return err
 }
 
 // pageWaitUntil polls cond until it holds or the deadline passes.

@@ -7,7 +7,8 @@
 
 (function () {
   const HISTORY_MS = 10 * 60 * 1000; // what is kept per table
-  const CHART_MS = 5 * 60 * 1000;    // what a chart shows
+  const CHART_MS = 5 * 60 * 1000;    // the most a chart shows
+  const CHART_MIN_MS = 60 * 1000;    // the least (a new page fills a minute first)
   const STALL_MS = 5000;             // no frame for this long: reconnect
   const SVG = "http://www.w3.org/2000/svg";
 
@@ -382,8 +383,8 @@
         el("h3", { id: "h-" + cssId(t.id), title: t.name }, ...title), parts.status, parts.mode),
       parts.inputs, parts.error, kpis,
       el("div", { class: "charts" },
-        el("figure", null, el("figcaption", null, el("span", { class: "key key-in" }), "input ", el("span", { class: "key key-proc" }), "processed rows/s, last 5 minutes"), parts.rateChart),
-        el("figure", null, el("figcaption", null, el("span", { class: "key key-backlog" }), "backlog rows, last 5 minutes"), parts.backlogChart)),
+        el("figure", null, el("figcaption", null, el("span", { class: "key key-in" }), "input ", el("span", { class: "key key-proc" }), "processed rows/s"), parts.rateChart),
+        el("figure", null, el("figcaption", null, el("span", { class: "key key-backlog" }), "backlog rows"), parts.backlogChart)),
       el("div", { class: "card-cols" },
         el("section", null, el("h4", null, "Expectations"), parts.expectations),
         el("section", null, el("h4", null, "Recent batches"), parts.batches)),
@@ -466,19 +467,21 @@
   // (area under the first when area is set), y from 0 to a round maximum.
   function drawChart(box, h, now, series, fmt, area) {
     const W = 320, H = 96, L = 44, R = 6, T = 8, B = 18;
-    const pts = h.filter((p) => p.t >= now - CHART_MS);
+    const span = Math.min(CHART_MS, Math.max(CHART_MIN_MS, h.length ? now - h[0].t : 0));
+    const pts = h.filter((p) => p.t >= now - span);
     let max = 0;
     for (const p of pts) for (const s of series) max = Math.max(max, p[s.key] || 0);
     max = niceCeil(max);
-    const x = (t) => L + ((t - (now - CHART_MS)) / CHART_MS) * (W - L - R);
+    const x = (t) => L + ((t - (now - span)) / span) * (W - L - R);
+    const spanText = fmtSpan(span);
     const y = (v) => T + (1 - v / max) * (H - T - B);
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img",
-      "aria-label": series.map((s) => s.label + " " + fmt(pts.length ? pts[pts.length - 1][s.key] : 0)).join(", ") + " (last 5 minutes, peak " + fmt(max) + ")" });
+      "aria-label": series.map((s) => s.label + " " + fmt(pts.length ? pts[pts.length - 1][s.key] : 0)).join(", ") + " (last " + spanText + ", peak " + fmt(max) + ")" });
     for (const f of [0, 0.5, 1]) {
       root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(max * f), y2: y(max * f) }));
       root.append(svg("text", { class: "axis", x: L - 6, y: y(max * f) + 3, "text-anchor": "end" }, f === 0 ? "0" : fmt(max * f)));
     }
-    root.append(svg("text", { class: "axis", x: L, y: H - 4 }, "−5 min"));
+    root.append(svg("text", { class: "axis", x: L, y: H - 4 }, "−" + spanText));
     root.append(svg("text", { class: "axis", x: W - R, y: H - 4, "text-anchor": "end" }, "now"));
     if (pts.length >= 1) {
       for (const s of series) {
@@ -491,6 +494,10 @@
       root.append(svg("text", { class: "axis", x: W / 2, y: H / 2, "text-anchor": "middle" }, "waiting for figures…"));
     }
     box.replaceChildren(root);
+  }
+  function fmtSpan(ms) {
+    const s = Math.round(ms / 1000);
+    return s % 60 === 0 ? s / 60 + " min" : s >= 60 ? Math.floor(s / 60) + " min " + (s % 60) + " s" : s + " s";
   }
   function niceCeil(v) {
     if (!(v > 0)) return 1;
