@@ -224,4 +224,3 @@ func moduleRoot(t *testing.T) string {
 		}
 	}
 }
-
