@@ -15,6 +15,7 @@
   // history: table id → [{t, inRate, procRate, backlog, stateBytes, stateRows, inputRows}]
   const history = new Map();
   let lastSeq = 0, missed = 0, lastFrameAt = 0, graphKey = "";
+  let prevRows = new Map(); // "rel:" + table name → {in, out}: its rows at the last frame
   let source = null, retryMs = 1000, retryTimer = 0;
 
   // ---- small DOM helpers (text only goes in through textContent) ----
@@ -67,6 +68,19 @@
     return neg ? "−" + out : out;
   }
   function fmtMs(ms) { return ms >= 1000 ? (ms / 1000).toFixed(2) + " s" : ms.toFixed(ms < 10 ? 1 : 0) + " ms"; }
+  // fmtWhen is a time of day, with its date when it is not today.
+  function fmtWhen(iso) {
+    const d = new Date(iso), today = new Date();
+    const time = d.toLocaleTimeString([], { hour12: false });
+    return d.toDateString() === today.toDateString() ? time : d.toISOString().slice(0, 10) + " " + time;
+  }
+  // fmtAxis is a short axis label: 500 k, 2.5 M, 0.5.
+  function fmtAxis(v) {
+    const trim = (x) => String(+x.toFixed(1));
+    if (v >= 1e6) return trim(v / 1e6) + " M";
+    if (v >= 1e3) return trim(v / 1e3) + " k";
+    return trim(v);
+  }
   function shortName(n) { return n.startsWith("public.") ? n.slice(7) : n; }
 
   // ---- the stream ----
@@ -231,9 +245,14 @@
       graphKey = key;
       box.replaceChildren(drawGraph(model));
     }
-    // Each frame: the states and which edges carry rows now.
-    const rates = new Map();
-    for (const t of snap.tables) rates.set("rel:" + t.name, (rates.get("rel:" + t.name) || 0) + t.inputRate);
+    // Each frame: the states and which edges carry rows now (the rows a
+    // table read, or wrote for its sinks, grew since the last frame).
+    const rows = new Map();
+    for (const t of snap.tables) {
+      const r = rows.get("rel:" + t.name) || { in: 0, out: 0 };
+      rows.set("rel:" + t.name, { in: r.in + t.inputRows, out: r.out + t.outputRows });
+    }
+    const grew = (k, f) => prevRows.has(k) && rows.has(k) && rows.get(k)[f] > prevRows.get(k)[f];
     for (const g of box.querySelectorAll("g.node")) {
       const n = model.nodes.get(g.dataset.key);
       if (!n) continue;
@@ -246,9 +265,10 @@
       }
     }
     for (const p of box.querySelectorAll("path.edge")) {
-      const flowing = (rates.get(p.dataset.to) || 0) > 0 || (p.dataset.to.startsWith("sink:") && model.nodes.get(p.dataset.to).status === "running");
+      const flowing = p.dataset.to.startsWith("sink:") ? grew(p.dataset.from, "out") : grew(p.dataset.to, "in");
       p.classList.toggle("flowing", flowing);
     }
+    prevRows = rows;
     const svgEl = box.querySelector("svg");
     if (svgEl) svgEl.setAttribute("aria-label", graphLabel(model));
   }
@@ -356,8 +376,6 @@
     ["late", "Late rows"],
     ["rejected", "Rejected rows"],
     ["outputRows", "Output rows"],
-    ["lastBatch", "Last batch"],
-    ["epoch", "Epoch"],
   ];
 
   function makeCard(t) {
@@ -370,6 +388,7 @@
     }
     parts.status = el("span", { class: "badge" });
     parts.mode = el("span", { class: "badge badge-plain" });
+    parts.epoch = el("span", { class: "epoch", "data-field": "epoch" });
     parts.inputs = el("p", { class: "reads" });
     parts.error = el("div", { class: "error", role: "alert", hidden: true });
     parts.rateChart = el("div", { class: "chart" });
@@ -380,7 +399,7 @@
     const title = t.flow ? [shortName(t.name), el("span", { class: "flow" }, " · flow " + t.flow)] : [shortName(t.name)];
     const root = el("article", { class: "card panel", id: "card-" + cssId(t.id), "data-id": t.id, "aria-labelledby": "h-" + cssId(t.id) },
       el("header", { class: "card-head" },
-        el("h3", { id: "h-" + cssId(t.id), title: t.name }, ...title), parts.status, parts.mode),
+        el("h3", { id: "h-" + cssId(t.id), title: t.name }, ...title), parts.epoch, parts.status, parts.mode),
       parts.inputs, parts.error, kpis,
       el("div", { class: "charts" },
         el("figure", null, el("figcaption", null, el("span", { class: "key key-in" }), "input ", el("span", { class: "key key-proc" }), "processed rows/s"), parts.rateChart),
@@ -389,7 +408,7 @@
         el("section", null, el("h4", null, "Expectations"), parts.expectations),
         el("section", null, el("h4", null, "Recent batches"), parts.batches)),
       el("details", { class: "answers-box", open: true }, el("summary", null, "The seven answers (EXPLAIN)"), parts.answers));
-    return { root, parts, answersKey: "", expKey: "", batchKey: "" };
+    return { root, parts, answersKey: null, expKey: null, batchKey: null };
   }
 
   function updateCard(c, t, now) {
@@ -409,7 +428,7 @@
     setText(p.backlog, fmtInt(t.backlogRows) + " rows");
     setText(p.backlogNote, t.files ? fmtInt(t.files.files) + " files, " + fmtBytes(t.files.bytes) + " unread" : "");
     setText(p.lag, fmtSeconds(t.watermarkLagSeconds));
-    setText(p.lagNote, t.watermark ? "at " + new Date(t.watermark).toISOString().replace(".000Z", "Z") : "no watermark");
+    setText(p.lagNote, t.watermark ? "at " + fmtWhen(t.watermark) : "no watermark");
     setText(p.state, fmtBytes(t.stateBytes));
     setText(p.stateNote, fmtInt(t.stateRows) + " rows");
     const g = stateGrowth(t.id, now);
@@ -419,15 +438,14 @@
     setText(p.rejected, fmtInt(t.rejectedRows));
     setText(p.rejectedNote, t.expectations.length ? "failed an expectation" : "no expectations");
     setText(p.outputRows, fmtInt(t.outputRows));
-    setText(p.lastBatch, t.lastBatchMs ? fmtMs(t.lastBatchMs) : "—");
-    setText(p.epoch, fmtInt(t.epoch));
+    setText(p.epoch, "epoch " + fmtInt(t.epoch) + (t.lastBatchMs ? " · last batch " + fmtMs(t.lastBatchMs) : ""));
     c.root.querySelector(".kpi-late").classList.toggle("warn", t.lateRows > 0);
     c.root.querySelector(".kpi-rejected").classList.toggle("warn", t.rejectedRows > 0);
     c.root.querySelector(".kpi-processRate").classList.toggle("warn", behind);
 
     const h = history.get(t.id) || [];
-    drawChart(p.rateChart, h, now, [{ key: "inRate", cls: "line-in", label: "input" }, { key: "procRate", cls: "line-proc", label: "processed" }], fmtRate, false);
-    drawChart(p.backlogChart, h, now, [{ key: "backlog", cls: "line-backlog", label: "backlog" }], fmtInt, true);
+    drawChart(p.rateChart, h, now, [{ key: "inRate", cls: "line-in", label: "input" }, { key: "procRate", cls: "line-proc", label: "processed" }], fmtRate, false, 1);
+    drawChart(p.backlogChart, h, now, [{ key: "backlog", cls: "line-backlog", label: "backlog" }], fmtInt, true, 10);
 
     const expKey = JSON.stringify(t.expectations);
     if (expKey !== c.expKey) {
@@ -465,13 +483,13 @@
 
   // drawChart draws series of history h over the last CHART_MS as SVG lines
   // (area under the first when area is set), y from 0 to a round maximum.
-  function drawChart(box, h, now, series, fmt, area) {
+  function drawChart(box, h, now, series, fmt, area, minMax) {
     const W = 320, H = 96, L = 44, R = 6, T = 8, B = 18;
     const span = Math.min(CHART_MS, Math.max(CHART_MIN_MS, h.length ? now - h[0].t : 0));
     const pts = h.filter((p) => p.t >= now - span);
     let max = 0;
     for (const p of pts) for (const s of series) max = Math.max(max, p[s.key] || 0);
-    max = niceCeil(max);
+    max = niceCeil(Math.max(max, minMax));
     const x = (t) => L + ((t - (now - span)) / span) * (W - L - R);
     const spanText = fmtSpan(span);
     const y = (v) => T + (1 - v / max) * (H - T - B);
@@ -479,7 +497,7 @@
       "aria-label": series.map((s) => s.label + " " + fmt(pts.length ? pts[pts.length - 1][s.key] : 0)).join(", ") + " (last " + spanText + ", peak " + fmt(max) + ")" });
     for (const f of [0, 0.5, 1]) {
       root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(max * f), y2: y(max * f) }));
-      root.append(svg("text", { class: "axis", x: L - 6, y: y(max * f) + 3, "text-anchor": "end" }, f === 0 ? "0" : fmt(max * f)));
+      root.append(svg("text", { class: "axis", x: L - 6, y: y(max * f) + 3, "text-anchor": "end" }, fmtAxis(max * f)));
     }
     root.append(svg("text", { class: "axis", x: L, y: H - 4 }, "−" + spanText));
     root.append(svg("text", { class: "axis", x: W - R, y: H - 4, "text-anchor": "end" }, "now"));
