@@ -43,6 +43,7 @@
   function fmtRate(r) {
     r = r || 0;
     if (r >= 1e6) return (r / 1e6).toFixed(1) + " M";
+    if (r >= 1e5) return (r / 1e3).toFixed(0) + " k";
     if (r >= 1e4) return (r / 1e3).toFixed(1) + " k";
     if (r >= 100) return fmtInt(r);
     return r.toFixed(1);
@@ -293,7 +294,7 @@
       const off = ((rows - col.length) * (NODE_H + ROW_GAP)) / 2; // centre short columns
       col.forEach((k, ri) => pos.set(k, { x: PAD + ci * (NODE_W + COL_GAP), y: PAD + off + ri * (NODE_H + ROW_GAP) }));
     });
-    const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", class: "graph-svg" });
+    const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "group", class: "graph-svg" }); // a group, not an img: it holds links
     root.append(svg("defs", null, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
       svg("path", { d: "M0,0 L10,5 L0,10 z", class: "arrow" }))));
     for (const e of model.edges) {
@@ -414,6 +415,7 @@
   function updateCard(c, t, now) {
     const p = c.parts;
     setText(p.status, t.status);
+    if (c.root.dataset.status !== t.status) c.root.dataset.status = t.status;
     p.status.className = "badge status-" + t.status;
     setText(p.mode, t.mode || "—");
     setText(p.inputs, t.inputs.length ? "reads " + t.inputs.map(shortName).join(", ") : "reads no stream");
@@ -423,7 +425,8 @@
     setText(p.inputRows, fmtInt(t.inputRows));
     setText(p.inputRate, fmtRate(t.inputRate));
     setText(p.processRate, fmtRate(t.processRate));
-    const behind = t.processRate < t.inputRate * 0.9 && t.inputRate > 0;
+    // Behind: rows wait and the last epoch processed slower than they came.
+    const behind = t.backlogRows > 0 && t.processRate < t.inputRate * 0.9;
     setText(p.processRateNote, behind ? "behind the input" : "");
     setText(p.backlog, fmtInt(t.backlogRows) + " rows");
     setText(p.backlogNote, t.files ? fmtInt(t.files.files) + " files, " + fmtBytes(t.files.bytes) + " unread" : "");
