@@ -71,7 +71,16 @@ func TestPageInChromium(t *testing.T) {
 		if strings.HasPrefix(what, "a minute") {
 			within = 3 * time.Minute
 		}
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(within)))
+		deadline := time.Now().Add(within)
+		var err error
+		for {
+			_, err = chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+			// Just after a navigation the poll may go to the document that
+			// was replaced (its execution context is gone): poll again.
+			if err == nil || !strings.Contains(err.Error(), "Cannot find context") || time.Now().After(deadline) {
+				break
+			}
+		}
 		if err != nil {
 			figures, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("conn").textContent + "\n" + document.getElementById("numbers").innerText`))
 			t.Fatalf("%s: %v\npage:\n%s", what, err, figures)
@@ -113,6 +122,16 @@ func TestPageInChromium(t *testing.T) {
 	waitPage("the rate chart drawn", `document.querySelector('#card-public_order_totals .line-in').getAttribute('points').split(' ').length >= 2`)
 	waitPage("a watermark lag", `/s$/.test(`+cell("watermarkLag")+`)`)
 	waitPage("the live status", `document.getElementById("conn").dataset.state === "live"`)
+
+	// The stream breaks (the server drops every connection): the page says
+	// so, reconnects by itself and goes on receiving snapshots.
+	seq, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("seq").dataset.seq`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.http.CloseClientConnections()
+	waitPage("reconnecting shown", `document.getElementById("conn").dataset.state === "retrying"`)
+	waitPage("live again", `document.getElementById("conn").dataset.state === "live" && +document.getElementById("seq").dataset.seq > `+seq)
 
 	if *pageScreenshot != "" {
 		screenshot(t, ctx, s, waitPage)

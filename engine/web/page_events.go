@@ -117,13 +117,13 @@ func (h *pageEvents) sample() {
 	tick := time.NewTicker(h.interval)
 	defer tick.Stop()
 	for {
-		m := h.eng.Monitor() // outside the lock: clients come and go meanwhile
-		h.mu.Lock()
-		if len(h.clients) == 0 {
-			h.sampling, h.newest = false, nil
-			h.mu.Unlock()
+		// No client left (the server may be closing): stop before reading
+		// the engine again.
+		if !h.anyClient() {
 			return
 		}
+		m := h.eng.Monitor() // outside the lock: clients come and go meanwhile
+		h.mu.Lock()
 		h.seq++
 		f, err := encodeFrame(newPageSnapshot(h.seq, m))
 		if err == nil {
@@ -135,6 +135,18 @@ func (h *pageEvents) sample() {
 		h.mu.Unlock()
 		<-tick.C
 	}
+}
+
+// anyClient reports whether a client listens; when none does it marks the
+// sampler stopped (under the same lock subscribe starts it under).
+func (h *pageEvents) anyClient() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.clients) == 0 {
+		h.sampling, h.newest = false, nil
+		return false
+	}
+	return true
 }
 
 // offer puts f in mailbox c, replacing a frame the client has not taken

@@ -143,7 +143,9 @@
     renderCards(snap, t);
     renderSinks(snap.sinks);
     renderNumbers(snap, t);
-    setText(document.getElementById("seq"), "snapshot #" + snap.seq + " at " + new Date(t).toLocaleTimeString() +
+    const seqEl = document.getElementById("seq");
+    seqEl.dataset.seq = snap.seq;
+    setText(seqEl, "snapshot #" + snap.seq + " at " + new Date(t).toLocaleTimeString() +
       (missed ? " · " + missed + " skipped" : ""));
   }
 
