@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -136,10 +137,58 @@ func TestPageInChromium(t *testing.T) {
 	if *pageScreenshot != "" {
 		screenshot(t, ctx, s, waitPage)
 	}
+	checkEveryPart(t, ctx)
+
 	consoleMu.Lock()
 	defer consoleMu.Unlock()
 	if len(exceptions) > 0 {
 		t.Errorf("the page threw:\n%s", strings.Join(exceptions, "\n"))
+	}
+}
+
+// checkEveryPart draws everyPartMonitor's snapshot and reads, before the
+// next frame from the stream replaces it, what the page made of the parts a
+// running engine leaves empty today: expectation counts, batches, server
+// figures, a flow, a paused table, a failed sink.
+func checkEveryPart(t *testing.T, ctx context.Context) {
+	t.Helper()
+	js, err := json.Marshal(newPageSnapshot(1, everyPartMonitor(time.Now())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`(() => {
+		const snap = ` + string(js) + `;
+		snap.seq = +document.getElementById("seq").dataset.seq; // not counted as frames missed
+		weirPage.render(snap);
+		const card = document.getElementById("card-public_silver_from_landing");
+		const text = (sel, root) => { const n = (root || document).querySelector(sel); return n ? n.textContent : "(none)"; };
+		return {
+			node: document.querySelector('#graph g.node[data-node="public.silver"]').dataset.status,
+			sinkNode: document.querySelector('#graph g.node[data-node="public.silver_out"]').dataset.status,
+			flow: text("h3 .flow", card),
+			rejected: text('[data-field="rejected"]', card),
+			late: text('[data-field="late"]', card),
+			lag: text('[data-field="lag"]', card),
+			backlog: text('[data-field="backlog"]', card) + "; " + text(".kpi-backlog .kpi-note", card),
+			expectations: [...card.querySelectorAll("section:first-child tbody tr")].map((r) => r.innerText.replaceAll("	", " ")).join("; "),
+			batches: String(card.querySelectorAll("section:nth-child(2) tbody tr").length),
+			lastBatch: text('[data-field="epoch"]', card),
+			sinkError: text('[data-sink="public.silver_out"] .error'),
+			server: [...document.querySelectorAll("#server .tile-value")].map((n) => n.textContent).join(", "),
+			rowRejected: text('tr[data-id="public.silver/from_landing"] [data-field="rejectedRows"]'),
+		};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{
+		"node": "paused", "sinkNode": "failed", "flow": " · flow from_landing", "rejected": "38", "late": "5", "lag": "90 s",
+		"backlog": "30 rows; 3 files, 4.1 kB unread", "expectations": "valid_id drop 1,200 34; positive warn 1,230 4", "batches": "3",
+		"lastBatch": "epoch 7 · last batch 1.50 s", "sinkError": "Last error: broker unreachable", "server": "3, 42, 3, 5.2 MB", "rowRejected": "38",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %q, want %q", k, got[k], want)
+		}
 	}
 }
 

@@ -576,5 +576,8 @@
         i === 0 ? el("th", { scope: "row", "data-field": f }, v) : el("td", { "data-field": f }, v)))))));
   }
 
+  // render draws a snapshot as if it came from the stream (the tests use
+  // it to show every part at once; so may a console).
+  window.weirPage = { render: onSnapshot };
   connect();
 })();
