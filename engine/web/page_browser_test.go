@@ -157,7 +157,7 @@ func checkEveryPart(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`(() => {
-		const snap = ` + string(js) + `;
+		const snap = `+string(js)+`;
 		snap.seq = +document.getElementById("seq").dataset.seq; // not counted as frames missed
 		weirPage.render(snap);
 		const card = document.getElementById("card-public_silver_from_landing");
