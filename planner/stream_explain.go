@@ -23,6 +23,7 @@ func (sp *StreamPlan) ExplainStream(opts StreamExplainOptions) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	add("Streaming Table %s (output mode: %s)", opts.Name, sp.Mode)
+	sp.explainExpectations(add) // stream_expectations.go
 	if sp.Tree != nil {
 		sp.explainTree(opts, add)
 		return out
