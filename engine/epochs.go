@@ -61,6 +61,9 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 			return err
 		}
 	}
+	if err := e.stageExpectations(tx, oid, epoch); err != nil { // expectations.go
+		return err
+	}
 	sinks := e.writeSinks(tx, oid, epoch, changes)
 	committed := false
 	defer func() { e.sinksCommitted(sinks, epoch, committed) }()
@@ -170,6 +173,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 		return err
 	}
 	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
+		return err
+	}
+	if err := dropExpectationCounts(tx, oid); err != nil { // expectations.go
 		return err
 	}
 	return tx.Commit()

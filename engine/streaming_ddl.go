@@ -60,6 +60,11 @@ func (s *Session) planStreamingTable(st *parse.StreamingStmt, shape *tableShape)
 			return nil, trig, err
 		}
 	}
+	if err == nil && st.Kind != parse.CreateFlow {
+		if err := s.planExpectations(st, sp); err != nil { // expectations.go
+			return nil, trig, err
+		}
+	}
 	return sp, trig, err
 }
 
@@ -416,9 +421,6 @@ func fillStreamingSpec(rel *catalog.Relation, spec *parse.TableSpec, tz string, 
 	st.Expectations = nil
 	for _, e := range spec.Expectations {
 		st.Expectations = append(st.Expectations, catalog.Expectation{Name: e.Name, Expr: e.Expr, OnViolation: e.OnViolation})
-	}
-	if len(st.Expectations) > 0 {
-		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s: %d expectation(s) stored, not enforced yet (rows that fail them are kept)", rel.Name, len(st.Expectations)))
 	}
 	return nil
 }
