@@ -175,7 +175,7 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
 		return err
 	}
-	if err := dropExpectationCounts(tx, oid); err != nil { // expectations.go
+	if err := e.dropExpectationCounts(tx, oid); err != nil { // expectations.go
 		return err
 	}
 	return tx.Commit()
@@ -185,6 +185,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 // replaces (CREATE OR REFRESH with compatible state).
 func (e *Engine) moveEpochs(from, to uint32) error {
 	if err := e.moveFilesLogs(from, to); err != nil { // files_input.go
+		return err
+	}
+	if err := e.moveExpectationCounts(from, to); err != nil { // expectations.go
 		return err
 	}
 	return checkpoint.Move(e.store, from, to)

@@ -223,14 +223,15 @@ func (e *Engine) stageExpectations(tx *state.Txn, oid uint32, epoch int64) error
 		Failed  int64  `json:"failed_records"`
 	}
 	details := make([]detail, len(list))
+	next := expectationTotals{} // the current expectations' only
 	for i, ex := range list {
 		t := totals[ex.Name]
 		t[0] += counts[i].Passed
 		t[1] += counts[i].Failed
-		totals[ex.Name] = t
+		next[ex.Name] = t
 		details[i] = detail{Name: ex.Name, Dataset: ej.name, Action: ex.Action, Passed: counts[i].Passed, Failed: counts[i].Failed}
 	}
-	val, err := json.Marshal(totals)
+	val, err := json.Marshal(next)
 	if err != nil {
 		return sqlerr.New(sqlerr.InternalError, "expectation counts: %v", err)
 	}
@@ -264,8 +265,33 @@ func readExpectationTotals(tx *state.Txn, oid uint32) (expectationTotals, error)
 }
 
 // dropExpectationCounts forgets job oid's counts (DROP, REFRESH ... FULL).
-func dropExpectationCounts(tx *state.Txn, oid uint32) error {
+func (e *Engine) dropExpectationCounts(tx *state.Txn, oid uint32) error {
+	e.expect.Delete(oid)
 	return tx.Delete(state.ExpectationCountsKey(oid))
+}
+
+// moveExpectationCounts gives a replacing streaming table the counts of
+// the table it replaces, with its checkpoint (CREATE OR REFRESH): the
+// epochs they count are the ones it keeps. An expectation the new
+// definition no longer has is forgotten when the next epoch commits.
+func (e *Engine) moveExpectationCounts(from, to uint32) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	v, err := tx.Get(state.ExpectationCountsKey(from))
+	if errors.Is(err, state.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := tx.Set(state.ExpectationCountsKey(to), v); err != nil {
+		return err
+	}
+	if err := tx.Delete(state.ExpectationCountsKey(from)); err != nil {
+		return err
+	}
+	e.expect.Delete(from)
+	return tx.Commit()
 }
 
 // expectationCounts are job oid's expectations with their committed
