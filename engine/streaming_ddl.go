@@ -18,8 +18,8 @@ import (
 // a declared column list the query must match, table clauses kept in the
 // catalog (catalog.StreamingTable) and shown through pg_class.reloptions
 // and pg_description, tables declared without a query that a flow fills,
-// and ALTER STREAMING TABLE. Schedules and expectations are stored and
-// shown but not acted on yet; a NOTICE says so.
+// and ALTER STREAMING TABLE. Schedules run (schedule.go) and expectations
+// are checked (expectations.go).
 
 // tableShape is what a streaming table's query must give — its declared
 // columns (nil when the query defines them) — and its schedule, which
