@@ -70,6 +70,21 @@ func (s *Session) planExpectations(st *parse.StreamingStmt, sp *planner.StreamPl
 	return nil
 }
 
+// checkDeclaredExpectations binds the expectations of a table that flows
+// fill against its declared columns (without a column list they are
+// bound when its first flow starts, against that flow's columns).
+func (s *Session) checkDeclaredExpectations(rel *catalog.Relation) error {
+	if len(rel.Columns) == 0 || len(rel.Streaming.Expectations) == 0 {
+		return nil
+	}
+	sp := &planner.StreamPlan{Mode: planner.AppendMode}
+	for _, c := range rel.Columns {
+		sp.Cols = append(sp.Cols, planner.Column{Name: c.Name, T: c.Type})
+	}
+	_, err := bindExpectations(s.catalogView(), rel.Streaming.Expectations, sp)
+	return err
+}
+
 // bindExpectations binds list over sp's columns. DROP ROW needs an
 // append-mode table: in update mode a row is a group's current value,
 // which the table cannot leave out while its aggregation keeps it.

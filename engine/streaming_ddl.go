@@ -531,6 +531,9 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 	if err := fillStreamingSpec(rel, st.Spec, s.settings["timezone"], io); err != nil {
 		return nil, err
 	}
+	if err := s.checkDeclaredExpectations(rel); err != nil { // expectations.go
+		return nil, err
+	}
 	rel.Streaming.Trigger = scheduledTrigger(rel.Streaming.Schedule, trigger{kind: "continuous"}).kind
 	if _, err := s.eng.cat.CreateRelation(rel, false); err != nil {
 		return nil, err
