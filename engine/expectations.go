@@ -177,6 +177,28 @@ func (e *Engine) attachExpectations(rel *catalog.Relation, sp *planner.StreamPla
 	e.expect.Store(rel.OID, ej)
 }
 
+// refuseDropQuarantine refuses to drop rel while a streaming table writes
+// the rows its expectations drop to it (2BP01, as for a table a streaming
+// table reads).
+func (e *Engine) refuseDropQuarantine(rel *catalog.Relation) error {
+	if rel.Kind != catalog.KindTable {
+		return nil
+	}
+	var writer string
+	e.expect.Range(func(_, v any) bool {
+		if ej := v.(*expectationJob); ej.quarantine == rel.OID {
+			writer = ej.name
+			return false
+		}
+		return true
+	})
+	if writer == "" {
+		return nil
+	}
+	return sqlerr.New("2BP01", "cannot drop table %s because streaming table %s writes the rows its expectations drop to it", rel.Name, writer).
+		WithHint("Drop the streaming table first, or create it again without WITH (quarantine = ...).")
+}
+
 // flowNameOf is the flow whose job rel is (flowJobRelation: a target's
 // clone under the flow's checkpoint OID), or "".
 func (e *Engine) flowNameOf(rel *catalog.Relation) string {
@@ -290,6 +312,7 @@ func (e *Engine) dropExpectationCounts(tx *state.Txn, oid uint32) error {
 // epochs they count are the ones it keeps. An expectation the new
 // definition no longer has is forgotten when the next epoch commits.
 func (e *Engine) moveExpectationCounts(from, to uint32) error {
+	e.expect.Delete(from) // the replaced table's job is stopped
 	tx := e.store.Begin(true)
 	defer tx.Discard()
 	v, err := tx.Get(state.ExpectationCountsKey(from))
@@ -305,7 +328,6 @@ func (e *Engine) moveExpectationCounts(from, to uint32) error {
 	if err := tx.Delete(state.ExpectationCountsKey(from)); err != nil {
 		return err
 	}
-	e.expect.Delete(from)
 	return tx.Commit()
 }
 
