@@ -121,3 +121,15 @@ func (sp *StreamPlan) explainExpectations(add func(string, ...any)) {
 		add("    %s EXPECT (%s): %s", e.Name, e.Text, what)
 	}
 }
+
+// expectationProgress is what an epoch's commit holds of the plan's
+// expectations, for EXPLAIN's "Where progress is stored" ("" for none).
+func (sp *StreamPlan) expectationProgress() string {
+	if len(sp.Expectations) == 0 {
+		return ""
+	}
+	if sp.Quarantine != "" {
+		return ", the expectations' counts and the rows dropped into " + sp.Quarantine
+	}
+	return ", the expectations' counts"
+}
