@@ -227,7 +227,8 @@ func (r *runner) run(ctx context.Context) {
 					if sqlerr.Code(err) == sqlerr.OutOfMemory || exec.IsExpectationViolation(err) {
 						// Over the state limit: let the memory go now; the
 						// state is rebuilt from the epoch log if the table
-						// is refreshed.
+						// is refreshed. (A FAIL UPDATE expectation too: a
+						// REFRESH re-runs the failed epoch from the log.)
 						r.job.DropState()
 						r.mu.Lock()
 						r.stateDropped = true
