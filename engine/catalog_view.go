@@ -60,6 +60,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 	if schema == weirCatalogSchema && name == "streaming_progress" {
 		return progressRelation(), nil
 	}
+	if schema == weirCatalogSchema && name == "expectations" {
+		return expectationsRelation(), nil // expectations_view.go
+	}
 	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
 		if t := pgcatalog.Lookup(schema, name); t != nil {
 			return virtualRelation(t), nil
@@ -119,6 +122,9 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arrow.RecordBatch, error) {
 	if scan.Kind == planner.VirtualTable && scan.OID == progressOID {
 		return []arrow.RecordBatch{v.s.eng.progressRows()}, nil
+	}
+	if scan.Kind == planner.VirtualTable && scan.OID == expectationsOID {
+		return v.s.eng.expectationRows() // expectations_view.go
 	}
 	if scan.Kind == planner.StoredTable {
 		if r := v.s.eng.runnerFor(scan.OID); r != nil {

@@ -58,6 +58,7 @@ type Engine struct {
 	inline   sync.Map           // inline sources (source_inline.go) by OID: *catalog.Relation
 	flows    flowRegistry       // the running flows' targets (flows.go)
 	sinks    sync.Map           // running sinks (sinks.go) by streaming table OID: *tableSinks
+	expect   sync.Map           // jobs' expectations (expectations.go) by job OID: *expectationJob
 
 	// sig is closed (and replaced) at every commit, waking streaming
 	// tables that wait for input.

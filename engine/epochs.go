@@ -61,6 +61,9 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 			return err
 		}
 	}
+	if err := e.stageExpectations(tx, oid, epoch); err != nil { // expectations.go
+		return err
+	}
 	sinks := e.writeSinks(tx, oid, epoch, changes)
 	committed := false
 	defer func() { e.sinksCommitted(sinks, epoch, committed) }()
@@ -172,6 +175,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
 		return err
 	}
+	if err := e.dropExpectationCounts(tx, oid); err != nil { // expectations.go
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -179,6 +185,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 // replaces (CREATE OR REFRESH with compatible state).
 func (e *Engine) moveEpochs(from, to uint32) error {
 	if err := e.moveFilesLogs(from, to); err != nil { // files_input.go
+		return err
+	}
+	if err := e.moveExpectationCounts(from, to); err != nil { // expectations.go
 		return err
 	}
 	return checkpoint.Move(e.store, from, to)

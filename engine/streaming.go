@@ -224,10 +224,11 @@ func (r *runner) run(ctx context.Context) {
 						}
 						continue
 					}
-					if sqlerr.Code(err) == sqlerr.OutOfMemory {
+					if sqlerr.Code(err) == sqlerr.OutOfMemory || exec.IsExpectationViolation(err) {
 						// Over the state limit: let the memory go now; the
 						// state is rebuilt from the epoch log if the table
-						// is refreshed.
+						// is refreshed. (A FAIL UPDATE expectation too: a
+						// REFRESH re-runs the failed epoch from the log.)
 						r.job.DropState()
 						r.mu.Lock()
 						r.stateDropped = true
@@ -343,10 +344,11 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 			// Late rows go to this table (created if needed) as well as
 			// being counted in streaming_progress.
 		case "quarantine":
-			return nil, trig, sqlerr.New(sqlerr.FeatureNotSupported, "quarantine needs expectations, which are not supported yet")
+			// Rows dropped by expectations go to this table (created if
+			// needed; expectations.go).
 		default:
 			return nil, trig, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized streaming table option \"%s\"", k).
-				WithHint("Options: output_mode, trigger, late_rows, state_memory_limit.")
+				WithHint("Options: output_mode, trigger, late_rows, quarantine, state_memory_limit.")
 		}
 	}
 	trig.stateLimit = stateLimit
@@ -418,6 +420,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 		}
 		rel.Streaming.LateRows = lateName
 	}
+	if err := s.ensureQuarantineTable(schema, sp, rel, io); err != nil { // expectations.go
+		return "", err
+	}
 	for _, c := range sp.Cols {
 		t := c.T
 		if t.OID == types.OidUnknown {
@@ -482,6 +487,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 			job.KeepLate = true
 		}
 	}
+	e.attachExpectations(rel, sp, job) // expectations.go
 	guard := checkpoint.NewResumeGuard()
 	if notNull := notNullColumns(rel); len(notNull) > 0 { // column_constraints.go
 		job.CheckOutput = func(epoch int64, rows []arrow.RecordBatch) error {

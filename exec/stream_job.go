@@ -51,6 +51,10 @@ type StreamJob struct {
 	// and nothing of it is committed or published (the table's NOT NULL
 	// columns, engine/not_null.go).
 	CheckOutput func(epoch int64, rows []arrow.RecordBatch) error
+	// Expectations, when set, checks the table's expectations on the rows
+	// an epoch writes before it commits, dropping what DROP ROW rejects
+	// (stream_expectations.go).
+	Expectations *ExpectationStage
 	// SnapshotRows is how much input (rows) is read between two state
 	// snapshots; 0 chooses it from the state's size (snapshotDue).
 	SnapshotRows int64
@@ -451,6 +455,9 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	j.commitMu.Lock()
 	defer j.commitMu.Unlock()
 	epoch := step.Epoch
+	if err := j.Expectations.check(ectx, step.Changes); err != nil {
+		return err
+	}
 	output := j.epochOutput(step)
 	if j.CheckOutput != nil && !replaying {
 		rows := make([]arrow.RecordBatch, len(step.Changes))
