@@ -39,7 +39,7 @@ const (
 
 // DefaultGroupRows is Config.GroupRows's default: a group of rows is
 // rewritten whole when one of its rows changes.
-const DefaultGroupRows = 1 << 18
+const DefaultGroupRows = 1 << 16
 
 // rewrite is what Write prepared of an update-mode epoch, for Committed:
 // the groups whose files its snapshot removes and the groups it adds.
