@@ -38,6 +38,8 @@ func newRowIndex() *rowIndex {
 
 func (x *rowIndex) hash(key []byte) uint64 { return maphash.Bytes(x.seed, key) }
 
+func (x *rowIndex) hashString(key string) uint64 { return maphash.String(x.seed, key) }
+
 // addGroup records a group of files holding rows of the given hashes.
 func (x *rowIndex) addGroup(paths []string, hashes []uint64) {
 	x.next++

@@ -102,7 +102,7 @@ func (s *Sink) rewriteEpoch(ctx context.Context, changes []arrow.RecordBatch) (*
 	rw := &rewrite{removed: map[uint32]bool{}}
 	var key []byte
 	for k := range deletes {
-		s.index.groupsOf(s.index.hash([]byte(k)), rw.removed)
+		s.index.groupsOf(s.index.hashString(k), rw.removed)
 	}
 	for id, g := range s.index.groups {
 		if g.rows < s.groupRows()/8 {
@@ -324,20 +324,18 @@ func (s *Sink) dropDeleted(ctx context.Context, rec arrow.RecordBatch, deletes m
 	// Rebuilt on the sink's schema (the scan's lacks the field IDs).
 	rec = array.NewRecordBatch(s.conv.schema, cols, rec.NumRows())
 	defer rec.Release()
-	if hashes != nil {
-		for i := 0; i < int(rec.NumRows()); i++ {
-			*key = rowKey((*key)[:0], cols, i)
-			*hashes = append(*hashes, s.index.hash(*key))
-		}
-	}
-	if len(deletes) == 0 {
+	if len(deletes) == 0 && hashes == nil {
 		rec.Retain()
 		return rec, nil
 	}
 	keep := array.NewBooleanBuilder(memory.DefaultAllocator)
 	keep.Reserve(int(rec.NumRows()))
+	dropped := false
 	for i := 0; i < int(rec.NumRows()); i++ {
 		*key = rowKey((*key)[:0], cols, i)
+		if hashes != nil {
+			*hashes = append(*hashes, s.index.hash(*key))
+		}
 		if c := deletes[string(*key)]; c > 0 {
 			if c == 1 {
 				delete(deletes, string(*key))
@@ -345,9 +343,15 @@ func (s *Sink) dropDeleted(ctx context.Context, rec arrow.RecordBatch, deletes m
 				deletes[string(*key)] = c - 1
 			}
 			keep.UnsafeAppend(false)
+			dropped = true
 			continue
 		}
 		keep.UnsafeAppend(true)
+	}
+	if !dropped {
+		keep.Release()
+		rec.Retain()
+		return rec, nil
 	}
 	return filterBatch(ctx, rec, keep)
 }
