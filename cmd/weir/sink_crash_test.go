@@ -35,7 +35,7 @@ func TestSinkExactlyOnceAfterKill(t *testing.T) {
 	silverDir, totalsDir := filepath.Join(lake, "silver"), filepath.Join(lake, "totals")
 	port := freePort(t)
 	srv, _ := startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()})
-	pg := newSinkPG(t)
+	pg := newSinkPG(t, `CREATE TABLE ev (id bigint, region text, amount numeric(12,2))`)
 	ctx := context.Background()
 	conn := func() *pgx.Conn {
 		c, err := pgx.Connect(ctx, srv.url())
