@@ -84,7 +84,10 @@ type StreamJob struct {
 	// sinks that have not committed it (stream_sinks.go); committing is
 	// the changes of the epoch CommitEpoch is committing.
 	RerunSinks func(epoch int64, changes []ChangeBatch) error
-	committing []ChangeBatch
+	// SinkChangesFrom (stream_sinks.go): re-run epochs from it on compute
+	// their changes as the first run did; 0: no sink needs them.
+	SinkChangesFrom int64
+	committing      []ChangeBatch
 
 	offset    int64
 	watermark int64 // the input's, microseconds; math.MinInt64 before any event
@@ -426,7 +429,7 @@ func (j *StreamJob) runOperator(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]Chan
 			}
 		}
 	} else {
-		sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: len(j.Replay) > 0, KeepLate: j.KeepLate}
+		sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: j.replayingFor(j.progress.Epoch + 1), KeepLate: j.KeepLate}
 		lateBefore := j.op.Late()
 		for _, b := range pre {
 			if err := j.op.Push(sc, 0, Inserts(b)); err != nil {
