@@ -9,6 +9,3 @@ func (e *Engine) expectationCounts(oid uint32) []ExpectationCount { return nil }
 
 // recentBatches are job oid's newest n epochs, oldest first.
 func (e *Engine) recentBatches(oid uint32, n int) []BatchRow { return nil }
-
-// serverStats are the server-wide figures.
-func (e *Engine) serverStats() ServerStats { return ServerStats{} }
