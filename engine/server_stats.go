@@ -155,7 +155,6 @@ func (e *Engine) serverStats() ServerStats {
 			st.Errors[errorClassName(i)] = n
 		}
 	}
-	sst, vlog := e.store.FileBytes()
-	st.StoreBytes = sst + vlog
+	st.StoreBytes = e.store.FileBytes()
 	return st
 }

@@ -57,19 +57,21 @@ func (s *Store) timedSync() error {
 // storeObserver is the Store field SetObserver sets.
 type storeObserver = atomic.Pointer[observerBox]
 
-// FileBytes is the disk space of the store's table files (.sst) and
-// value-log files (.vlog) in the data directory, read from the listing
-// (tens of files: cheap enough for every scrape). Badger's own DB.Size is
-// not used: with its metrics off, as weir runs it, it reports nothing.
-func (s *Store) FileBytes() (sst, vlog int64) {
+// FileBytes is the disk space the store's data takes in the data
+// directory: its table files (.sst), value-log files (.vlog) and memtable
+// logs (.mem, where the newest writes are until they are flushed to a
+// table file), read from the directory listing (tens of files: cheap
+// enough for every scrape). Badger's own DB.Size is not used: with its
+// metrics off, as weir runs it, it reports nothing.
+func (s *Store) FileBytes() int64 {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
-		return 0, 0
+		return 0
 	}
+	var total int64
 	for _, e := range ents {
 		name := e.Name()
-		isSST, isVlog := strings.HasSuffix(name, ".sst"), strings.HasSuffix(name, ".vlog")
-		if !isSST && !isVlog {
+		if !strings.HasSuffix(name, ".sst") && !strings.HasSuffix(name, ".vlog") && !strings.HasSuffix(name, ".mem") {
 			continue
 		}
 		info, err := e.Info()
@@ -77,16 +79,12 @@ func (s *Store) FileBytes() (sst, vlog int64) {
 			continue // removed by compaction since the listing
 		}
 		n := info.Size()
-		// Badger creates value-log files sparse at twice their final
-		// size: what they hold on disk is their allocated blocks.
+		// Badger creates value-log and memtable files sparse at their
+		// largest size: what they take is their allocated blocks.
 		if st, ok := info.Sys().(*syscall.Stat_t); ok {
 			n = st.Blocks * 512
 		}
-		if isSST {
-			sst += n
-		} else {
-			vlog += n
-		}
+		total += n
 	}
-	return sst, vlog
+	return total
 }
