@@ -77,6 +77,14 @@ func (s *Session) countStatement() {
 	}
 }
 
+// countRefused counts a statement that failed before it could run (at
+// Parse: a syntax error, an unknown table), as a statement and as an
+// error, so that the errors are always a part of the statements.
+func (s *Session) countRefused(err error) {
+	s.countStatement()
+	s.countError(err)
+}
+
 // countError counts an error a client's statement ends with (nil: none).
 func (s *Session) countError(err error) {
 	if err == nil || s.backend == nil {

@@ -106,7 +106,7 @@ var (
 	descConnectionsOpened = desc("weir_connections_opened_total",
 		"Client connections opened since the server started.")
 	descStatements = desc("weir_statements_total",
-		"Statements clients ran since the server started.")
+		"Statements clients sent since the server started (each execution of a prepared one counts; one refused at Parse counts too).")
 	descErrors = desc("weir_statement_errors_total",
 		"Errors sent to clients since the server started, by SQLSTATE class (the code's first two characters).", "class")
 	descCommit = desc("weir_store_commit_duration_seconds",
@@ -114,7 +114,7 @@ var (
 	descFsync = desc("weir_store_fsync_duration_seconds",
 		"Duration of the store's group fsyncs (one serves every commit written before it started).")
 	descStoreBytes = desc("weir_store_size_bytes",
-		"Disk space of the store's table and value-log files in the data directory.")
+		"Disk space of the store's table, value-log and memtable-log files in the data directory.")
 )
 
 // tableStatuses and sinkStatuses are the statuses a job or sink may be in;

@@ -408,13 +408,19 @@ func TestMetricsServer(t *testing.T) {
 		{"SELECT 1 / x FROM t", "22012"},
 	} {
 		class := bad.code[:2]
-		was, _ := s.scrape(t).get("weir_statement_errors_total", "class", class)
+		m := s.scrape(t)
+		was, _ := m.get("weir_statement_errors_total", "class", class)
+		stmts := m.must(t, "weir_statements_total")
 		_, err := c.Exec(ctx, bad.sql)
 		if err == nil || !strings.Contains(err.Error(), bad.code) {
 			t.Fatalf("%s: %v, want %s", bad.sql, err, bad.code)
 		}
-		if now, _ := s.scrape(t).get("weir_statement_errors_total", "class", class); now != was+1 {
+		m = s.scrape(t)
+		if now, _ := m.get("weir_statement_errors_total", "class", class); now != was+1 {
 			t.Errorf("%s (%s): errors of class %s %v → %v", bad.sql, bad.code, class, was, now)
+		}
+		if now := m.must(t, "weir_statements_total"); now != stmts+1 {
+			t.Errorf("%s (%s): statements %v → %v", bad.sql, bad.code, stmts, now)
 		}
 	}
 
