@@ -509,3 +509,48 @@ func TestMetricsLint(t *testing.T) {
 		t.Errorf("gather: %v", err)
 	}
 }
+
+// BenchmarkMetricsScrape: one scrape of /metrics of a server with 20
+// streaming tables (the registry's whole output, text format).
+func BenchmarkMetricsScrape(b *testing.B) {
+	dir := b.TempDir()
+	eng, err := engine.Open(engine.Config{DataDir: filepath.Join(dir, "data")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := wire.NewServer(eng, wire.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	go srv.Serve(l)
+	defer srv.Shutdown(context.Background())
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, fmt.Sprintf("postgres://weir@%s/weir?sslmode=disable", l.Addr()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(ctx)
+	qs := []string{"CREATE TABLE events (k bigint, ts timestamptz)"}
+	for i := 0; i < 20; i++ {
+		qs = append(qs, fmt.Sprintf(`CREATE STREAMING TABLE m%d AS SELECT window_start, count(*) AS n
+		   FROM STREAM events WATERMARK ts DELAY OF INTERVAL '1 second'
+		   WINDOW TUMBLING (SIZE INTERVAL '1 minute') GROUP BY window_start`, i))
+	}
+	qs = append(qs, "INSERT INTO events SELECT g, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' FROM generate_series(1, 1000) g")
+	for _, q := range qs {
+		if _, err := c.Exec(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h := Handler(eng)
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	var size int
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		size = rec.Body.Len()
+	}
+	b.ReportMetric(float64(size), "bytes/scrape")
+}
