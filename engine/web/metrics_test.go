@@ -156,7 +156,7 @@ func waitUntil(t *testing.T, what string, d time.Duration, cond func() bool) {
 	}
 }
 
-func exec(t *testing.T, c *pgx.Conn, qs ...string) {
+func execSQL(t *testing.T, c *pgx.Conn, qs ...string) {
 	t.Helper()
 	for _, q := range qs {
 		if _, err := c.Exec(context.Background(), q); err != nil {
@@ -274,7 +274,7 @@ func TestMetricsFollowStreamingProgress(t *testing.T) {
 	s := startServer(t)
 	c := s.connect(t)
 	sinkDir := filepath.Join(s.dir, "minutes_out")
-	exec(t, c,
+	execSQL(t, c,
 		"SET TimeZone = 'UTC'",
 		"CREATE TABLE events (k bigint, ts timestamptz)",
 		"CREATE STREAMING TABLE by_group AS SELECT k % 10 AS g, count(*) AS n FROM events GROUP BY 1",
@@ -285,7 +285,7 @@ func TestMetricsFollowStreamingProgress(t *testing.T) {
 		"CREATE SOURCE bids WITH (connector = 'nexmark', table = 'bid', max_events = 50)",
 	)
 	insert := func(from, to int) {
-		exec(t, c, fmt.Sprintf(`INSERT INTO events SELECT g, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second'
+		execSQL(t, c, fmt.Sprintf(`INSERT INTO events SELECT g, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second'
 			FROM generate_series(%d, %d) g`, from, to))
 	}
 	consumed := func(name string, n int64) func() bool {
@@ -401,7 +401,7 @@ func TestMetricsServer(t *testing.T) {
 
 	// Errors are counted by class, wherever the statement fails: binding
 	// (42P01 at Parse), running (42P07), sending rows (22012).
-	exec(t, c, "CREATE TABLE t (x int)", "INSERT INTO t VALUES (0)")
+	execSQL(t, c, "CREATE TABLE t (x int)", "INSERT INTO t VALUES (0)")
 	for _, bad := range []struct{ sql, code string }{
 		{"SELECT * FROM no_such_table", "42P01"},
 		{"CREATE TABLE t (x int)", "42P07"},
@@ -441,7 +441,7 @@ func TestMetricsServer(t *testing.T) {
 		}
 	}
 	commits := commit.GetSampleCount()
-	exec(t, c, "INSERT INTO t SELECT g FROM generate_series(1, 1000) g")
+	execSQL(t, c, "INSERT INTO t SELECT g FROM generate_series(1, 1000) g")
 	if n := s.scrape(t).histogram(t, "weir_store_commit_duration_seconds").GetSampleCount(); n <= commits {
 		t.Errorf("commits %d → %d after an INSERT", commits, n)
 	}
@@ -481,7 +481,7 @@ func diskBytes(t *testing.T, dir string) int64 {
 func TestMetricsLint(t *testing.T) {
 	s := startServer(t)
 	c := s.connect(t)
-	exec(t, c,
+	execSQL(t, c,
 		"CREATE TABLE events (k bigint, ts timestamptz)",
 		`CREATE STREAMING TABLE by_minute AS SELECT window_start, count(*) AS n
 		   FROM STREAM events WATERMARK ts DELAY OF INTERVAL '1 second'
