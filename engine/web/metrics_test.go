@@ -17,12 +17,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
 	"github.com/weir-sql/weir/engine"
+	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -553,4 +555,91 @@ func BenchmarkMetricsScrape(b *testing.B) {
 		size = rec.Body.Len()
 	}
 	b.ReportMetric(float64(size), "bytes/scrape")
+}
+
+// TestMetricsFromMonitor: the figures of a Monitor whose every part is
+// filled (expectations, batches, a flow, a files backlog, a paused table, a
+// failed sink), as they are exported: the parts a running engine of this
+// test's size does not show on its own.
+func TestMetricsFromMonitor(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	wm := now.Add(-90 * time.Second)
+	mon := engine.Monitor{
+		Time:    now,
+		Sources: []engine.MonitorSource{{Name: "public.landing", Connector: "files"}},
+		Tables: []engine.MonitorTable{
+			{Name: "public.silver", Status: "running", Mode: "append", HasFiles: true, BacklogFiles: 3, BacklogBytes: 4096,
+				Progress: exec.Progress{Epoch: 7, InputRows: 1000, OutputRows: 990, LateRows: 4, StateRows: 12, StateBytes: 2048,
+					BacklogRows: 30, InputRowsPerSecond: 500, ProcessedRowsPerSecond: 800, LastBatchDuration: 250 * time.Millisecond,
+					Watermark: wm.UnixMicro(), HasWatermark: true},
+				Expectations: []engine.ExpectationCount{{Name: "pos_amount", Action: "drop", Passed: 990, Failed: 10}},
+				Batches:      []engine.BatchRow{{Epoch: 6}, {Epoch: 7, ReadDuration: 50 * time.Millisecond, ProcessDuration: 150 * time.Millisecond, CommitDuration: 50 * time.Millisecond}}},
+			{Name: "public.all_events", Flow: "from_eu", Status: "paused", Mode: "append"},
+			{Name: "public.all_events", Flow: "from_us", Status: "rebuilding", Mode: "append"},
+		},
+		Sinks: []engine.MonitorSink{{Name: "public.out", Connector: "kafka", From: "public.silver", Status: "failed", LastError: "broker gone", LastEpoch: 5},
+			{Name: "public.later", Connector: "files", From: "public.silver", Status: "stopped", LastEpoch: -1}},
+		Server: engine.ServerStats{Connections: 2, ConnectionsOpened: 9, Queries: 40, Errors: map[string]int64{"42": 3, "22": 1},
+			StoreBytes:    1 << 20,
+			CommitLatency: engine.LatencyHistogram{Bounds: []float64{0.001, 0.01}, Cumulative: []uint64{3, 5}, Count: 6, Sum: 0.1}},
+	}
+	reg := prometheus.NewPedanticRegistry()
+	col := newPipelineCollector(func() engine.Monitor { return mon })
+	reg.MustRegister(col)
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := scraped{}
+	for _, f := range fams {
+		m[f.GetName()] = f
+	}
+	silver := []string{"table", "public.silver", "flow", ""}
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"weir_streaming_input_rows_total", silver, 1000},
+		{"weir_streaming_backlog_files", silver, 3},
+		{"weir_streaming_backlog_bytes", silver, 4096},
+		{"weir_streaming_last_batch_duration_seconds", silver, 0.25},
+		{"weir_streaming_last_batch_phase_duration_seconds", append(silver, "phase", "process"), 0.15},
+		{"weir_streaming_watermark_lag_seconds", silver, 90},
+		{"weir_streaming_watermark_timestamp_seconds", silver, float64(wm.Unix())},
+		{"weir_expectation_passed_rows_total", append(silver, "expectation", "pos_amount", "action", "drop"), 990},
+		{"weir_expectation_failed_rows_total", append(silver, "expectation", "pos_amount", "action", "drop"), 10},
+		{"weir_streaming_status", []string{"table", "public.all_events", "flow", "from_eu", "status", "paused"}, 1},
+		{"weir_streaming_status", []string{"table", "public.all_events", "flow", "from_eu", "status", "running"}, 0},
+		// a status weir may add later is shown, not hidden
+		{"weir_streaming_status", []string{"table", "public.all_events", "flow", "from_us", "status", "rebuilding"}, 1},
+		{"weir_source_info", []string{"source", "public.landing", "connector", "files"}, 1},
+		{"weir_sink_status", []string{"sink", "public.out", "status", "failed"}, 1},
+		{"weir_sink_last_committed_epoch", []string{"sink", "public.out"}, 5},
+		{"weir_statement_errors_total", []string{"class", "42"}, 3},
+		{"weir_statement_errors_total", []string{"class", "22"}, 1},
+		{"weir_connections", nil, 2},
+		{"weir_store_size_bytes", nil, 1 << 20},
+	} {
+		if got := m.must(t, c.name, c.labels...); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	if _, ok := m.get("weir_sink_last_committed_epoch", "sink", "public.later"); ok {
+		t.Error("a sink whose epoch is unknown has weir_sink_last_committed_epoch")
+	}
+	if _, ok := m.get("weir_streaming_backlog_files", "table", "public.all_events"); ok {
+		t.Error("a table not reading files has weir_streaming_backlog_files")
+	}
+	h := m.histogram(t, "weir_store_commit_duration_seconds")
+	if h.GetSampleCount() != 6 || h.GetSampleSum() != 0.1 || len(h.Bucket) != 2 || h.Bucket[1].GetCumulativeCount() != 5 {
+		t.Errorf("commit histogram %v", h)
+	}
+	problems, err := testutil.CollectAndLint(col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+	}
 }
