@@ -81,6 +81,8 @@ type Engine struct {
 
 	filesRoots []string    // files_access.go: resolved --files-root folders
 	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
+
+	stats serverCounters // server_stats.go: connections, statements, errors, latencies
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -119,6 +121,7 @@ func Open(cfg Config) (*Engine, error) {
 	if e.stateLimit == 0 {
 		e.stateLimit = DefaultStreamingStateMemory
 	}
+	st.SetObserver(&e.stats) // server_stats.go: commit and fsync latency
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil
@@ -164,6 +167,7 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wir
 	e.mu.Lock()
 	e.sessions[pid] = s
 	e.mu.Unlock()
+	e.stats.connsOpened.Add(1) // server_stats.go
 	return s, nil
 }
 

@@ -6,6 +6,3 @@ package engine
 
 // recentBatches are job oid's newest n epochs, oldest first.
 func (e *Engine) recentBatches(oid uint32, n int) []BatchRow { return nil }
-
-// serverStats are the server-wide figures.
-func (e *Engine) serverStats() ServerStats { return ServerStats{} }

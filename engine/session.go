@@ -192,12 +192,14 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 		}
 		if err := st.prepare(); err != nil {
 			delete(s.plans, key)
+			s.countRefused(err) // server_stats.go
 			return nil, err
 		}
 		return cached, nil
 	}
 	out, err := s.prepareNew(query, paramTypes)
 	if err != nil {
+		s.countRefused(err) // server_stats.go
 		return nil, err
 	}
 	if s.plans == nil || len(s.plans) >= maxCachedPlans {
