@@ -79,6 +79,9 @@ type config struct {
 	relist    time.Duration
 	batchRows int
 	decode    decodeFileFunc
+	// stopOnNew: under addNewColumns, a file with new columns stops
+	// admission (evolution.go).
+	stopOnNew bool
 }
 
 // Tuning adjusts a Source beyond its options; zero fields take defaults.
@@ -86,13 +89,20 @@ type Tuning struct {
 	Settle    time.Duration // the completeness rule's interval (DefaultSettle)
 	Relist    time.Duration // the fallback re-listing's interval (DefaultRelist)
 	BatchRows int           // rows per batch (DefaultBatchRows)
+	// StopOnNewColumns: under addNewColumns, a file bringing columns the
+	// schema lacks is not read under the old schema; the source records
+	// the merged schema and admits nothing more until it is reopened on
+	// it (Databricks' stream stopping on UnknownFieldException, restarted
+	// by its job). Without it, the file is read under the old schema (the
+	// new fields in the rescued column) and the version is only recorded.
+	StopOnNewColumns bool
 }
 
 // DefaultBatchRows is the rows of a decoded batch.
 const DefaultBatchRows = 8192
 
 func (t Tuning) config() config {
-	c := config{settle: t.Settle, relist: t.Relist, batchRows: t.BatchRows, decode: DecodeFile}
+	c := config{settle: t.Settle, relist: t.Relist, batchRows: t.BatchRows, decode: DecodeFile, stopOnNew: t.StopOnNewColumns}
 	if c.settle <= 0 {
 		c.settle = DefaultSettle
 	}
@@ -148,12 +158,15 @@ func openWith(st *state.Store, logKey []byte, o Options, s Schema, cfg config) (
 	}
 	// Record the schema served, unless this version is recorded already;
 	// a newer recorded one is pending.
+	// A recorded version of that number with other columns (one from
+	// before CREATE OR REFRESH redefined the source) is replaced; only a
+	// newer version that extends s (evolution.go) is pending.
 	have := false
 	for _, v := range versions {
 		if v.Version == s.Version {
-			have = true
+			have = sameSchema(v, s)
 		}
-		if v.Version > s.Version && (src.pending == nil || v.Version > src.pending.Version) {
+		if v.Version > s.Version && extends(s, v) && (src.pending == nil || v.Version > src.pending.Version) {
 			p := v
 			src.pending = &p
 		}
