@@ -237,6 +237,9 @@ func (r *runner) run(ctx context.Context) {
 					r.failRecovery(err)
 					break
 				}
+				if r.filesAfterStep() { // files_evolve.go: restarting on a new files schema
+					return
+				}
 				if !processed {
 					if r.trigger.kind == "available_now" {
 						r.setStatus(statusIdle, "")
@@ -451,6 +454,7 @@ type noticer interface {
 
 // startRunner starts a streaming table's job.
 func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig trigger) *runner {
+	rel = e.followPlanColumns(rel, sp) // files_evolve.go: its input's columns grew
 	sys := e.systemSession()
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
