@@ -296,3 +296,48 @@ func evolvingInput(reader, src *catalog.Relation, o files.Options) bool {
 	return o.EvolutionMode == files.EvolveAddNewColumns && src.OID >= inlineOIDBase &&
 		reader.Streaming != nil && !reader.Streaming.NoQuery && len(reader.Streaming.Files) > 0
 }
+
+// comparableFingerprints are the state fingerprints of a streaming table
+// being replaced and of its new plan, as CREATE OR REFRESH compares them:
+// a read_files input whose new definition is the old one with columns
+// added (the files there now have more fields: after failOnNewColumns
+// stopped the table, or to take new columns under rescue) reads the same
+// files into the same state, though its inline relation (whose OID is a
+// hash of the definition) is another; both fingerprints name such an
+// input by its position instead.
+func (e *Engine) comparableFingerprints(existing *catalog.Relation, sp *planner.StreamPlan) (stored, current string) {
+	stored, current = existing.Streaming.StateFingerprint, sp.StateFingerprint()
+	if stored == current {
+		return stored, current
+	}
+	for _, nd := range e.storedFilesInputs(sp) {
+		for _, od := range existing.Streaming.Files {
+			if od.Input != nd.Input || od.Path != nd.Path || od.Format != nd.Format || !extendsColumns(od.Columns, nd.Columns) {
+				continue
+			}
+			token := fmt.Sprintf("files#%d", nd.Input)
+			oo, no := inlineFilesOID(&od), inlineFilesOID(&nd)
+			stored = strings.ReplaceAll(strings.ReplaceAll(stored, fmt.Sprint(oo), token), fmt.Sprintf("files$%08x", oo), token)
+			current = strings.ReplaceAll(strings.ReplaceAll(current, fmt.Sprint(no), token), fmt.Sprintf("files$%08x", no), token)
+		}
+	}
+	return stored, current
+}
+
+// extendsColumns reports whether cols are base (by name and type, in
+// any order) plus perhaps more.
+func extendsColumns(base, cols []catalog.Column) bool {
+	for _, b := range base {
+		found := false
+		for _, c := range cols {
+			if strings.EqualFold(b.Name, c.Name) && b.Type.OID == c.Type.OID {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

@@ -202,6 +202,17 @@ func filesPlannerColumns(rel *catalog.Relation, r *planner.Relation) {
 // its OID is a hash of the definition, so re-planning the same stored
 // definition after a restart finds the same input.
 func (e *Engine) inlineFilesRelation(def *catalog.FilesSource, text string) *catalog.Relation {
+	oid := inlineFilesOID(def)
+	rel := &catalog.Relation{OID: oid, Schema: inlineSchema, Name: fmt.Sprintf("files$%08x", oid), Kind: catalog.KindSource,
+		ViewSQL: "SELECT * FROM " + text, Columns: filesColumns(def),
+		Source: &catalog.Source{Connector: "files", Files: def, Definition: text}}
+	e.inline.Store(oid, rel)
+	return rel
+}
+
+// inlineFilesOID is the OID of the inline relation of a read_files
+// definition: a hash of all of it.
+func inlineFilesOID(def *catalog.FilesSource) uint32 {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%d|%s|%s|%s|%d", def.Input, def.Path, def.Format, def.Rescued, def.Version)
 	for _, o := range def.Options {
@@ -210,12 +221,7 @@ func (e *Engine) inlineFilesRelation(def *catalog.FilesSource, text string) *cat
 	for _, c := range def.Columns {
 		fmt.Fprintf(h, "|%s %d %d", c.Name, c.Type.OID, c.Type.Typmod)
 	}
-	oid := inlineOIDBase | h.Sum32()&0x0FFFFFFF
-	rel := &catalog.Relation{OID: oid, Schema: inlineSchema, Name: fmt.Sprintf("files$%08x", oid), Kind: catalog.KindSource,
-		ViewSQL: "SELECT * FROM " + text, Columns: filesColumns(def),
-		Source: &catalog.Source{Connector: "files", Files: def, Definition: text}}
-	e.inline.Store(oid, rel)
-	return rel
+	return inlineOIDBase | h.Sum32()&0x0FFFFFFF
 }
 
 // FilesRelation implements planner.FilesCatalog: a batch read_files(...)

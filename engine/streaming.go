@@ -395,7 +395,8 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			if err := s.refuseReplaceWithSinks(existing); err != nil { // sink_stmts.go
 				return "", err
 			}
-			if err := checkpoint.CheckIdentity(name, existing.Streaming.StateFingerprint, sp.StateFingerprint()); err != nil {
+			stored, current := s.eng.comparableFingerprints(existing, sp) // files_evolve.go
+			if err := checkpoint.CheckIdentity(name, stored, current); err != nil {
 				return "", err
 			}
 			if recs, err := checkpoint.LoadEpochs(s.eng.store, existing.OID); err != nil {
