@@ -9,6 +9,7 @@ import (
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/catalog/eventlog"
 	"github.com/weir-sql/weir/connector/files"
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/parse"
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -100,6 +101,7 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		e.failedRunner(rel, sqlerr.From(err).Message)
 		return
 	}
+	failpoint.Hit("files-evolve-before-catalog")
 	updated, err := e.cat.UpdateStreamingTable(oid, func(r *catalog.Relation) error {
 		r.Streaming.Files = defs
 		r.Streaming.StateFingerprint = sp.StateFingerprint()
@@ -112,7 +114,9 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 	for _, c := range changes {
 		e.logSchemaChange(updated, c)
 	}
+	failpoint.Hit("files-evolve-after-catalog") // the table's new definition durable, not running
 	e.startRunner(updated, sp, trig)
+	failpoint.Hit("files-evolve-before-readers") // running on it; its readers not yet widened
 	e.restartReadersOf(oid, map[uint32]bool{oid: true})
 }
 

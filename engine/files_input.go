@@ -12,6 +12,7 @@ import (
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/files"
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/state"
 )
@@ -107,7 +108,7 @@ func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation,
 		return failingSource{err}
 	}
 	evolves := evolvingInput(reader, src, o) // files_evolve.go
-	fsrc, err := files.OpenWith(e.store, filesLogKey(reader.OID, src), o, filesSchema(def), files.Tuning{StopOnNewColumns: evolves})
+	fsrc, err := files.OpenWith(e.store, filesLogKey(reader.OID, src), o, filesSchema(def), files.Tuning{StopOnNewColumns: evolves, Hit: failpoint.Hit})
 	if err != nil {
 		return failingSource{err}
 	}

@@ -82,6 +82,7 @@ type config struct {
 	// stopOnNew: under addNewColumns, a file with new columns stops
 	// admission (evolution.go).
 	stopOnNew bool
+	hit       func(point string)
 }
 
 // Tuning adjusts a Source beyond its options; zero fields take defaults.
@@ -96,13 +97,16 @@ type Tuning struct {
 	// by its job). Without it, the file is read under the old schema (the
 	// new fields in the rescued column) and the version is only recorded.
 	StopOnNewColumns bool
+	// Hit, when set, is called at the crash points of evolution
+	// ("files-evolve-recorded"); the engine passes internal/failpoint's.
+	Hit func(point string)
 }
 
 // DefaultBatchRows is the rows of a decoded batch.
 const DefaultBatchRows = 8192
 
 func (t Tuning) config() config {
-	c := config{settle: t.Settle, relist: t.Relist, batchRows: t.BatchRows, decode: DecodeFile, stopOnNew: t.StopOnNewColumns}
+	c := config{settle: t.Settle, relist: t.Relist, batchRows: t.BatchRows, decode: DecodeFile, stopOnNew: t.StopOnNewColumns, hit: t.Hit}
 	if c.settle <= 0 {
 		c.settle = DefaultSettle
 	}

@@ -320,6 +320,9 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 	if err := txn.Commit(); err != nil {
 		return nil, err
 	}
+	if stopAt != nil && s.cfg.hit != nil {
+		s.cfg.hit("files-evolve-recorded") // the merged schema durable, the file unread
+	}
 	s.mu.Lock()
 	for _, a := range out {
 		if n := len(s.entries); n > 0 {
