@@ -64,7 +64,13 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 		return nil, err
 	}
 	o.Path = resolved
+	if s.filesMemo != nil && len(s.filesMemo) == 0 {
+		s.filesNotices = nil // the statement's first files input
+	}
 	if declared != nil {
+		if list, err := files.List(o); err == nil && len(list) == 0 {
+			s.noFilesYet(given)
+		}
 		for _, c := range declared {
 			if o.RescuedColumn != "" && c.Name == o.RescuedColumn {
 				return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" is the source's rescued-data column", c.Name).
@@ -102,6 +108,9 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 		return nil, sqlerr.New(sqlerr.IndeterminateDatatype, "cannot infer the schema of %s: no files match \"%s\"", o.Format, given).
 			WithDetail("Databricks calls this CF_EMPTY_DIR_FOR_SCHEMA_INFERENCE: the columns are inferred from the files there when the query is planned.").
 			WithHint("Give the columns with schema => 'a INT, b STRING' (or a column list in CREATE SOURCE), or add files first.")
+	}
+	if len(list) == 0 {
+		s.noFilesYet(given)
 	}
 	sch, err := files.Infer(list, o, inferSampleFiles, inferSampleBytes)
 	if err != nil {
@@ -301,4 +310,22 @@ func fitBatch(b arrow.RecordBatch, schema *arrow.Schema) (arrow.RecordBatch, err
 		cols[i] = c
 	}
 	return array.NewRecordBatch(schema, cols, b.NumRows()), nil
+}
+
+// noFilesYet notes, for the client, that a files input's path matches no
+// file yet (the schema was given): the table starts empty and reads the
+// files as they arrive (the source reports it in the event log too).
+func (s *Session) noFilesYet(given string) {
+	if s.filesMemo == nil {
+		return
+	}
+	s.filesNotices = append(s.filesNotices, fmt.Sprintf("no files match \"%s\" yet: files arriving there later are read", given))
+}
+
+// flushFilesNotices sends the statement's files notices to the client.
+func (s *Session) flushFilesNotices(io noticer) {
+	for _, n := range s.filesNotices {
+		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, n)
+	}
+	s.filesNotices = nil
 }

@@ -441,6 +441,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			return "", err
 		}
 	}
+	s.flushFilesNotices(io) // files_source.go: a path matching nothing yet
 	for _, w := range sp.Warnings {
 		io.Notice("WARNING", sqlerr.Warning, w)
 	}

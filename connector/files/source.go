@@ -268,6 +268,7 @@ const (
 	NoticeDamaged    = "damaged"    // ignoreCorruptFiles: a damaged file was skipped
 	NoticeFolder     = "folder"     // the folder cannot be listed or watched
 	NoticeSchema     = "schema"     // evolution recorded a new schema version
+	NoticeNoFiles    = "no_files"   // nothing matches the path yet (the source waits for files)
 )
 
 // Notice is something discovery or reading met that the table's event

@@ -422,10 +422,11 @@ func (s *Source) unreadable(f FileInfo, err error, now time.Time) {
 // and decoding: it goes back to discovery (or away).
 func (s *Source) settleAgain(f FileInfo, statErr error) {
 	if statErr != nil {
-		s.forget(f.Path)
 		if errors.Is(statErr, fs.ErrNotExist) {
-			s.notice(NoticeVanished, f.Path, "file %s vanished before it was read", f.Path)
+			s.forget(f.Path) // reports it vanished
+			return
 		}
+		s.unreadable(f, statErr, time.Now())
 		return
 	}
 	s.mu.Lock()
