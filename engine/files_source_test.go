@@ -363,7 +363,7 @@ func TestFilesSourceStatement(t *testing.T) {
 		}
 	}
 	shown := strings.Join(textRows(t, w, "SHOW SOURCES"), "\n")
-	if !strings.Contains(shown, "events\tfiles") || !strings.Contains(shown, "events_inferred\tfiles") {
+	if !strings.Contains(shown, "events\tfiles\t"+root+"/landing\tjson\t") || !strings.Contains(shown, "events_inferred\tfiles\t"+root+"/landing\tjson\t") {
 		t.Errorf("SHOW SOURCES:\n%s", shown)
 	}
 	desc := strings.Join(textRows(t, w, "DESCRIBE EXTENDED events"), "\n")
