@@ -64,6 +64,12 @@ func (r *runner) filesAfterStep() bool {
 func (e *Engine) restartOnFilesSchema(oid uint32) {
 	e.filesOpen.evolveMu.Lock()
 	defer e.filesOpen.evolveMu.Unlock()
+	select {
+	case <-e.closing:
+		return // shutting down: the next start restarts it
+	default:
+	}
+	defer e.stopIfDropped(oid)
 	rel, ok := e.cat.RelationByOID(oid)
 	if !ok || rel.Kind != catalog.KindStreamingTable || rel.Streaming == nil || e.runnerFor(oid) == nil {
 		return // dropped or stopped meanwhile
@@ -118,6 +124,21 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 	e.startRunner(updated, sp, trig)
 	failpoint.Hit("files-evolve-before-readers") // running on it; its readers not yet widened
 	e.restartReadersOf(oid, map[uint32]bool{oid: true})
+}
+
+// waitFilesRestarts waits for a restart on a new schema under way (Close,
+// before stopping every job: one starting later sees the engine closing).
+func (e *Engine) waitFilesRestarts() {
+	e.filesOpen.evolveMu.Lock()
+	e.filesOpen.evolveMu.Unlock()
+}
+
+// stopIfDropped stops a job restarted for a table a concurrent DROP (or
+// CREATE OR REFRESH, which makes another) removed meanwhile.
+func (e *Engine) stopIfDropped(oid uint32) {
+	if _, ok := e.cat.RelationByOID(oid); !ok {
+		e.stopRunner(oid)
+	}
 }
 
 // filesSchemaChange is one input's move to a new schema version.

@@ -72,3 +72,29 @@ func TestEvolutionStopsAndResumes(t *testing.T) {
 		t.Fatalf("log %+v", fs)
 	}
 }
+
+// TestEvolutionCaseVariant: a field differing from a column only in case
+// is no new column (it goes to the rescued column, as names match
+// exactly): nothing is recorded, admission does not stop, and so no
+// restart loop can start.
+func TestEvolutionCaseVariant(t *testing.T) {
+	dir := t.TempDir()
+	srcWriteRows(t, filepath.Join(dir, "a"), 0, 2, longAgo)
+	srcAppendLine(t, filepath.Join(dir, "a"), "new:N", longAgo)
+	srcWriteRows(t, filepath.Join(dir, "b"), 10, 2, longAgo.Add(time.Second))
+	st := newSrcStore(t, state.SyncGroup)
+	cfg := Tuning{Settle: 50 * time.Millisecond, Relist: 200 * time.Millisecond, BatchRows: 3, StopOnNewColumns: true}.config()
+	cfg.decode = srcTestDecode
+	src, err := openWith(st, []byte("o/files/test/"), srcOptions(dir), srcTestSchema, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	s := srcUnderTest{src, t}
+	s.Rescan()
+	rd := s.read(0, 0)
+	srcSameInts(t, "both files", batchValues(rd.Batches), []int64{0, 1, 10, 11})
+	if p, ok := s.SchemaChanged(); ok {
+		t.Fatalf("a case variant recorded %+v", p)
+	}
+}

@@ -279,7 +279,7 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 					WithHint("schemaEvolutionMode is failOnNewColumns: add the columns to the source's schema, or use addNewColumns or rescue, then restart the table.")
 			case EvolveAddNewColumns:
 				evolved = append(evolved, d.stats.NewColumns...)
-				if s.cfg.stopOnNew {
+				if s.cfg.stopOnNew && evolve(sc, pending, d.stats.NewColumns) != nil {
 					// Not read under the old schema: recorded, and
 					// admitted once the source reopens on the new one.
 					s.cache.drop(f, sc)
@@ -376,8 +376,8 @@ func evolve(sc Schema, pending *Schema, cols []Column) *Schema {
 			added = true
 		}
 	}
-	if !added && pending != nil {
-		return nil // recorded already
+	if !added {
+		return nil // recorded already, or only case variants of known columns
 	}
 	return base
 }
