@@ -314,12 +314,13 @@ func (e *Engine) followPlanColumns(rel *catalog.Relation, sp *planner.StreamPlan
 
 // evolvingInput reports whether a files input of reader is restarted on
 // schema changes (filesAfterStep): a read_files call of a streaming
-// table's own query. A named files source, shared by its readers, and a
-// flow's read_files keep the schema they have (new fields go to the
+// table's own query. A named files source, shared by its readers, a
+// flow's read_files, and the input of a table whose columns are declared
+// (they cannot grow) keep the schema they have (new fields go to the
 // rescued-data column; the version is recorded).
 func evolvingInput(reader, src *catalog.Relation, o files.Options) bool {
 	return o.EvolutionMode == files.EvolveAddNewColumns && src.OID >= inlineOIDBase &&
-		reader.Streaming != nil && !reader.Streaming.NoQuery && len(reader.Streaming.Files) > 0
+		reader.Streaming != nil && !reader.Streaming.NoQuery && !reader.Streaming.Declared && len(reader.Streaming.Files) > 0
 }
 
 // comparableFingerprints are the state fingerprints of a streaming table

@@ -235,10 +235,12 @@ func (s *Source) Schema() Schema {
 }
 
 // SchemaChanged is the newer schema version evolution recorded
-// (addNewColumns found columns the schema lacks), if any. The source keeps
-// serving batches of Schema (the new columns' values in the rescued
-// column); the engine restarts the table on the new version (Close this
-// source, Open one with the new schema, read from the committed offset).
+// (addNewColumns found columns the schema lacks), if any. With
+// Tuning.StopOnNewColumns the source admits no file while it is pending
+// (evolution.go); without, it keeps admitting files under Schema (the new
+// columns' values in the rescued column). Either way the engine may
+// restart the table on the new version (Close this source, Open one with
+// the new schema, read from the committed offset).
 func (s *Source) SchemaChanged() (Schema, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
