@@ -21,6 +21,11 @@ func (e *Engine) logFilesNotices(oid uint32, name string, ins []*filesInput) {
 	for _, in := range ins {
 		for _, n := range in.src.Notices() {
 			if n.Kind == files.NoticeSchema {
+				if !in.evolves {
+					// Recorded, not applied (a named source, a flow's input,
+					// declared columns): the restart's event says it otherwise.
+					e.logRecordedSchema(oid, name, in, n)
+				}
 				continue
 			}
 			in.counted(n.Kind)
@@ -65,4 +70,19 @@ func (e *Engine) filesSkipped(oid uint32) (n int64, ok bool) {
 		ok = true
 	}
 	return n, ok
+}
+
+// logRecordedSchema is the schema_change event of a version a files
+// input recorded and does not run on.
+func (e *Engine) logRecordedSchema(oid uint32, name string, in *filesInput, n files.Notice) {
+	details, _ := json.Marshal(struct {
+		Path    string `json:"path"`
+		File    string `json:"file"`
+		Applied bool   `json:"applied"`
+	}{in.rel.Source.Files.Path, n.Path, false})
+	ev := eventlog.Event{Time: n.Time, Object: oid, Name: e.relName(oid, name), Kind: eventlog.KindSchemaChange, Level: eventlog.LevelInfo,
+		Message: n.Message + " (not applied: the input keeps its schema; its new fields are in the rescued-data column)", Details: string(details)}
+	if err := eventlog.Append(e.store, ev); err != nil {
+		log.Printf("streaming table %s: could not record a schema notice: %v", name, err)
+	}
 }

@@ -106,6 +106,45 @@ func TestFilesEvolutionAddNewColumns(t *testing.T) {
 	if evs := tableEvents(t, srv, "bronze", eventlog.KindSchemaChange); len(evs) != 1 {
 		t.Fatalf("schema_change events after the restart: %+v", evs)
 	}
+	// CREATE OR REFRESH of the same query infers the wider schema from
+	// the files there: it keeps the checkpoint, re-reads nothing twice and
+	// needs no further restart.
+	srcExec(t, w, `CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM read_files('landing', format => 'json')`)
+	loadRaw(t, pg, writeFile(t, root, "landing/e.json", evolutionEvents(40, 5, true)))
+	waitSame(t, w, pg, "SELECT id, kind, extra FROM bronze ORDER BY id", wantRows)
+	if evs := tableEvents(t, srv, "bronze", eventlog.KindSchemaChange); len(evs) != 1 {
+		t.Fatalf("schema_change events after CREATE OR REFRESH: %+v", evs)
+	}
+}
+
+// TestFilesEvolutionNamedSource: a named files source is shared by its
+// readers and keeps its columns: a new field goes to the rescued-data
+// column, and the version recorded is a schema_change event saying it was
+// not applied.
+func TestFilesEvolutionNamedSource(t *testing.T) {
+	root := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", evolutionEvents(0, 10, false)))
+	srcExec(t, w, `CREATE SOURCE evs WITH (connector = 'files', path = 'landing', format = 'json')`)
+	srcExec(t, w, `CREATE STREAMING TABLE from_source AS SELECT * FROM STREAM evs`)
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", evolutionEvents(10, 10, true)))
+	waitSame(t, w, pg, "SELECT id, kind, _rescued_data->>'extra' FROM from_source ORDER BY id", "SELECT id, kind, extra FROM "+pgEvolution+" ORDER BY id")
+	if got := columnNames(t, w, "from_source"); got != "id,kind,_rescued_data" {
+		t.Errorf("columns: %s", got)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		evs := tableEvents(t, srv, "from_source", eventlog.KindSchemaChange)
+		if len(evs) == 1 && strings.Contains(evs[0].Details, `"applied":false`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("schema_change events: %+v", evs)
+		}
+		time.Sleep(20 * time.Millisecond) // polling, with a deadline
+	}
 }
 
 func TestFilesEvolutionRescueAndNone(t *testing.T) {

@@ -170,7 +170,7 @@ func openWith(st *state.Store, logKey []byte, o Options, s Schema, cfg config) (
 		if v.Version == s.Version {
 			have = sameSchema(v, s)
 		}
-		if v.Version > s.Version && extends(s, v) && (src.pending == nil || v.Version > src.pending.Version) {
+		if v.Version > s.Version && extends(s, v) && len(v.Columns) > len(s.Columns) && (src.pending == nil || v.Version > src.pending.Version) {
 			p := v
 			src.pending = &p
 		}

@@ -340,7 +340,7 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 		case stopAt != nil:
 			s.noticeLocked(NoticeSchema, stopAt.Path, "file %s has new columns %s: schema version %d recorded; the table restarts on it and reads the file with them", stopAt.Path, columnNames(evolved), newVersion.Version)
 		default:
-			s.noticeLocked(NoticeSchema, out[len(out)-1].entry.File.Path, "new columns %s: schema version %d recorded; the table restarts on it", columnNames(evolved), newVersion.Version)
+			s.noticeLocked(NoticeSchema, out[len(out)-1].entry.File.Path, "new columns %s: schema version %d recorded", columnNames(evolved), newVersion.Version)
 		}
 	}
 	s.mu.Unlock()
