@@ -212,3 +212,20 @@ func TestFilesEvolutionFailOnNewColumns(t *testing.T) {
 		t.Errorf("columns after CREATE OR REFRESH: %s", got)
 	}
 }
+
+// TestFilesEvolutionAvailableNow: REFRESH of an available_now table waits
+// through the restart a new column causes: when it returns, the file that
+// brought the column is read, with it.
+func TestFilesEvolutionAvailableNow(t *testing.T) {
+	root := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", evolutionEvents(0, 10, false)))
+	srcExec(t, w, `CREATE STREAMING TABLE once WITH (trigger = 'available_now') AS SELECT * FROM STREAM read_files('landing', format => 'json')`)
+	waitSame(t, w, pg, "SELECT id, kind FROM once ORDER BY id", "SELECT id, kind FROM "+pgEvolution+" ORDER BY id")
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", evolutionEvents(10, 10, true)))
+	srv.eng.RescanFiles()
+	srcExec(t, w, "REFRESH STREAMING TABLE once")
+	sameFileRows(t, w, pg, "SELECT id, kind, extra FROM once ORDER BY id", "SELECT id, kind, extra FROM "+pgEvolution+" ORDER BY id")
+}
