@@ -87,6 +87,9 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 				continue
 			}
 			old := defs[i]
+			if len(p.Columns) <= len(old.Columns) {
+				continue
+			}
 			d := *defs[i].Clone()
 			d.Columns = nil
 			for _, c := range p.Columns {
@@ -103,6 +106,9 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		return
 	}
 	sp, trig, err := e.planStored(rel, defs)
+	if err == nil {
+		err = distinctColumns(rel.Name, sp.Cols)
+	}
 	if err != nil {
 		e.failedRunner(rel, sqlerr.From(err).Message)
 		return
@@ -139,6 +145,21 @@ func (e *Engine) stopIfDropped(oid uint32) {
 	if _, ok := e.cat.RelationByOID(oid); !ok {
 		e.stopRunner(oid)
 	}
+}
+
+// distinctColumns refuses a plan whose columns repeat a name: a new
+// column of a files input named like another column of the table (an
+// alias in its query).
+func distinctColumns(table string, cols []planner.Column) error {
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.Name] {
+			return sqlerr.New(sqlerr.DuplicateColumn, "streaming table \"%s\" cannot take its files input's new column \"%s\": it has a column of that name", table, c.Name).
+				WithHint("Rename the column in the query (CREATE OR REFRESH), or read the input with schemaEvolutionMode => 'rescue'.")
+		}
+		seen[c.Name] = true
+	}
+	return nil
 }
 
 // filesSchemaChange is one input's move to a new schema version.
