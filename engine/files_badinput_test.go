@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/weir-sql/weir/catalog/eventlog"
+	"github.com/weir-sql/weir/engine"
 )
 
 // waitFilesEvent waits for a files event of table name whose notice is
@@ -91,6 +92,14 @@ func TestFilesBadInputEvents(t *testing.T) {
 	srcExec(t, w, "REFRESH STREAMING TABLE bronze")
 	waitSame(t, w, pg, rowsW, rowsPG())
 	waitFor(t, w, "SELECT status = 'idle' AND files_skipped = 3 AND last_error IS NULL FROM weir_catalog.streaming_progress WHERE name = 'bronze'")
+	// A restart does not read the changed file again either.
+	srv.stop()
+	srv = startServerWith(t, engine.Config{DataDir: srv.dir, FilesRoots: []string{root}})
+	w = srv.connect(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/c2.json", jsonEvents(15, 5)))
+	srv.eng.RescanFiles()
+	srcExec(t, w, "REFRESH STREAMING TABLE bronze")
+	waitSame(t, w, pg, rowsW, strings.Replace(rowsPG(), "ELSE 'c.json'", "WHEN id < 15 THEN 'c.json' ELSE 'c2.json'", 1))
 
 	// A path matching nothing yet, the schema given: a NOTICE at CREATE
 	// and an event; the table reads the files that arrive later.
