@@ -229,3 +229,24 @@ func TestFilesEvolutionAvailableNow(t *testing.T) {
 	srcExec(t, w, "REFRESH STREAMING TABLE once")
 	sameFileRows(t, w, pg, "SELECT id, kind, extra FROM once ORDER BY id", "SELECT id, kind, extra FROM "+pgEvolution+" ORDER BY id")
 }
+
+// TestFilesEvolutionCSV: a CSV file whose header has a column more evolves
+// the table as a JSON field does; PostgreSQL reads the same files with
+// COPY (csv, header).
+func TestFilesEvolutionCSV(t *testing.T) {
+	root := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	mustExec(t, pg, "CREATE TABLE ev (id bigint, kind text, extra text)")
+	a := writeFile(t, root, "landing/a.csv", "id,kind\n1,x\n2,y\n")
+	copyFile(t, pg, a, "COPY ev (id, kind) FROM STDIN WITH (FORMAT csv, HEADER true)")
+	srcExec(t, w, `CREATE STREAMING TABLE bronze AS SELECT * FROM STREAM read_files('landing', format => 'csv', header => true)`)
+	waitSame(t, w, pg, "SELECT id, kind FROM bronze ORDER BY id", "SELECT id, kind FROM ev ORDER BY id")
+	b := writeFile(t, root, "landing/b.csv", "id,kind,extra\n3,z,e3\n4,x,e4\n")
+	copyFile(t, pg, b, "COPY ev (id, kind, extra) FROM STDIN WITH (FORMAT csv, HEADER true)")
+	waitSame(t, w, pg, "SELECT id, kind, extra FROM bronze ORDER BY id", "SELECT id, kind, extra FROM ev ORDER BY id")
+	if got := columnNames(t, w, "bronze"); got != "id,kind,extra,_rescued_data" {
+		t.Errorf("columns: %s", got)
+	}
+}
