@@ -131,6 +131,7 @@ func Open(cfg Config) (*Engine, error) {
 // gone.
 func (e *Engine) Close() error {
 	close(e.closing)
+	e.waitFilesRestarts() // files_evolve.go
 	e.stopAll()
 	return e.store.Close()
 }

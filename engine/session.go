@@ -35,6 +35,9 @@ type Session struct {
 	// filesMemo holds the files definitions made during the statement
 	// running now, by their options (nil between statements).
 	filesMemo map[string]*catalog.FilesSource
+	// filesNotices are the statement's notices about its files inputs
+	// (files_source.go: a path matching nothing yet).
+	filesNotices []string
 
 	// backend is the client connection (nil for internal sessions).
 	// loginUser and appName are what other sessions read for

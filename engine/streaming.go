@@ -238,6 +238,9 @@ func (r *runner) run(ctx context.Context) {
 					r.failRecovery(err)
 					break
 				}
+				if r.filesAfterStep() { // files_evolve.go: restarting on a new files schema
+					return
+				}
 				if !processed {
 					if r.trigger.kind == "available_now" {
 						r.setStatus(statusIdle, "")
@@ -394,7 +397,8 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			if err := s.refuseReplaceWithSinks(existing); err != nil { // sink_stmts.go
 				return "", err
 			}
-			if err := checkpoint.CheckIdentity(name, existing.Streaming.StateFingerprint, sp.StateFingerprint()); err != nil {
+			stored, current := s.eng.comparableFingerprints(existing, sp) // files_evolve.go
+			if err := checkpoint.CheckIdentity(name, stored, current); err != nil {
 				return "", err
 			}
 			if recs, err := checkpoint.LoadEpochs(s.eng.store, existing.OID); err != nil {
@@ -442,6 +446,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			return "", err
 		}
 	}
+	s.flushFilesNotices(io) // files_source.go: a path matching nothing yet
 	for _, w := range sp.Warnings {
 		io.Notice("WARNING", sqlerr.Warning, w)
 	}
@@ -456,6 +461,7 @@ type noticer interface {
 
 // startRunner starts a streaming table's job.
 func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig trigger) *runner {
+	rel = e.followPlanColumns(rel, sp) // files_evolve.go: its input's columns grew
 	sys := e.systemSession()
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
