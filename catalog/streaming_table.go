@@ -24,6 +24,9 @@ type StreamingTable struct {
 	// LateRows names the table that receives rows too late for their
 	// window ("" when none).
 	LateRows string `json:",omitempty"`
+	// Quarantine names the table that receives the rows expectations
+	// drop ("" when none).
+	Quarantine string `json:",omitempty"`
 
 	// Declared is true when the columns were declared (a column list):
 	// the query, and every flow, must give exactly those columns.
@@ -42,8 +45,8 @@ type StreamingTable struct {
 	ClusterBy     []string `json:",omitempty"`
 	// Schedule is SCHEDULE or TRIGGER ON UPDATE (nil: none).
 	Schedule *Schedule `json:",omitempty"`
-	// Expectations are the CONSTRAINT ... EXPECT clauses, stored (not yet
-	// enforced).
+	// Expectations are the CONSTRAINT ... EXPECT clauses, checked on the
+	// rows the table's query writes (engine/expectations.go).
 	Expectations []Expectation `json:",omitempty"`
 	// Flows are the CREATE FLOW statements that fill a NoQuery table,
 	// each run as its own job with its own checkpoint (engine/flows.go).

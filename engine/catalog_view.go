@@ -60,6 +60,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 	if schema == weirCatalogSchema && name == "streaming_progress" {
 		return progressRelation(), nil
 	}
+	if schema == weirCatalogSchema && name == "expectations" {
+		return expectationsRelation(), nil // expectations_view.go
+	}
 	if r := monitorRelation(schema, name); r != nil { // monitor_relations.go
 		return r, nil
 	}
@@ -122,6 +125,9 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arrow.RecordBatch, error) {
 	if scan.Kind == planner.VirtualTable && scan.OID == progressOID {
 		return []arrow.RecordBatch{v.s.eng.progressRows()}, nil
+	}
+	if scan.Kind == planner.VirtualTable && scan.OID == expectationsOID {
+		return v.s.eng.expectationRows() // expectations_view.go
 	}
 	if scan.Kind == planner.VirtualTable {
 		if b, ok, err := v.s.monitorRows(scan.OID); ok { // monitor_relations.go

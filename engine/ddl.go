@@ -307,6 +307,9 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 				return nil, sqlerr.New("2BP01", "cannot drop %s %s because streaming table %s reads it", rel.Kind.Noun(), rel.Name, reader).
 					WithHint("Drop the streaming table first (DROP STREAMING TABLE " + reader + ").")
 			}
+			if err := s.eng.refuseDropQuarantine(rel); err != nil { // expectations.go
+				return nil, err
+			}
 		}
 		if err := s.eng.cat.DropRelation(s.searchPath(), schema, name, kind, d.MissingOk); err != nil {
 			if _, err := noticeOr(err, io, ""); err != nil {

@@ -234,6 +234,9 @@ func (s *Session) streamingDetails(rel *catalog.Relation) [][2]string {
 	if st.LateRows != "" {
 		out = append(out, [2]string{"Late Rows", st.LateRows})
 	}
+	if st.Quarantine != "" {
+		out = append(out, [2]string{"Quarantine", st.Quarantine}) // expectations.go
+	}
 	if r != nil && r.plan != nil {
 		out = append(out, [2]string{"Input", r.plan.Input.Name})
 	}

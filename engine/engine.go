@@ -69,6 +69,7 @@ type Engine struct {
 	inline   sync.Map           // inline sources (source_inline.go) by OID: *catalog.Relation
 	flows    flowRegistry       // the running flows' targets (flows.go)
 	sinks    sync.Map           // running sinks (sinks.go) by streaming table OID: *tableSinks
+	expect   sync.Map           // jobs' expectations (expectations.go) by job OID: *expectationJob
 
 	// sig is closed (and replaced) at every commit, waking streaming
 	// tables that wait for input.
@@ -92,6 +93,7 @@ type Engine struct {
 	filesRoots []string    // files_access.go: resolved --files-root folders
 	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
 
+	stats serverCounters // server_stats.go: connections, statements, errors, latencies
 	log        *slog.Logger  // event_log.go: the server's log
 	recoveries sync.Map      // event_log_recovery.go: job OID → recoveryNote
 	eventLog   eventLogLimit // event_log_retention.go
@@ -135,6 +137,7 @@ func Open(cfg Config) (*Engine, error) {
 		e.stateLimit = DefaultStreamingStateMemory
 	}
 	e.log, e.eventLog = cfg.Logger, newEventLogLimit(cfg.EventLogRetention, cfg.EventLogMaxRows) // event_log_retention.go
+	st.SetObserver(&e.stats) // server_stats.go: commit and fsync latency
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil
@@ -144,6 +147,7 @@ func Open(cfg Config) (*Engine, error) {
 // gone.
 func (e *Engine) Close() error {
 	close(e.closing)
+	e.waitFilesRestarts() // files_evolve.go
 	e.stopAll()
 	eventlog.Forget(e.store)
 	return e.store.Close()
@@ -181,6 +185,7 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wir
 	e.mu.Lock()
 	e.sessions[pid] = s
 	e.mu.Unlock()
+	e.stats.connsOpened.Add(1) // server_stats.go
 	return s, nil
 }
 

@@ -59,6 +59,9 @@ func (e *Engine) commitEpoch(oid uint32, epoch int64, rec exec.EpochRecord, late
 			return err
 		}
 	}
+	if err := e.stageExpectations(tx, oid, epoch); err != nil { // expectations.go
+		return err
+	}
 	batch, err := e.stageBatch(tx, oid, epoch, rec) // batches.go: streaming_batches' row
 	if err != nil {
 		return err
@@ -173,6 +176,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 	if err := dropFilesLogs(tx, oid); err != nil { // files_input.go
 		return err
 	}
+	if err := e.dropExpectationCounts(tx, oid); err != nil { // expectations.go
+		return err
+	}
 	if err := e.dropBatches(tx, oid); err != nil { // batches.go
 		return err
 	}
@@ -183,6 +189,9 @@ func (e *Engine) dropEpochs(oid uint32) error {
 // replaces (CREATE OR REFRESH with compatible state).
 func (e *Engine) moveEpochs(from, to uint32) error {
 	if err := e.moveFilesLogs(from, to); err != nil { // files_input.go
+		return err
+	}
+	if err := e.moveExpectationCounts(from, to); err != nil { // expectations.go
 		return err
 	}
 	if err := e.moveBatches(from, to); err != nil { // batches.go

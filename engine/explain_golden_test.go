@@ -206,6 +206,14 @@ func TestExplainGolden(t *testing.T) {
 			},
 		},
 		{
+			golden: "expectations",
+			create: "CREATE STREAMING TABLE checked_orders (CONSTRAINT has_region EXPECT (region IS NOT NULL), CONSTRAINT positive EXPECT (amount > 0) ON VIOLATION DROP ROW, CONSTRAINT sane EXPECT (amount < 1000000) ON VIOLATION FAIL UPDATE) WITH (quarantine = rejected_orders) AS SELECT order_id, region, amount FROM STREAM orders",
+			check: func(t *testing.T, lines []string) {
+				wantContains(t, lines, "has_region EXPECT (region IS NOT NULL): warn", "positive EXPECT (amount > 0): ON VIOLATION DROP ROW: dropped, counted, written to rejected_orders",
+					"sane EXPECT (amount < 1000000): ON VIOLATION FAIL UPDATE")
+			},
+		},
+		{
 			golden: "stateless",
 			create: "CREATE STREAMING TABLE big_orders AS SELECT order_id, amount FROM STREAM orders WHERE amount >= 100",
 			check: func(t *testing.T, lines []string) {

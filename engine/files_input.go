@@ -12,6 +12,7 @@ import (
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/files"
+	"github.com/weir-sql/weir/internal/failpoint"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/state"
 )
@@ -28,12 +29,19 @@ import (
 type filesOpened struct {
 	mu   sync.Mutex
 	open map[uint32][]*filesInput
+	// evolveMu makes restarts on new schemas one at a time
+	// (files_evolve.go).
+	evolveMu sync.Mutex
 }
 
 // filesInput is one open files source of a streaming table.
 type filesInput struct {
 	src *files.Source
 	rel *catalog.Relation // the source relation (inline or named)
+	// evolves: the table restarts on the new schema versions the source
+	// records (files_evolve.go).
+	evolves bool
+	issues  filesIssueCounts // files_events.go
 }
 
 // filesLogKey is the key of reader's processed-file log for the files
@@ -99,7 +107,8 @@ func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation,
 	if err != nil {
 		return failingSource{err}
 	}
-	fsrc, err := files.Open(e.store, filesLogKey(reader.OID, src), o, filesSchema(def))
+	evolves := evolvingInput(reader, src, o) // files_evolve.go
+	fsrc, err := files.OpenWith(e.store, filesLogKey(reader.OID, src), o, filesSchema(def), files.Tuning{StopOnNewColumns: evolves, Hit: failpoint.Hit})
 	if err != nil {
 		return failingSource{err}
 	}
@@ -107,7 +116,7 @@ func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation,
 	if e.filesOpen.open == nil {
 		e.filesOpen.open = map[uint32][]*filesInput{}
 	}
-	e.filesOpen.open[reader.OID] = append(e.filesOpen.open[reader.OID], &filesInput{src: fsrc, rel: src})
+	e.filesOpen.open[reader.OID] = append(e.filesOpen.open[reader.OID], &filesInput{src: fsrc, rel: src, evolves: evolves})
 	e.filesOpen.mu.Unlock()
 	return &fittedSource{Source: fsrc, schema: schema, eng: e, checked: map[string]bool{}}
 }

@@ -64,7 +64,13 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 		return nil, err
 	}
 	o.Path = resolved
+	if s.filesMemo != nil && len(s.filesMemo) == 0 {
+		s.filesNotices = nil // the statement's first files input
+	}
 	if declared != nil {
+		if list, err := files.List(o); err == nil && len(list) == 0 {
+			s.noFilesYet(given)
+		}
 		for _, c := range declared {
 			if o.RescuedColumn != "" && c.Name == o.RescuedColumn {
 				return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" is the source's rescued-data column", c.Name).
@@ -102,6 +108,9 @@ func (s *Session) newFilesDefinition(opts []catalog.FilesOption, declared []cata
 		return nil, sqlerr.New(sqlerr.IndeterminateDatatype, "cannot infer the schema of %s: no files match \"%s\"", o.Format, given).
 			WithDetail("Databricks calls this CF_EMPTY_DIR_FOR_SCHEMA_INFERENCE: the columns are inferred from the files there when the query is planned.").
 			WithHint("Give the columns with schema => 'a INT, b STRING' (or a column list in CREATE SOURCE), or add files first.")
+	}
+	if len(list) == 0 {
+		s.noFilesYet(given)
 	}
 	sch, err := files.Infer(list, o, inferSampleFiles, inferSampleBytes)
 	if err != nil {
@@ -202,6 +211,17 @@ func filesPlannerColumns(rel *catalog.Relation, r *planner.Relation) {
 // its OID is a hash of the definition, so re-planning the same stored
 // definition after a restart finds the same input.
 func (e *Engine) inlineFilesRelation(def *catalog.FilesSource, text string) *catalog.Relation {
+	oid := inlineFilesOID(def)
+	rel := &catalog.Relation{OID: oid, Schema: inlineSchema, Name: fmt.Sprintf("files$%08x", oid), Kind: catalog.KindSource,
+		ViewSQL: "SELECT * FROM " + text, Columns: filesColumns(def),
+		Source: &catalog.Source{Connector: "files", Files: def, Definition: text}}
+	e.inline.Store(oid, rel)
+	return rel
+}
+
+// inlineFilesOID is the OID of the inline relation of a read_files
+// definition: a hash of all of it.
+func inlineFilesOID(def *catalog.FilesSource) uint32 {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%d|%s|%s|%s|%d", def.Input, def.Path, def.Format, def.Rescued, def.Version)
 	for _, o := range def.Options {
@@ -210,12 +230,7 @@ func (e *Engine) inlineFilesRelation(def *catalog.FilesSource, text string) *cat
 	for _, c := range def.Columns {
 		fmt.Fprintf(h, "|%s %d %d", c.Name, c.Type.OID, c.Type.Typmod)
 	}
-	oid := inlineOIDBase | h.Sum32()&0x0FFFFFFF
-	rel := &catalog.Relation{OID: oid, Schema: inlineSchema, Name: fmt.Sprintf("files$%08x", oid), Kind: catalog.KindSource,
-		ViewSQL: "SELECT * FROM " + text, Columns: filesColumns(def),
-		Source: &catalog.Source{Connector: "files", Files: def, Definition: text}}
-	e.inline.Store(oid, rel)
-	return rel
+	return inlineOIDBase | h.Sum32()&0x0FFFFFFF
 }
 
 // FilesRelation implements planner.FilesCatalog: a batch read_files(...)
@@ -295,4 +310,22 @@ func fitBatch(b arrow.RecordBatch, schema *arrow.Schema) (arrow.RecordBatch, err
 		cols[i] = c
 	}
 	return array.NewRecordBatch(schema, cols, b.NumRows()), nil
+}
+
+// noFilesYet notes, for the client, that a files input's path matches no
+// file yet (the schema was given): the table starts empty and reads the
+// files as they arrive (the source reports it in the event log too).
+func (s *Session) noFilesYet(given string) {
+	if s.filesMemo == nil {
+		return
+	}
+	s.filesNotices = append(s.filesNotices, fmt.Sprintf("no files match \"%s\" yet: files arriving there later are read", given))
+}
+
+// flushFilesNotices sends the statement's files notices to the client.
+func (s *Session) flushFilesNotices(io noticer) {
+	for _, n := range s.filesNotices {
+		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, n)
+	}
+	s.filesNotices = nil
 }

@@ -45,6 +45,7 @@ func (s *Session) createFilesSource(ss *parse.StreamingStmt, text string, io wir
 	if err != nil {
 		return nil, err
 	}
+	s.flushFilesNotices(io)
 	rel := &catalog.Relation{Schema: ss.Schema, Name: ss.Name, Kind: catalog.KindSource, ViewSQL: readFilesQuery(def),
 		Columns: filesColumns(def), Source: &catalog.Source{Connector: "files", Files: def, Definition: text}}
 	return s.storeSource(ss, rel, io) // source_stmts.go

@@ -94,12 +94,16 @@ type BatchRow struct {
 
 // ServerStats are the server-wide figures of /metrics.
 type ServerStats struct {
-	Connections int64 // open client connections
-	Queries     int64 // statements run since start
+	Connections       int64 // open client connections
+	ConnectionsOpened int64 // client connections opened since start
+	Queries           int64 // statements run since start
 	// Errors counts the errors sent to clients since start, by SQLSTATE
 	// class (the first two characters: "42", "23", …).
 	Errors     map[string]int64
 	StoreBytes int64 // size of the data directory's store files
+	// CommitLatency and FsyncLatency are the store's commit and group
+	// fsync durations since start (server_stats.go).
+	CommitLatency, FsyncLatency LatencyHistogram
 }
 
 // Monitor returns the pipeline as it is now.

@@ -56,6 +56,9 @@ func (r *operatorResult) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if r.sess != nil && r.sess.tx.open {
 			r.sess.tx.failed = true
 		}
+		if r.sess != nil {
+			r.sess.countError(err) // server_stats.go
+		}
 		return nil, err
 	}
 	if b == nil {

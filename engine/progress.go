@@ -45,6 +45,10 @@ var progressColumns = []planner.RelColumn{
 	// other inputs; files_input.go)
 	{Name: "backlog_files", T: types.Int8},
 	{Name: "backlog_bytes", T: types.Int8},
+	// files reported and not read since the table started: vanished
+	// before reading, changed after, unreadable, damaged (files_events.go;
+	// each is a files event in the event log)
+	{Name: "files_skipped", T: types.Int8},
 }
 
 func progressRelation() *planner.Relation {
@@ -78,12 +82,15 @@ func (e *Engine) progressRows() arrow.RecordBatch {
 // running); flow is the flow's name or nil.
 func progressRow(name string, r *runner, flow any) []any {
 	status, lastErr := statusStopped, ""
-	var backlogFiles, backlogBytes any
+	var backlogFiles, backlogBytes, filesSkipped any
 	if r != nil {
 		status, lastErr = r.state()
 		// Files inputs are keyed by the job's OID (a flow's own).
 		if nf, nb, ok := r.eng.filesBacklog(r.oid); ok {
 			backlogFiles, backlogBytes = nf, nb
+		}
+		if n, ok := r.eng.filesSkipped(r.oid); ok {
+			filesSkipped = n
 		}
 	}
 	if r != nil && r.job != nil {
@@ -95,10 +102,10 @@ func progressRow(name string, r *runner, flow any) []any {
 		return []any{name, status, p.Epoch, p.InputRows, p.LateRows, wm, p.StateRows, p.StateBytes,
 			p.InputRowsPerSecond, p.ProcessedRowsPerSecond, p.BacklogRows,
 			float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows, stateLimitValue(r.job.StateLimit), flow,
-			backlogFiles, backlogBytes}
+			backlogFiles, backlogBytes, filesSkipped}
 	}
 	return []any{name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil, flow,
-		backlogFiles, backlogBytes}
+		backlogFiles, backlogBytes, filesSkipped}
 }
 
 func appendRow(cols [][]any, vals []any) {

@@ -35,6 +35,9 @@ type Session struct {
 	// filesMemo holds the files definitions made during the statement
 	// running now, by their options (nil between statements).
 	filesMemo map[string]*catalog.FilesSource
+	// filesNotices are the statement's notices about its files inputs
+	// (files_source.go: a path matching nothing yet).
+	filesNotices []string
 
 	// backend is the client connection (nil for internal sessions).
 	// loginUser and appName are what other sessions read for
@@ -192,12 +195,14 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 		}
 		if err := st.prepare(); err != nil {
 			delete(s.plans, key)
+			s.countRefused(err) // server_stats.go
 			return nil, err
 		}
 		return cached, nil
 	}
 	out, err := s.prepareNew(query, paramTypes)
 	if err != nil {
+		s.countRefused(err) // server_stats.go
 		return nil, err
 	}
 	if s.plans == nil || len(s.plans) >= maxCachedPlans {

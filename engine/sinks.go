@@ -62,6 +62,9 @@ type tableSinks struct {
 	// first epochs: a sink behind the table's restart point cannot catch
 	// up by a re-run from the first epoch.
 	rerunnable bool
+	// job is the table's, told by sinksDecision from which re-run epoch
+	// on the sinks need its changes exactly as first computed.
+	job *exec.StreamJob
 }
 
 // liveSink is one sink of a running table.
@@ -163,7 +166,7 @@ func (e *Engine) openFilesSink(o *catalog.FilesSink, cols []filesink.Column) (*f
 // open, CREATE, REFRESH), before its recovery decides where to re-run
 // from (sinksDecision).
 func (e *Engine) attachSinks(rel *catalog.Relation, sp *planner.StreamPlan, job *exec.StreamJob) {
-	ts := &tableSinks{rerunnable: true}
+	ts := &tableSinks{rerunnable: true, job: job}
 	if n, err := e.logs.Trimmed(sp.Input.OID); err != nil || n > 0 {
 		ts.rerunnable = false
 	}
@@ -195,12 +198,19 @@ func (e *Engine) newLiveSink(def *catalog.Sink, rel *catalog.Relation, mode stri
 // from its first epoch, which rebuilds the same state and changes, and
 // rerunSinks gives each sink the epochs after its LastCommitted. When
 // retention removed the first epochs' input, such a sink fails instead.
+//
+// It also tells the job the oldest epoch a sink holds: from there on the
+// re-run computes every epoch's changes as the first run did
+// (StreamJob.SinkChangesFrom), so that the epochs a sink gets continue
+// its contents (an update-mode table's delete of the row the sink holds,
+// then the insert of its new value).
 func (e *Engine) sinksDecision(oid uint32, d checkpoint.Decision, s checkpoint.Stored) checkpoint.Decision {
 	ts := e.sinksOf(oid)
-	if ts == nil || d.From <= 1 {
+	if ts == nil {
 		return d
 	}
-	floor := int64(-1)
+	floor := int64(-1) // the oldest epoch a sink behind the re-run's start holds
+	held := int64(-1)  // the oldest epoch any sink holds
 	for _, l := range ts.sinks {
 		if l.sink == nil {
 			continue
@@ -211,7 +221,7 @@ func (e *Engine) sinksDecision(oid uint32, d checkpoint.Decision, s checkpoint.S
 			continue
 		}
 		last -= l.def.EpochBase // in the table's epochs
-		if last < d.From-1 {
+		if last < d.From-1 && d.From > 1 {
 			if !ts.rerunnable {
 				l.fail(sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "sink %s holds epochs up to %d, and the input of the later epochs its table would re-run is gone (retention)", l.def.Name, last))
 				continue
@@ -219,6 +229,15 @@ func (e *Engine) sinksDecision(oid uint32, d checkpoint.Decision, s checkpoint.S
 			if floor < 0 || last < floor {
 				floor = last
 			}
+		}
+		if held < 0 || last < held {
+			held = last
+		}
+	}
+	if ts.job != nil {
+		ts.job.SinkChangesFrom = 0
+		if held >= 0 {
+			ts.job.SinkChangesFrom = max(held, 1)
 		}
 	}
 	if floor < 0 {

@@ -35,7 +35,11 @@ func isSourceStatement(ss *parse.StreamingStmt) bool {
 }
 
 // showSourcesColumns is SHOW SOURCES' result shape.
+// path and format are a files source's (NULL for other connectors):
+// where it reads, resolved under the files root, and what; options that
+// could hold a secret are not shown.
 var showSourcesColumns = []wire.Column{{Name: "name", Type: types.Text}, {Name: "connector", Type: types.Text},
+	{Name: "path", Type: types.Text}, {Name: "format", Type: types.Text},
 	{Name: "table", Type: types.Text}, {Name: "max_events", Type: types.Int8}, {Name: "events_per_second", Type: types.Int8},
 	{Name: "seed", Type: types.Int8}, {Name: "paced", Type: types.Bool}, {Name: "watermark", Type: types.Text},
 	{Name: "read_by", Type: types.Text}}
@@ -286,8 +290,11 @@ func (s *Session) showSources(st *statement) (wire.Result, error) {
 		if rel.Kind != catalog.KindSource || rel.Source == nil {
 			continue
 		}
-		var table, wm, readBy any
+		var table, wm, readBy, path, format any
 		var maxEvents, eps, seed, paced any
+		if f := rel.Source.Files; f != nil {
+			path, format = f.Path, f.Format
+		}
 		if n := rel.Source.Nexmark; n != nil {
 			table, eps, seed, paced = n.Table, n.EventsPerSecond, n.Seed, n.Paced
 			if n.MaxEvents > 0 {
@@ -305,7 +312,7 @@ func (s *Session) showSources(st *statement) (wire.Result, error) {
 			sort.Strings(readers)
 			readBy = strings.Join(readers, ", ")
 		}
-		vals := []any{rel.Name, rel.Source.Connector, table, maxEvents, eps, seed, paced, wm, readBy}
+		vals := []any{rel.Name, rel.Source.Connector, path, format, table, maxEvents, eps, seed, paced, wm, readBy}
 		for i, v := range vals {
 			cols[i] = append(cols[i], v)
 		}

@@ -84,8 +84,8 @@ func TestSourceStatements(t *testing.T) {
 		}
 	}
 	show := textRows(t, w, "SHOW SOURCES")
-	wantShow := []string{"bid\tnexmark\tbid\t5000\t1000\t3\tf\tdate_time - 00:00:04\t\\N",
-		"nexmark_person\tnexmark\tperson\t5000\t1000\t3\tf\tdate_time - 00:00:04\t\\N"}
+	wantShow := []string{"bid\tnexmark\t\\N\t\\N\tbid\t5000\t1000\t3\tf\tdate_time - 00:00:04\t\\N",
+		"nexmark_person\tnexmark\t\\N\t\\N\tperson\t5000\t1000\t3\tf\tdate_time - 00:00:04\t\\N"}
 	if strings.Join(show, "\n") != strings.Join(wantShow, "\n") {
 		t.Errorf("SHOW SOURCES:\n%s\nwant\n%s", strings.Join(show, "\n"), strings.Join(wantShow, "\n"))
 	}

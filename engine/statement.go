@@ -127,6 +127,8 @@ func (st *statement) Columns() []wire.Column {
 // Execute implements wire.Statement.
 func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.ExecIO) (res wire.Result, err error) {
 	s := st.sess
+	s.countStatement() // server_stats.go
+	defer func() { s.countError(err) }()
 	// Functions that wait (pg_sleep) and pg_cancel_backend's WARNINGs
 	// need the statement's cancellation and connection.
 	s.runDone, s.runIO = ctx.Done(), io

@@ -227,10 +227,11 @@ func (r *runner) run(ctx context.Context) {
 						r.eng.jobResumed(r) // event_log.go
 						continue
 					}
-					if sqlerr.Code(err) == sqlerr.OutOfMemory {
+					if sqlerr.Code(err) == sqlerr.OutOfMemory || exec.IsExpectationViolation(err) {
 						// Over the state limit: let the memory go now; the
 						// state is rebuilt from the epoch log if the table
-						// is refreshed.
+						// is refreshed. (A FAIL UPDATE expectation too: a
+						// REFRESH re-runs the failed epoch from the log.)
 						r.job.DropState()
 						r.mu.Lock()
 						r.stateDropped = true
@@ -240,6 +241,9 @@ func (r *runner) run(ctx context.Context) {
 					r.setStatus(statusFailed, sqlerr.From(err).Message)
 					r.failRecovery(err)
 					break
+				}
+				if r.filesAfterStep() { // files_evolve.go: restarting on a new files schema
+					return
 				}
 				if !processed {
 					if r.trigger.kind == "available_now" {
@@ -347,10 +351,11 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 			// Late rows go to this table (created if needed) as well as
 			// being counted in streaming_progress.
 		case "quarantine":
-			return nil, trig, sqlerr.New(sqlerr.FeatureNotSupported, "quarantine needs expectations, which are not supported yet")
+			// Rows dropped by expectations go to this table (created if
+			// needed; expectations.go).
 		default:
 			return nil, trig, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized streaming table option \"%s\"", k).
-				WithHint("Options: output_mode, trigger, late_rows, state_memory_limit.")
+				WithHint("Options: output_mode, trigger, late_rows, quarantine, state_memory_limit.")
 		}
 	}
 	trig.stateLimit = stateLimit
@@ -396,7 +401,8 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			if err := s.refuseReplaceWithSinks(existing); err != nil { // sink_stmts.go
 				return "", err
 			}
-			if err := checkpoint.CheckIdentity(name, existing.Streaming.StateFingerprint, sp.StateFingerprint()); err != nil {
+			stored, current := s.eng.comparableFingerprints(existing, sp) // files_evolve.go
+			if err := checkpoint.CheckIdentity(name, stored, current); err != nil {
 				return "", err
 			}
 			if recs, err := checkpoint.LoadEpochs(s.eng.store, existing.OID); err != nil {
@@ -422,6 +428,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 		}
 		rel.Streaming.LateRows = lateName
 	}
+	if err := s.ensureQuarantineTable(schema, sp, rel, io); err != nil { // expectations.go
+		return "", err
+	}
 	for _, c := range sp.Cols {
 		t := c.T
 		if t.OID == types.OidUnknown {
@@ -441,6 +450,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			return "", err
 		}
 	}
+	s.flushFilesNotices(io) // files_source.go: a path matching nothing yet
 	for _, w := range sp.Warnings {
 		io.Notice("WARNING", sqlerr.Warning, w)
 	}
@@ -456,6 +466,7 @@ type noticer interface {
 
 // startRunner starts a streaming table's job.
 func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig trigger) *runner {
+	rel = e.followPlanColumns(rel, sp) // files_evolve.go: its input's columns grew
 	sys := e.systemSession()
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
 	input := sp.Input
@@ -487,6 +498,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 			job.KeepLate = true
 		}
 	}
+	e.attachExpectations(rel, sp, job) // expectations.go
 	guard := checkpoint.NewResumeGuard()
 	if notNull := notNullColumns(rel); len(notNull) > 0 { // column_constraints.go
 		job.CheckOutput = func(epoch int64, rows []arrow.RecordBatch) error {

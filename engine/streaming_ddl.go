@@ -18,8 +18,8 @@ import (
 // a declared column list the query must match, table clauses kept in the
 // catalog (catalog.StreamingTable) and shown through pg_class.reloptions
 // and pg_description, tables declared without a query that a flow fills,
-// and ALTER STREAMING TABLE. Schedules and expectations are stored and
-// shown but not acted on yet; a NOTICE says so.
+// and ALTER STREAMING TABLE. Schedules run (schedule.go) and expectations
+// are checked (expectations.go).
 
 // tableShape is what a streaming table's query must give — its declared
 // columns (nil when the query defines them) — and its schedule, which
@@ -57,6 +57,11 @@ func (s *Session) planStreamingTable(st *parse.StreamingStmt, shape *tableShape)
 			probe.Columns = append(probe.Columns, catalog.Column{Name: c.Name, Type: queryType(c.T)})
 		}
 		if err := s.applyTableSpec(probe, st, discardNotices{}); err != nil {
+			return nil, trig, err
+		}
+	}
+	if err == nil && st.Kind != parse.CreateFlow {
+		if err := s.planExpectations(st, sp); err != nil { // expectations.go
 			return nil, trig, err
 		}
 	}
@@ -417,9 +422,6 @@ func fillStreamingSpec(rel *catalog.Relation, spec *parse.TableSpec, tz string, 
 	for _, e := range spec.Expectations {
 		st.Expectations = append(st.Expectations, catalog.Expectation{Name: e.Name, Expr: e.Expr, OnViolation: e.OnViolation})
 	}
-	if len(st.Expectations) > 0 {
-		io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("streaming table %s: %d expectation(s) stored, not enforced yet (rows that fail them are kept)", rel.Name, len(st.Expectations)))
-	}
 	return nil
 }
 
@@ -527,6 +529,9 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 		return nil, sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
 	if err := fillStreamingSpec(rel, st.Spec, s.settings["timezone"], io); err != nil {
+		return nil, err
+	}
+	if err := s.checkDeclaredExpectations(rel); err != nil { // expectations.go
 		return nil, err
 	}
 	rel.Streaming.Trigger = scheduledTrigger(rel.Streaming.Schedule, trigger{kind: "continuous"}).kind

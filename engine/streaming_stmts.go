@@ -259,6 +259,19 @@ func (e *Engine) waitRefreshed(ctx context.Context, r *runner, full bool, io wir
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
+		// A table restarted meanwhile (on a files input's new schema,
+		// files_evolve.go) is waited for in its new job; none between.
+		if cur := e.runnerFor(r.oid); cur != r {
+			if cur == nil || cur.job == nil {
+				select {
+				case <-ctx.Done():
+					return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+				case <-tick.C:
+				}
+				continue
+			}
+			r = cur
+		}
 		p := r.job.Progress()
 		status, lastErr := r.state()
 		switch {

@@ -51,6 +51,10 @@ type StreamJob struct {
 	// and nothing of it is committed or published (the table's NOT NULL
 	// columns, engine/not_null.go).
 	CheckOutput func(epoch int64, rows []arrow.RecordBatch) error
+	// Expectations, when set, checks the table's expectations on the rows
+	// an epoch writes before it commits, dropping what DROP ROW rejects
+	// (stream_expectations.go).
+	Expectations *ExpectationStage
 	// SnapshotRows is how much input (rows) is read between two state
 	// snapshots; 0 chooses it from the state's size (snapshotDue).
 	SnapshotRows int64
@@ -80,7 +84,10 @@ type StreamJob struct {
 	// sinks that have not committed it (stream_sinks.go); committing is
 	// the changes of the epoch CommitEpoch is committing.
 	RerunSinks func(epoch int64, changes []ChangeBatch) error
-	committing []ChangeBatch
+	// SinkChangesFrom (stream_sinks.go): re-run epochs from it on compute
+	// their changes as the first run did; 0: no sink needs them.
+	SinkChangesFrom int64
+	committing      []ChangeBatch
 
 	offset    int64
 	watermark int64 // the input's, microseconds; math.MinInt64 before any event
@@ -427,7 +434,7 @@ func (j *StreamJob) runOperator(ectx *expr.Ctx, pre []arrow.RecordBatch) ([]Chan
 			}
 		}
 	} else {
-		sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: len(j.Replay) > 0, KeepLate: j.KeepLate}
+		sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: j.replayingFor(j.progress.Epoch + 1), KeepLate: j.KeepLate}
 		lateBefore := j.op.Late()
 		for _, b := range pre {
 			if err := j.op.Push(sc, 0, Inserts(b)); err != nil {
@@ -456,6 +463,9 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 	j.commitMu.Lock()
 	defer j.commitMu.Unlock()
 	epoch := step.Epoch
+	if err := j.Expectations.check(ectx, step.Changes); err != nil {
+		return err
+	}
 	output := j.epochOutput(step)
 	if j.CheckOutput != nil && !replaying {
 		rows := make([]arrow.RecordBatch, len(step.Changes))

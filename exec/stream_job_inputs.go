@@ -158,7 +158,7 @@ func (j *StreamJob) runTree(ectx *expr.Ctx, reads []connector.Read) ([]ChangeBat
 	if j.op == nil {
 		return nil, 0, sqlerr.New(sqlerr.InternalError, "streaming table %s has no operator for its plan", j.TableName)
 	}
-	sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: len(j.Replay) > 0, Tables: j.Env.Tables, KeepLate: j.KeepLate}
+	sc := &StreamCtx{Expr: ectx, Epoch: j.progress.Epoch + 1, Replaying: j.replayingFor(j.progress.Epoch + 1), Tables: j.Env.Tables, KeepLate: j.KeepLate}
 	lateBefore := j.op.Late()
 	for i, rd := range reads {
 		for _, b := range rd.Batches {

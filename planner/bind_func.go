@@ -59,6 +59,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 	if setReturning[name] {
 		return b.bindSRFCall(f, name, ec)
 	}
+	if e, ok, err := b.bindTryFunc(name, f, ec); ok { // bind_try.go
+		return e, err
+	}
 	if e, ok, err := b.bindStructFunc(name, f, ec); ok {
 		return e, err
 	}

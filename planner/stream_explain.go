@@ -23,6 +23,7 @@ func (sp *StreamPlan) ExplainStream(opts StreamExplainOptions) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	add("Streaming Table %s (output mode: %s)", opts.Name, sp.Mode)
+	sp.explainExpectations(add) // stream_expectations.go
 	if sp.Tree != nil {
 		sp.explainTree(opts, add)
 		return out
@@ -131,6 +132,7 @@ func (sp *StreamPlan) explainAnswers(opts StreamExplainOptions, add func(string,
 	if sp.Mode == AppendMode {
 		where += " and the rows it added"
 	}
+	where += sp.expectationProgress() // stream_expectations.go
 	where += ", fsynced before the epoch is visible"
 	if snapshots && (sp.Agg != nil || sp.Dedup != nil) {
 		where += "; about every state's worth of input (weir serve --snapshot-rows) that commit also holds a snapshot of the whole state"
@@ -225,6 +227,7 @@ func (sp *StreamPlan) explainTree(opts StreamExplainOptions, add func(string, ..
 	if sp.Mode == AppendMode {
 		where += ", and the rows it added"
 	}
+	where += sp.expectationProgress() // stream_expectations.go
 	if snapshots {
 		where += "; about every state's worth of input that commit also holds a snapshot of every operator's state and the sources' watermarks"
 	}

@@ -67,6 +67,11 @@ type StreamPlan struct {
 	// the job builds its operators from and EXPLAIN prints; the fields
 	// above are its parts.
 	Stages *StageNode
+	// Expectations are checked on the rows the plan writes, and
+	// Quarantine names the table dropped rows go to ("": none); the
+	// engine binds them (stream_expectations.go), EXPLAIN lists them.
+	Expectations []Expectation
+	Quarantine   string
 }
 
 // StreamOptions are the parts of CREATE STREAMING TABLE the planner needs.

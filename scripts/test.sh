@@ -13,6 +13,7 @@ need_apt=()
 /usr/bin/python3 -c 'import psycopg' 2>/dev/null || need_apt+=(python3-psycopg)
 command -v java >/dev/null || need_apt+=(default-jre-headless)
 command -v node >/dev/null || need_apt+=(nodejs npm)
+command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing test clients: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

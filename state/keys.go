@@ -41,6 +41,9 @@ import "encoding/binary"
 //	e/<table u32 BE>.out              progress of the table's stored-output
 //	                                  sink: how many epochs' append-mode rows the
 //	                                  table's own chunks hold (u64 BE)
+//	e/<table u32 BE>.expect           the table's expectation counts so far
+//	                                  (engine/expectations.go: JSON, written in
+//	                                  each epoch's commit)
 //	r/<rel u32 BE>/<n u64 BE>         input retention (package connector, the
 //	                                  table-log source): the commit time (µs,
 //	                                  u64 BE) by which rel's first n chunks
@@ -107,6 +110,9 @@ func SnapshotRecordKey(rel uint32) []byte { return epochSuffixKey(rel, ".snap") 
 // OutputProgressKey holds how many epochs of streaming table rel have
 // their append-mode rows in its chunks.
 func OutputProgressKey(rel uint32) []byte { return epochSuffixKey(rel, ".out") }
+
+// ExpectationCountsKey holds streaming table rel's expectation counts.
+func ExpectationCountsKey(rel uint32) []byte { return epochSuffixKey(rel, ".expect") }
 
 func epochSuffixKey(rel uint32, suffix string) []byte {
 	k := append([]byte(PrefixEpoch), binary.BigEndian.AppendUint32(nil, rel)...)

@@ -122,6 +122,8 @@ type Store struct {
 	damagedMu sync.Mutex
 	// namer names relations in XX001 errors (NameRelations).
 	namer atomic.Pointer[func(uint32) string]
+	// observer is told commit and fsync durations (observer.go).
+	observer storeObserver
 }
 
 // Open opens (creating if needed) the store in dir, and discards the parts
@@ -192,7 +194,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		counters: map[string]*counter{},
 		tables:   map[uint32]*tableCache{},
 	}
-	s.syncer.init(db.Sync)
+	s.syncer.init(s.timedSync) // observer.go: timed for the observer
 	if !opts.noVerify {
 		if err := s.checkTableFiles(); err != nil {
 			db.Close()

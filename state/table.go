@@ -93,18 +93,34 @@ func (s *Store) ScanTableFrom(rel uint32, schema *arrow.Schema, from int) ([]arr
 	out := make([]arrow.RecordBatch, len(tc.batches)-from)
 	copy(out, tc.batches[from:])
 	var checked *arrow.Schema // batches of one relation mostly share one schema
+	var widened map[*arrow.Schema][]int
 	for _, b := range out {
-		if schema == nil || b.Schema() == checked {
+		if schema == nil || b.Schema() == checked || widened[b.Schema()] != nil {
 			continue
 		}
-		checked = b.Schema()
-		if !sameColumnTypes(schema, checked) {
+		if sameColumnTypes(schema, b.Schema()) {
+			checked = b.Schema()
+			continue
+		}
+		// A chunk written before the relation's columns changed by name
+		// (a files source's schema evolution widened a streaming table):
+		// read by name (table_byname.go).
+		m, ok := columnsByName(schema, b.Schema())
+		if !ok {
 			return nil, &sqlerr.Error{Code: sqlerr.InternalError,
 				Message: "stored data of " + fmtRel(rel) + " does not match its definition",
 				Detail:  "stored: " + b.Schema().String() + "; expected: " + schema.String()}
 		}
+		if widened == nil {
+			widened = map[*arrow.Schema][]int{}
+		}
+		widened[b.Schema()] = m
 	}
-	for _, b := range out {
+	for i, b := range out {
+		if m := widened[b.Schema()]; m != nil {
+			out[i] = fitByName(schema, b, m)
+			continue
+		}
 		b.Retain()
 	}
 	return out, nil

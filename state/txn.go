@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dgraph-io/badger/v4"
@@ -194,6 +195,7 @@ func (t *Txn) Commit() error {
 		t.releaseChunks()
 		return nil
 	}
+	start := time.Now()
 	err := t.commit()
 	if err != nil {
 		t.releaseChunks()
@@ -202,6 +204,7 @@ func (t *Txn) Commit() error {
 		}
 		return err
 	}
+	t.s.observeCommit(start) // observer.go
 	// The flushed parts are in the store only: a loaded cache of their
 	// relation is dropped (the next read loads it with them) before the
 	// last chunks are published, so no reader sees half of the commit.

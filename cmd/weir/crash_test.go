@@ -138,6 +138,23 @@ var crashTables = []struct{ name, ddl, oracle string }{
 		 UNION ALL
 		 SELECT 'w' || region, count(*), sum(amount) FROM (SELECT *, to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS ws FROM ev) e
 		 GROUP BY region, ws HAVING ws + interval '5 minutes' <= (SELECT max(ts) - interval '2 minutes' FROM ev)`},
+	// Expectations (engine/expectations.go): the rows kept, the rows
+	// quarantined and the counts commit with the epochs, so across kills
+	// they are PostgreSQL's over the input weir kept. The last two entries
+	// read what quality_silver writes (no DDL of their own).
+	{"quality_silver", `CREATE STREAMING TABLE quality_silver (
+		CONSTRAINT cheap EXPECT (amount >= 50) ON VIOLATION DROP ROW,
+		CONSTRAINT not_r3 EXPECT (region <> 'r3'),
+		CONSTRAINT ratio EXPECT (100 / (id % 5) > 30)
+		) WITH (quarantine = quality_quarantine) AS SELECT id, region, amount FROM STREAM ev`,
+		`SELECT id, region, amount FROM ev WHERE amount >= 50`},
+	{"quality_quarantine", "",
+		`SELECT id, region, amount, array_remove(ARRAY['cheap', CASE WHEN region = 'r3' THEN 'not_r3' END, CASE WHEN CASE WHEN id % 5 = 0 THEN true ELSE 100 / (id % 5) <= 30 END THEN 'ratio' END], NULL)
+		 FROM ev WHERE amount < 50`},
+	{"weir_catalog.expectations", "",
+		`SELECT 'quality_silver', NULL, 'cheap', 'drop', 'amount >= 50', count(*) FILTER (WHERE amount >= 50), count(*) FILTER (WHERE amount < 50) FROM ev
+		 UNION ALL SELECT 'quality_silver', NULL, 'not_r3', 'warn', 'region <> ''r3''', count(*) FILTER (WHERE region <> 'r3'), count(*) FILTER (WHERE region = 'r3') FROM ev
+		 UNION ALL SELECT 'quality_silver', NULL, 'ratio', 'warn', '100 / (id % 5) > 30', count(*) FILTER (WHERE id % 5 IN (1, 2, 3)), count(*) FILTER (WHERE id % 5 IN (0, 4)) FROM ev`},
 }
 
 // sessionOracle sessionizes with window functions: a new session starts
@@ -245,6 +262,9 @@ func newCrashRun(t *testing.T, seed uint64) *crashRun {
 		t.Fatal(err)
 	}
 	for _, ct := range crashTables {
+		if ct.ddl == "" {
+			continue // a table another entry's DDL makes
+		}
 		if _, err := conn.Exec(c.ctx, ct.ddl); err != nil {
 			t.Fatalf("%s: %v", ct.name, err)
 		}

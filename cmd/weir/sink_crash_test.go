@@ -25,14 +25,17 @@ import (
 // sinks publish), restarts it, and checks that the files the manifests
 // list hold every input row exactly once: an append-mode table's rows in
 // Parquet (partitioned, small target size, so compaction runs too), and
-// an update-mode table's changes in CSV, which applied in order make the
-// GROUP BY of the input weir holds.
+// an update-mode table's changes in CSV, a change feed that applied in
+// order (each delete removing the row the sink holds, each insert adding
+// a row whose key it does not hold) makes the streaming table's rows and
+// PostgreSQL's GROUP BY of the input weir holds.
 func TestSinkExactlyOnceAfterKill(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	lake := t.TempDir()
 	silverDir, totalsDir := filepath.Join(lake, "silver"), filepath.Join(lake, "totals")
 	port := freePort(t)
 	srv, _ := startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()})
+	pg := newSinkPG(t, `CREATE TABLE ev (id bigint, region text, amount numeric(12,2))`)
 	ctx := context.Background()
 	conn := func() *pgx.Conn {
 		c, err := pgx.Connect(ctx, srv.url())
@@ -94,7 +97,7 @@ func TestSinkExactlyOnceAfterKill(t *testing.T) {
 			}
 			srv, _ = startCrashServer(t, dir, port, []string{"--files-root", os.TempDir()})
 			round++
-			checkSinks(t, srv, round, point, silverDir, totalsDir)
+			checkSinks(t, srv, pg, round, point, silverDir, totalsDir)
 		}
 	}
 	srv.kill()
@@ -102,7 +105,7 @@ func TestSinkExactlyOnceAfterKill(t *testing.T) {
 
 // checkSinks waits until the sinks hold every row of the input weir kept,
 // then checks each is there exactly once.
-func checkSinks(t *testing.T, srv *crashServer, round int, point, silverDir, totalsDir string) {
+func checkSinks(t *testing.T, srv *crashServer, pg *sinkPG, round int, point, silverDir, totalsDir string) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, srv.url())
@@ -116,11 +119,18 @@ func checkSinks(t *testing.T, srv *crashServer, round int, point, silverDir, tot
 	for _, id := range ids {
 		want[id] = true
 	}
-	totals := textRows(t, ctx, c, "SELECT region, count(*), sum(amount) FROM ev GROUP BY region")
+	totals := pg.totals(t, c, "SELECT region, count(*), sum(amount) FROM ev GROUP BY region")
+	waitFor(t, c, "totals to hold the input", fmt.Sprintf("SELECT sum(n) = %d FROM totals", len(ids)))
+	if table := textRows(t, ctx, c, "SELECT region, n, total FROM totals"); strings.Join(table, "\n") != strings.Join(totals, "\n") {
+		t.Fatalf("round %d (%s): the streaming table holds %v, PostgreSQL's GROUP BY %v", round, point, table, totals)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		got, state := sinkIDs(t, silverDir)
-		feed := applyCSVFeed(t, totalsDir)
+		feed, bad := applyCSVFeed(t, totalsDir)
+		if bad != "" {
+			t.Fatalf("round %d (%s): the update-mode sink's change feed does not continue what it holds: %s", round, point, bad)
+		}
 		if len(got) == len(ids) && strings.Join(feed, "\n") == strings.Join(totals, "\n") {
 			seen := map[string]int{}
 			for _, id := range got {
@@ -187,14 +197,18 @@ func sinkIDs(t *testing.T, dir string) ([]string, string) {
 }
 
 // applyCSVFeed applies an update-mode sink's changes in order and returns
-// the rows that remain, as "region|n|total", sorted.
-func applyCSVFeed(t *testing.T, dir string) []string {
+// the rows that remain, as "region|n|total", sorted; and, if the feed is
+// not a consistent one, the first change that does not apply: a delete
+// of a row the sink does not hold as it is, an insert of a row whose key
+// (region) it holds already.
+func applyCSVFeed(t *testing.T, dir string) ([]string, string) {
 	t.Helper()
 	ms, err := filesink.ReadManifests(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cur := map[string]string{}
+	bad := ""
 	for _, f := range filesink.LiveFiles(ms) {
 		fh, err := os.Open(filepath.Join(dir, filepath.FromSlash(f.Path)))
 		if err != nil {
@@ -206,10 +220,17 @@ func applyCSVFeed(t *testing.T, dir string) []string {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
 		for _, r := range recs[1:] { // region, n, total, _change_type, _commit_version
+			row := r[0] + "|" + r[1] + "|" + r[2]
 			switch r[3] {
 			case "insert":
-				cur[r[0]] = r[0] + "|" + r[1] + "|" + r[2]
+				if old, ok := cur[r[0]]; ok && bad == "" {
+					bad = fmt.Sprintf("epoch %s inserts %s over %s (%s)", r[4], row, old, f.Path)
+				}
+				cur[r[0]] = row
 			case "delete":
+				if cur[r[0]] != row && bad == "" {
+					bad = fmt.Sprintf("epoch %s deletes %s, the sink holds %q (%s)", r[4], row, cur[r[0]], f.Path)
+				}
 				delete(cur, r[0])
 			}
 		}
@@ -219,5 +240,5 @@ func applyCSVFeed(t *testing.T, dir string) []string {
 		out = append(out, v)
 	}
 	sort.Strings(out)
-	return out
+	return out, bad
 }

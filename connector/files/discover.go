@@ -118,8 +118,14 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 				l.skip(p, err)
 				continue
 			}
-			if !fi.Mode().IsRegular() {
+			if fi.IsDir() {
 				continue // a link to a folder is not followed
+			}
+			if !fi.Mode().IsRegular() {
+				if subFull && l.selects(name, fi) {
+					l.skip(p, errNotRegular{fi.Mode()})
+				}
+				continue
 			}
 			if subFull && l.selects(name, fi) {
 				visit(fileInfoOf(p, fi))
@@ -145,9 +151,34 @@ func (l *lister) walk(dir string, rel []string, visit func(FileInfo), top bool) 
 			if l.selects(name, fi) {
 				visit(fileInfoOf(p, fi))
 			}
+		default:
+			// A named pipe, socket or device where a file is expected:
+			// reading it could block or never end; reported, not read.
+			if !subFull {
+				continue
+			}
+			if fi, err := e.Info(); err == nil && l.selects(name, fi) {
+				l.skip(p, errNotRegular{fi.Mode()})
+			}
 		}
 	}
 	return nil
+}
+
+// errNotRegular is a listed entry that is not a regular file.
+type errNotRegular struct{ mode fs.FileMode }
+
+func (e errNotRegular) Error() string {
+	kind := "not a regular file"
+	switch {
+	case e.mode&fs.ModeNamedPipe != 0:
+		kind = "a named pipe, not a regular file"
+	case e.mode&fs.ModeSocket != 0:
+		kind = "a socket, not a regular file"
+	case e.mode&fs.ModeDevice != 0:
+		kind = "a device, not a regular file"
+	}
+	return kind + "; it is not read"
 }
 
 // descends reports whether listing goes into the folder at rel (its

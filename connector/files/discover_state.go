@@ -75,12 +75,29 @@ func (s *Source) dropLocked(path string) {
 func (s *Source) forget(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropLocked(path)
+	s.vanishedLocked(path)
 	prefix := path + "/"
 	for p := range s.cands {
 		if len(p) > len(prefix) && p[:len(prefix)] == prefix {
-			s.dropLocked(p)
+			s.vanishedLocked(p)
 		}
+	}
+}
+
+// vanishedLocked drops a candidate that is gone, reporting it: a file
+// listed, and deleted (or renamed away) before it was read.
+//
+// Only a complete candidate is reported: one still being written that
+// goes away was in flight (a writer's temporary file renamed to its
+// final name), not a file lost.
+func (s *Source) vanishedLocked(path string) {
+	c, ok := s.cands[path]
+	if !ok {
+		return
+	}
+	s.dropLocked(path)
+	if c.complete(s.cfg.settle) {
+		s.noticeLocked(NoticeVanished, path, "file %s vanished before it was read", path)
 	}
 }
 
@@ -91,7 +108,7 @@ func (s *Source) forgetUnseen(t time.Time) {
 	defer s.mu.Unlock()
 	for p, c := range s.cands {
 		if c.seen.Before(t) {
-			s.dropLocked(p)
+			s.vanishedLocked(p)
 		}
 	}
 }

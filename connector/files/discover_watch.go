@@ -60,6 +60,11 @@ func startDiscovery(s *Source) (*discovery, error) {
 	// returns: the first Read sees the files already there, and a file
 	// renamed into place from now on is noticed as such.
 	<-ready
+	s.mu.Lock()
+	if len(s.cands) == 0 && len(s.entries) == 0 {
+		s.noticeLocked(NoticeNoFiles, s.opts.Path, "no files match %s yet; files arriving there later are read", s.opts.Path)
+	}
+	s.mu.Unlock()
 	return d, nil
 }
 

@@ -229,6 +229,10 @@ func ParseOptions(settings []connector.Setting) (Options, error) {
 	}
 	if p.Has("rescuedDataColumn") {
 		o.RescuedColumn = strings.TrimSpace(p.String("rescuedDataColumn"))
+	} else if p.Has("schemaEvolutionMode") && o.EvolutionMode == EvolveNone {
+		// Databricks' none: new columns are ignored, and data is not
+		// rescued unless rescuedDataColumn is set.
+		o.RescuedColumn = ""
 	}
 	o.Header = p.Bool("header")
 	for _, c := range []struct {

@@ -79,6 +79,10 @@ type config struct {
 	relist    time.Duration
 	batchRows int
 	decode    decodeFileFunc
+	// stopOnNew: under addNewColumns, a file with new columns stops
+	// admission (evolution.go).
+	stopOnNew bool
+	hit       func(point string)
 }
 
 // Tuning adjusts a Source beyond its options; zero fields take defaults.
@@ -86,13 +90,23 @@ type Tuning struct {
 	Settle    time.Duration // the completeness rule's interval (DefaultSettle)
 	Relist    time.Duration // the fallback re-listing's interval (DefaultRelist)
 	BatchRows int           // rows per batch (DefaultBatchRows)
+	// StopOnNewColumns: under addNewColumns, a file bringing columns the
+	// schema lacks is not read under the old schema; the source records
+	// the merged schema and admits nothing more until it is reopened on
+	// it (Databricks' stream stopping on UnknownFieldException, restarted
+	// by its job). Without it, the file is read under the old schema (the
+	// new fields in the rescued column) and the version is only recorded.
+	StopOnNewColumns bool
+	// Hit, when set, is called at the crash points of evolution
+	// ("files-evolve-recorded"); the engine passes internal/failpoint's.
+	Hit func(point string)
 }
 
 // DefaultBatchRows is the rows of a decoded batch.
 const DefaultBatchRows = 8192
 
 func (t Tuning) config() config {
-	c := config{settle: t.Settle, relist: t.Relist, batchRows: t.BatchRows, decode: DecodeFile}
+	c := config{settle: t.Settle, relist: t.Relist, batchRows: t.BatchRows, decode: DecodeFile, stopOnNew: t.StopOnNewColumns, hit: t.Hit}
 	if c.settle <= 0 {
 		c.settle = DefaultSettle
 	}
@@ -148,12 +162,15 @@ func openWith(st *state.Store, logKey []byte, o Options, s Schema, cfg config) (
 	}
 	// Record the schema served, unless this version is recorded already;
 	// a newer recorded one is pending.
+	// A recorded version of that number with other columns (one from
+	// before CREATE OR REFRESH redefined the source) is replaced; only a
+	// newer version that extends s (evolution.go) is pending.
 	have := false
 	for _, v := range versions {
 		if v.Version == s.Version {
-			have = true
+			have = sameSchema(v, s)
 		}
-		if v.Version > s.Version && (src.pending == nil || v.Version > src.pending.Version) {
+		if v.Version > s.Version && extends(s, v) && len(v.Columns) > len(s.Columns) && (src.pending == nil || v.Version > src.pending.Version) {
 			p := v
 			src.pending = &p
 		}
@@ -218,10 +235,12 @@ func (s *Source) Schema() Schema {
 }
 
 // SchemaChanged is the newer schema version evolution recorded
-// (addNewColumns found columns the schema lacks), if any. The source keeps
-// serving batches of Schema (the new columns' values in the rescued
-// column); the engine restarts the table on the new version (Close this
-// source, Open one with the new schema, read from the committed offset).
+// (addNewColumns found columns the schema lacks), if any. With
+// Tuning.StopOnNewColumns the source admits no file while it is pending
+// (evolution.go); without, it keeps admitting files under Schema (the new
+// columns' values in the rescued column). Either way the engine may
+// restart the table on the new version (Close this source, Open one with
+// the new schema, read from the committed offset).
 func (s *Source) SchemaChanged() (Schema, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -251,6 +270,7 @@ const (
 	NoticeDamaged    = "damaged"    // ignoreCorruptFiles: a damaged file was skipped
 	NoticeFolder     = "folder"     // the folder cannot be listed or watched
 	NoticeSchema     = "schema"     // evolution recorded a new schema version
+	NoticeNoFiles    = "no_files"   // nothing matches the path yet (the source waits for files)
 )
 
 // Notice is something discovery or reading met that the table's event

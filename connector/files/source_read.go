@@ -54,7 +54,7 @@ func (s *Source) Read(ctx context.Context, from int64, max int) (connector.Read,
 			i++
 			continue
 		}
-		bs, err := s.logged(ctx, e, sc)
+		bs, err := s.logged(ctx, e, s.schemaFor(e.Version, sc))
 		if err != nil {
 			return connector.Read{}, err
 		}
@@ -129,12 +129,12 @@ func (s *Source) lookAhead(entries []logEntry, off int64, sc Schema) {
 	j := sort.Search(len(entries), func(i int) bool { return entries[i].First+entries[i].Batches > off })
 	if j < len(entries) {
 		if entries[j].First < off {
-			s.cache.get(entries[j].File, s.opts, sc) // the one being served: keep it
+			s.cache.get(entries[j].File, s.opts, s.schemaFor(entries[j].Version, sc)) // the one being served: keep it
 			j++
 		}
 		for ; j < len(entries); j++ {
 			if entries[j].Batches > 0 {
-				s.cache.get(entries[j].File, s.opts, sc)
+				s.cache.get(entries[j].File, s.opts, s.schemaFor(entries[j].Version, sc))
 				return
 			}
 		}
@@ -142,7 +142,7 @@ func (s *Source) lookAhead(entries []logEntry, off int64, sc Schema) {
 	}
 	s.mu.Lock()
 	var f *FileInfo
-	if ready := s.readyLocked(time.Now()); len(ready) > 0 {
+	if ready := s.readyLocked(time.Now()); len(ready) > 0 && !s.holdingLocked() {
 		f = &ready[0]
 	}
 	s.mu.Unlock()
@@ -213,9 +213,10 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 		pending = &p
 	}
 	seq, next := len(s.entries), s.end
+	holding := s.holdingLocked()
 	s.mu.Unlock()
-	if len(ready) == 0 {
-		return nil, nil
+	if len(ready) == 0 || holding {
+		return nil, nil // holding: the engine reopens the source on the pending version
 	}
 	files := ready[:0:0]
 	var bytes int64
@@ -232,6 +233,7 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 	var out []admitted
 	var admitErr error
 	var evolved []Column
+	var stopAt *FileInfo // the file whose new columns stopped admission
 	got := 0
 	for i, f := range files {
 		d := s.cache.get(f, s.opts, sc)
@@ -277,8 +279,14 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 					WithHint("schemaEvolutionMode is failOnNewColumns: add the columns to the source's schema, or use addNewColumns or rescue, then restart the table.")
 			case EvolveAddNewColumns:
 				evolved = append(evolved, d.stats.NewColumns...)
+				if s.cfg.stopOnNew && evolve(sc, pending, d.stats.NewColumns) != nil {
+					// Not read under the old schema: recorded, and
+					// admitted once the source reopens on the new one.
+					s.cache.drop(f, sc)
+					stopAt = &files[i]
+				}
 			}
-			if admitErr != nil {
+			if admitErr != nil || stopAt != nil {
 				break
 			}
 		}
@@ -293,7 +301,7 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 			break
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && stopAt == nil {
 		return nil, admitErr
 	}
 	newVersion := evolve(sc, pending, evolved)
@@ -312,6 +320,9 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 	if err := txn.Commit(); err != nil {
 		return nil, err
 	}
+	if stopAt != nil && s.cfg.hit != nil {
+		s.cfg.hit("files-evolve-recorded") // the merged schema durable, the file unread
+	}
 	s.mu.Lock()
 	for _, a := range out {
 		if n := len(s.entries); n > 0 {
@@ -325,7 +336,12 @@ func (s *Source) admit(ctx context.Context, room int) ([]admitted, error) {
 	if newVersion != nil {
 		s.pending = newVersion
 		s.versions = insertVersion(s.versions, *newVersion)
-		s.noticeLocked(NoticeSchema, out[len(out)-1].entry.File.Path, "new columns %s: schema version %d recorded; the table restarts on it", columnNames(evolved), newVersion.Version)
+		switch {
+		case stopAt != nil:
+			s.noticeLocked(NoticeSchema, stopAt.Path, "file %s has new columns %s: schema version %d recorded; the table restarts on it and reads the file with them", stopAt.Path, columnNames(evolved), newVersion.Version)
+		default:
+			s.noticeLocked(NoticeSchema, out[len(out)-1].entry.File.Path, "new columns %s: schema version %d recorded", columnNames(evolved), newVersion.Version)
+		}
 	}
 	s.mu.Unlock()
 	// An admission error after some files waits for the next Read.
@@ -360,8 +376,8 @@ func evolve(sc Schema, pending *Schema, cols []Column) *Schema {
 			added = true
 		}
 	}
-	if !added && pending != nil {
-		return nil // recorded already
+	if !added {
+		return nil // recorded already, or only case variants of known columns
 	}
 	return base
 }
@@ -406,10 +422,11 @@ func (s *Source) unreadable(f FileInfo, err error, now time.Time) {
 // and decoding: it goes back to discovery (or away).
 func (s *Source) settleAgain(f FileInfo, statErr error) {
 	if statErr != nil {
-		s.forget(f.Path)
 		if errors.Is(statErr, fs.ErrNotExist) {
-			s.notice(NoticeVanished, f.Path, "file %s vanished before it was read", f.Path)
+			s.forget(f.Path) // reports it vanished
+			return
 		}
+		s.unreadable(f, statErr, time.Now())
 		return
 	}
 	s.mu.Lock()

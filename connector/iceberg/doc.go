@@ -30,8 +30,9 @@
 //
 // Modes. In append mode each epoch's snapshot appends its rows. An
 // update- or complete-mode table's changes are a change feed (deletes and
-// inserts of whole rows, updates.go), which the sink applies to the
-// table's current rows, writing the result whole: each epoch with changes
-// commits an overwrite snapshot replacing every data file of the table.
-// docs/iceberg.md says why this and not equality deletes.
+// inserts of whole rows, updates.go), which the sink applies by
+// copy-on-write: each epoch with changes rewrites the groups of data files
+// that hold its deleted rows (rowindex.go locates them) with its inserts,
+// in one overwrite snapshot. docs/iceberg.md says why this and not
+// equality deletes.
 package iceberg

@@ -43,9 +43,13 @@ type Config struct {
 	// Updates says the table is in update or complete mode: its changes
 	// are a change feed (updates.go: the table's columns, then
 	// _change_type and _commit_version), which each epoch's snapshot
-	// applies by rewriting the table. false: append mode, the changes are
-	// the epoch's new rows, which its snapshot appends.
+	// applies by rewriting the data files that hold the changed rows.
+	// false: append mode, the changes are the epoch's new rows, which its
+	// snapshot appends.
 	Updates bool
+	// GroupRows bounds the rows of a group of data files an update-mode
+	// epoch rewrites whole (0: DefaultGroupRows; updates.go).
+	GroupRows int64
 	// Crash, if set, is called at the sink's crash points, for tests that
 	// kill the process there (the engine passes internal/failpoint.Hit):
 	// "iceberg-after-write" (the epoch's data files written, Write not
@@ -72,15 +76,18 @@ type Sink struct {
 	last int64 // the latest epoch a snapshot of ours holds
 	// staged is the epoch Write wrote and Committed has not yet published.
 	staged *stagedEpoch
+	// index locates the rows of an update-mode table in its data files
+	// (rowindex.go); nil until needed, and after the table is read again.
+	index *rowIndex
 }
 
 type stagedEpoch struct {
 	epoch int64
 	files []ice.DataFile
-	// replace: the files are the table's whole contents (an update-mode
-	// epoch with changes), replacing its current files.
-	replace bool
-	done    bool // already in the table (written again by mistake): nothing to commit
+	// rw: an update-mode epoch with changes, whose files replace those of
+	// the groups it rewrote.
+	rw   *rewrite
+	done bool // already in the table (written again by mistake): nothing to commit
 }
 
 var _ connector.Sink = (*Sink)(nil)
@@ -214,6 +221,7 @@ func partitionSpec(sc *ice.Schema, by []PartitionField) (ice.PartitionSpec, erro
 // setTable makes tbl the sink's table and learns the last epoch it holds.
 func (s *Sink) setTable(tbl *table.Table) {
 	s.tbl = tbl
+	s.index = nil
 	s.last = lastEpoch(tbl.Metadata(), s.cfg.Identity)
 }
 
@@ -269,52 +277,63 @@ func (s *Sink) Write(_ *state.Txn, epoch int64, changes []arrow.RecordBatch) err
 		return nil
 	}
 	st := &stagedEpoch{epoch: epoch}
-	var rows []arrow.RecordBatch // of the Iceberg schema, released by WriteRecords
 	if s.cfg.Updates {
-		if !hasRows(changes) {
-			s.staged = st // nothing changed: an empty snapshot records the epoch
-			return nil
+		if hasRows(changes) {
+			rw, err := s.rewriteEpoch(ctx, changes)
+			if err != nil {
+				return err
+			}
+			st.rw, st.files = rw, rw.newFiles()
 		}
-		var err error
-		if rows, err = s.contentsAfter(ctx, changes); err != nil {
-			return err
-		}
-		st.replace = true
+		// else nothing changed: an empty snapshot records the epoch
 	} else {
+		var rows []arrow.RecordBatch // of the Iceberg schema, released by writeFiles
 		for _, b := range changes {
 			if b.NumRows() == 0 {
 				continue
 			}
 			c, err := s.conv.convert(b)
 			if err != nil {
-				for _, r := range rows {
-					r.Release()
-				}
+				releaseAll(rows)
 				return err
 			}
 			rows = append(rows, c)
 		}
-	}
-	batches := func(yield func(arrow.RecordBatch, error) bool) {
-		for i, b := range rows {
-			if !yield(b, nil) {
-				for _, r := range rows[i+1:] {
-					r.Release()
-				}
-				return
-			}
-		}
-	}
-	for df, err := range table.WriteRecords(ctx, s.tbl, s.conv.schema, batches) {
+		files, err := s.writeFiles(ctx, rows)
 		if err != nil {
-			s.removeFiles(ctx, st.files)
-			return ioError("could not write a data file of Iceberg table \"%s\"", s.name(), err)
+			return err
 		}
-		st.files = append(st.files, df)
+		st.files = files
 	}
 	s.crash("iceberg-after-write")
 	s.staged = st
 	return nil
+}
+
+// writeFiles writes rows (of the Iceberg schema; it releases them) as
+// data files, in one WriteRecords call; on failure it removes what it
+// wrote.
+func (s *Sink) writeFiles(ctx context.Context, rows []arrow.RecordBatch) ([]ice.DataFile, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	batches := func(yield func(arrow.RecordBatch, error) bool) {
+		for i, b := range rows {
+			if !yield(b, nil) {
+				releaseAll(rows[i+1:])
+				return
+			}
+		}
+	}
+	var files []ice.DataFile
+	for df, err := range table.WriteRecords(ctx, s.tbl, s.conv.schema, batches) {
+		if err != nil {
+			s.removeFiles(ctx, files)
+			return nil, ioError("could not write a data file of Iceberg table \"%s\"", s.name(), err)
+		}
+		files = append(files, df)
+	}
+	return files, nil
 }
 
 func (s *Sink) crash(point string) {
@@ -355,18 +374,13 @@ func (s *Sink) Committed(epoch int64) error {
 	props := ice.Properties{SummaryEpoch: strconv.FormatInt(epoch, 10), SummaryTable: s.cfg.Identity}
 	txn := s.tbl.NewTransaction()
 	staged := false
-	if st.replace {
-		old, err := s.dataFiles(ctx)
-		if err != nil {
-			return err
+	switch {
+	case st.rw != nil && len(st.rw.oldFiles) > 0:
+		if err := txn.ReplaceDataFilesWithDataFiles(ctx, st.rw.oldFiles, st.files, props); err != nil {
+			return ioError("could not stage the snapshot of Iceberg table \"%s\"", s.name(), err)
 		}
-		if len(old)+len(st.files) > 0 {
-			if err := txn.ReplaceDataFilesWithDataFiles(ctx, old, st.files, props); err != nil {
-				return ioError("could not stage the snapshot of Iceberg table \"%s\"", s.name(), err)
-			}
-			staged = true
-		}
-	} else if len(st.files) > 0 {
+		staged = true
+	case len(st.files) > 0:
 		// The files are new (fresh names): no need to read every manifest
 		// to check that none is in the table already.
 		if err := txn.AddDataFiles(ctx, st.files, props, table.WithoutDuplicateCheck()); err != nil {
@@ -407,6 +421,9 @@ func (s *Sink) Committed(epoch int64) error {
 	s.staged = nil
 	s.tbl = tbl
 	s.last = epoch
+	if st.rw != nil && s.index != nil {
+		st.rw.committed(s.index)
+	}
 	return nil
 }
 
@@ -421,22 +438,6 @@ func (s *Sink) LastCommitted() (int64, error) {
 		}
 	}
 	return s.last, nil
-}
-
-// dataFiles lists the data files of the current snapshot.
-func (s *Sink) dataFiles(ctx context.Context) ([]ice.DataFile, error) {
-	if s.tbl.CurrentSnapshot() == nil {
-		return nil, nil
-	}
-	tasks, err := s.tbl.Scan().PlanFiles(ctx)
-	if err != nil {
-		return nil, ioError("could not list the data files of Iceberg table \"%s\"", s.name(), err)
-	}
-	out := make([]ice.DataFile, len(tasks))
-	for i, t := range tasks {
-		out[i] = t.File
-	}
-	return out, nil
 }
 
 // removeFiles deletes data files no snapshot references. A failure leaves

@@ -13,7 +13,9 @@
 // built, not committed), "write-after-commit" (committed, not yet
 // acknowledged to the client); a files sink's "filesink-after-write",
 // "filesink-after-rename", "filesink-after-manifest" (connector/filesink's
-// doc.go).
+// doc.go); a files source's schema evolution: "files-evolve-recorded",
+// "files-evolve-before-catalog", "files-evolve-after-catalog",
+// "files-evolve-before-readers" (engine/files_evolve.go).
 package failpoint
 
 import (

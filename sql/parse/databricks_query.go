@@ -576,6 +576,9 @@ func dialectRetry(sql string, perr *error) (*pg_query.ParseResult, string, bool)
 	if r, ok := sparkCalls(base); ok { // spark_calls.go
 		base = r
 	}
+	if r, ok := tryCasts(base); ok { // spark_try_cast.go
+		base = r
+	}
 	tree, ok := databricksQuery(base)
 	if !ok && base != sql {
 		// Only names (backticks, window fields) or calls needed rewriting.
