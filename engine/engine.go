@@ -93,11 +93,11 @@ type Engine struct {
 	filesRoots []string    // files_access.go: resolved --files-root folders
 	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
 
-	stats serverCounters // server_stats.go: connections, statements, errors, latencies
-	log        *slog.Logger  // event_log.go: the server's log
-	recoveries sync.Map      // event_log_recovery.go: job OID → recoveryNote
-	eventLog   eventLogLimit // event_log_retention.go
-	batches    batchTail     // batches.go: each job's newest batch row
+	stats      serverCounters // server_stats.go: connections, statements, errors, latencies
+	log        *slog.Logger   // event_log.go: the server's log
+	recoveries sync.Map       // event_log_recovery.go: job OID → recoveryNote
+	eventLog   eventLogLimit  // event_log_retention.go
+	batches    batchTail      // batches.go: each job's newest batch row
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -137,7 +137,7 @@ func Open(cfg Config) (*Engine, error) {
 		e.stateLimit = DefaultStreamingStateMemory
 	}
 	e.log, e.eventLog = cfg.Logger, newEventLogLimit(cfg.EventLogRetention, cfg.EventLogMaxRows) // event_log_retention.go
-	st.SetObserver(&e.stats) // server_stats.go: commit and fsync latency
+	st.SetObserver(&e.stats)                                                                     // server_stats.go: commit and fsync latency
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil
