@@ -34,7 +34,7 @@ import (
 const batchHistory = 1000
 
 // batchesOID is the fixed OID of weir_catalog.streaming_batches.
-const batchesOID uint32 = 14011
+const batchesOID uint32 = 14021
 
 var batchesColumns = []planner.RelColumn{
 	{Name: "name", T: types.Text},

@@ -28,7 +28,7 @@ import (
 // retention trims) are the monitors' only.
 
 // eventLogOID is the fixed OID of weir_catalog.event_log.
-const eventLogOID uint32 = 14010
+const eventLogOID uint32 = 14020
 
 var eventLogColumns = []planner.RelColumn{
 	{Name: "id", T: types.Text},
