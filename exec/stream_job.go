@@ -253,6 +253,7 @@ func NewStreamJob(plan *planner.StreamPlan, env *Env, source connector.Source) *
 	j.progress.Watermark = math.MinInt64
 	j.snapshots = PlanSnapshotsState(plan)
 	j.id = jobIDs.Add(1)
+	j.arrivals.start = time.Now()
 	return j
 }
 
