@@ -234,3 +234,24 @@ func TestEventLogPause(t *testing.T) {
 		t.Errorf("event_log('s'): %s, want %s", got, want)
 	}
 }
+
+// TestEventLogExpectations: the expectations events each micro-batch
+// stages in its own commit are read through event_log('t') with the
+// lifecycle events.
+func TestEventLogExpectations(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	c := s.connect(t)
+	evExec(t, c,
+		"CREATE TABLE e (k bigint)",
+		"CREATE STREAMING TABLE pos (CONSTRAINT positive EXPECT (k > 0) ON VIOLATION DROP ROW) AS SELECT k FROM STREAM e",
+		"INSERT INTO e VALUES (1), (-1), (2)")
+	waitFor(t, c, "SELECT count(*) = 1 FROM event_log('pos') WHERE event_type = 'expectations'")
+	var dropped int
+	if err := c.QueryRow(context.Background(), "SELECT (details->'data_quality'->>'dropped_records')::int FROM event_log('pos') WHERE event_type = 'expectations'").Scan(&dropped); err != nil || dropped != 1 {
+		t.Errorf("expectations event: dropped_records %d (%v), want 1", dropped, err)
+	}
+	got := strings.Join(eventTypes(t, c, "SELECT event_type FROM event_log('pos') ORDER BY id::bigint"), " ")
+	if got != "created started expectations" {
+		t.Errorf("event_log('pos'): %s", got)
+	}
+}
