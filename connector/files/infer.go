@@ -89,6 +89,9 @@ func jsonInferKind(f *jsonField, textOnly bool) inferKind {
 	switch f.kind {
 	case jsonNumber:
 		if f.isInt {
+			if _, ok := plainInt(f.val); ok {
+				return inferInt
+			}
 			if _, err := strconv.ParseInt(string(f.val), 10, 64); err == nil {
 				return inferInt
 			}
@@ -267,21 +270,8 @@ func Infer(files []FileInfo, o Options, sampleFiles int, sampleBytes int64) (Sch
 		}
 	case "json", "csv":
 		var fs fieldSet
-		left := sampleBytes
-		for _, f := range files {
-			if left <= 0 {
-				break
-			}
-			data, err := readSample(f.Path, left)
-			if err != nil {
-				return Schema{}, err
-			}
-			left -= int64(len(data))
-			if o.Format == "json" {
-				inferJSONLines(data, !o.InferColumnTypes, &fs)
-			} else {
-				inferCSVRecords(data, o, &fs)
-			}
+		if err := observeSample(files, o, sampleBytes, &fs); err != nil { // infer_sample.go
+			return Schema{}, err
 		}
 		cols = fs.columns()
 	default:
@@ -362,6 +352,13 @@ func readSample(path string, n int64) ([]byte, error) {
 }
 
 func inferJSONLines(data []byte, textOnly bool, fs *fieldSet) {
+	ff := newFileFields(nil)
+	inferJSONFile(data, textOnly, ff)
+	ff.mergeInto(fs)
+}
+
+// inferJSONFile observes one file's JSON lines.
+func inferJSONFile(data []byte, textOnly bool, ff *fileFields) {
 	var sc jsonScanner
 	data = bytes.TrimPrefix(data, utf8BOM)
 	for pos := 0; pos < len(data); {
@@ -379,15 +376,26 @@ func inferJSONLines(data []byte, textOnly bool, fs *fieldSet) {
 		sc.scratch = sc.scratch[:0]
 		for k := range sc.fields {
 			f := &sc.fields[k]
-			fs.observe(sc.content(f.key, f.keyEsc), jsonInferKind(f, textOnly))
+			i := ff.field(k, sc.content(f.key, f.keyEsc))
+			if !ff.fixed[i] {
+				ff.widen(i, jsonInferKind(f, textOnly))
+			}
 		}
 	}
 }
 
 func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
+	ff := newFileFields(nil)
+	inferCSVFile(data, o, ff)
+	ff.mergeInto(fs)
+}
+
+// inferCSVFile observes one CSV file.
+func inferCSVFile(data []byte, o Options, ff *fileFields) {
 	r := newCSVReader(o)
 	data = bytes.TrimPrefix(data, utf8BOM)
-	var names []string
+	var names [][]byte
+	header := false
 	for pos := 0; pos < len(data); {
 		end, next, _, ok := r.record(data, pos)
 		raw := data[pos:end]
@@ -395,13 +403,14 @@ func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
 		if len(raw) == 0 || !ok {
 			continue
 		}
-		if o.Header && names == nil {
+		if o.Header && !header {
+			header = true
 			for _, c := range r.cells {
-				names = append(names, string(r.text(data, c)))
+				names = append(names, bytes.Clone(r.text(data, c)))
 			}
 			// A header-only file still has its columns.
-			for _, n := range names {
-				fs.observe([]byte(n), inferNull)
+			for k, n := range names {
+				ff.field(k, n)
 			}
 			continue
 		}
@@ -409,6 +418,15 @@ func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
 			continue // ragged: rescued when decoded, tells nothing
 		}
 		for k, c := range r.cells {
+			var i int
+			if o.Header {
+				i = ff.field(k, names[k])
+			} else {
+				i = ff.field(k, csvPositionName(k))
+			}
+			if ff.fixed[i] {
+				continue
+			}
 			v := r.text(data, c)
 			kind := inferNull
 			if c.quoted || len(v) > 0 && string(v) != o.NullValue {
@@ -417,14 +435,25 @@ func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
 					kind = inferText
 				}
 			}
-			if o.Header {
-				fs.observe([]byte(names[k]), kind)
-			} else {
-				fs.observe([]byte("_c"+strconv.Itoa(k)), kind)
-			}
+			ff.widen(i, kind)
 		}
 	}
 }
+
+// csvPositionName is the name of a header-less file's cell k (_c0, _c1, ...).
+func csvPositionName(k int) []byte {
+	if k < len(csvPositionNames) {
+		return csvPositionNames[k]
+	}
+	return []byte("_c" + strconv.Itoa(k))
+}
+
+var csvPositionNames = func() (out [][]byte) {
+	for k := 0; k < 64; k++ {
+		out = append(out, []byte("_c"+strconv.Itoa(k)))
+	}
+	return out
+}()
 
 // observeType records a new column whose type is known (Parquet).
 func (n *newColumns) observeType(name string, t types.T) {
