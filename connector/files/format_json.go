@@ -559,6 +559,9 @@ func (sc *jsonScanner) jsonRow(w *batchWriter) {
 				sc.expect[k] = w.keyTokens[ci]
 			}
 		}
+		if ci >= 0 && w.skipped(ci) {
+			continue // not read: the line was checked, the value is not needed
+		}
 		if ci < 0 {
 			if f.kind == jsonNull {
 				continue
