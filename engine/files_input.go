@@ -92,13 +92,20 @@ func (e *Engine) moveFilesLogs(from, to uint32) error {
 	return tx.Commit()
 }
 
-// openFilesInput opens the files source src for the streaming table reader.
-func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation, schema *arrow.Schema) connector.Source {
+// openFilesInput opens the files source src for the streaming table
+// reader. reads are the columns its plan reads (planner.Relation.Reads;
+// nil: all): the source decodes only those. A table keeping late rows
+// stores whole input rows, so it reads every column.
+func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation, schema *arrow.Schema, reads []string) connector.Source {
 	def := src.Source.Files
 	o, err := filesOptions(def)
 	if err != nil {
 		return failingSource{err}
 	}
+	if reader.Streaming != nil && reader.Streaming.LateRows != "" {
+		reads = nil
+	}
+	o.ReadColumns = reads
 	fsrc, err := files.Open(e.store, filesLogKey(reader.OID, src), o, filesSchema(def))
 	if err != nil {
 		return failingSource{err}

@@ -109,6 +109,11 @@ func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*S
 		return nil, err
 	}
 	sp.buildTree()
+	if reads := sp.inputReads(); reads != nil { // stream_prune.go
+		in := *sp.Input
+		in.Reads = reads
+		sp.Input = &in
+	}
 	return sp, nil
 }
 

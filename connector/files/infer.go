@@ -338,9 +338,26 @@ func readSample(path string, n int64) ([]byte, error) {
 		return nil, ioError(path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, n+1))
-	if err != nil {
+	// Read into a buffer of the file's size (ReadAll would grow one step
+	// by step, copying): the sample is usually whole files.
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 {
+		size = min(fi.Size(), n) + 1
+	}
+	r := io.LimitReader(f, n+1)
+	data := make([]byte, size)
+	k, err := io.ReadFull(r, data)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		data = data[:k]
+	case err != nil:
 		return nil, ioError(path, err)
+	default: // it grew since: the rest too
+		rest, err := io.ReadAll(r)
+		if err != nil {
+			return nil, ioError(path, err)
+		}
+		data = append(data, rest...)
 	}
 	if int64(len(data)) > n {
 		data = data[:n]
