@@ -95,7 +95,10 @@ type parquetDecoder struct {
 	stats DecodeStats
 
 	newCols newColumns
-	resc    []rescueEntry
+	// noRescue: a pruned read; the rescued column is not read and comes
+	// all NULL.
+	noRescue bool
+	resc     []rescueEntry
 	rb      rescueBuf
 }
 
@@ -162,6 +165,7 @@ func (d *parquetDecoder) run(fr *pqarrow.FileReader) error {
 			}
 		}
 		src, extra = pos.src, pos.extra
+		d.noRescue = true
 	}
 	for rr.Next() {
 		rec := rr.RecordBatch()
@@ -200,9 +204,22 @@ func (d *parquetDecoder) prune(fr *pqarrow.FileReader, fsch *arrow.Schema, src, 
 			want[fi], any = true, true
 		}
 	}
-	if !any || len(fr.Manifest.Fields) != fsch.NumFields() {
-		// Nothing read from the file: its rows must still be counted,
-		// which a reader of no column does not do.
+	if len(fr.Manifest.Fields) != fsch.NumFields() {
+		return nil, prunedFields{}
+	}
+	if !any {
+		// No column read: the rows must still be counted, which a reader
+		// of no column does not do. One leaf column is read, for its
+		// row count only.
+		for fi := range fr.Manifest.Fields {
+			if fr.Manifest.Fields[fi].IsLeaf() {
+				p := prunedFields{fields: []int{fi}, src: make([]int, len(src)), extra: []int{}}
+				for ci := range p.src {
+					p.src[ci] = -1
+				}
+				return []int{fr.Manifest.Fields[fi].ColIndex}, p
+			}
+		}
 		return nil, prunedFields{}
 	}
 	var leaves []int
@@ -264,7 +281,9 @@ func (d *parquetDecoder) batch(rec arrow.RecordBatch, fsch *arrow.Schema, src, e
 		}
 		arrs = append(arrs, d.convert(col, c, n))
 	}
-	if d.s.Rescued != "" {
+	if d.s.Rescued != "" && d.noRescue {
+		arrs = append(arrs, array.MakeArrayOfNull(memory.DefaultAllocator, types.JSONB.Arrow(), n))
+	} else if d.s.Rescued != "" {
 		for _, fi := range extra {
 			col := rec.Column(fi)
 			name := fsch.Field(fi).Name
@@ -350,7 +369,7 @@ func (d *parquetDecoder) convert(col arrow.Array, c Column, n int) arrow.Array {
 		buf, ok = convertValue(&w, col, i, buf[:0])
 		if !ok {
 			b.AppendNull()
-			if d.s.Rescued != "" {
+			if d.s.Rescued != "" && !d.noRescue {
 				d.resc = append(d.resc, rescueEntry{row: i, key: c.Name, text: col.ValueStr(i)})
 			}
 		}
