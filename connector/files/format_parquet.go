@@ -99,7 +99,7 @@ type parquetDecoder struct {
 	// all NULL.
 	noRescue bool
 	resc     []rescueEntry
-	rb      rescueBuf
+	rb       rescueBuf
 }
 
 // rescueEntry is one value of a batch to rescue.
