@@ -40,6 +40,10 @@ type benchEvent struct {
 	Amount     float64   `json:"amount"`
 }
 
+// benchRead are the columns a windowed count and sum by type reads
+// (the pruned decode: Options.ReadColumns).
+var benchRead = []string{"event_type", "event_time", "amount"}
+
 var benchTypes = []string{"click", "view", "purchase", "add_to_cart", "search"}
 
 func benchJSON() []byte {
@@ -139,6 +143,7 @@ func benchDecode(b *testing.B, format string, data []byte, o Options) {
 func BenchmarkDecodeJSON(b *testing.B) {
 	data := benchJSON()
 	b.Run("weir", func(b *testing.B) { benchDecode(b, "json", data, Options{}) })
+	b.Run("weir-3-of-5-columns", func(b *testing.B) { benchDecode(b, "json", data, Options{ReadColumns: benchRead}) })
 	b.Run("baseline=goccy-go-json-structs", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		cpu0 := cpuTime()
@@ -190,6 +195,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 func BenchmarkDecodeCSV(b *testing.B) {
 	data := benchCSV()
 	b.Run("weir", func(b *testing.B) { benchDecode(b, "csv", data, Options{Header: true}) })
+	b.Run("weir-3-of-5-columns", func(b *testing.B) { benchDecode(b, "csv", data, Options{Header: true, ReadColumns: benchRead}) })
 	b.Run("baseline=encoding-csv", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		cpu0 := cpuTime()
@@ -209,6 +215,7 @@ func BenchmarkDecodeCSV(b *testing.B) {
 func BenchmarkDecodeParquet(b *testing.B) {
 	data := benchParquet(b)
 	b.Run("weir", func(b *testing.B) { benchDecode(b, "parquet", data, Options{}) })
+	b.Run("weir-3-of-5-columns", func(b *testing.B) { benchDecode(b, "parquet", data, Options{ReadColumns: benchRead}) })
 	b.Run("baseline=pqarrow-own-types", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		cpu0 := cpuTime()
