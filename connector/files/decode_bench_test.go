@@ -255,3 +255,30 @@ func BenchmarkScanJSONLines(b *testing.B) {
 	}
 	reportRows(b, benchRows, cpu0)
 }
+
+// BenchmarkInfer measures inference's pass over the sample (the same
+// rows, hinted as the files benchmark hints them), next to the decode.
+func BenchmarkInfer(b *testing.B) {
+	for _, f := range []struct {
+		format string
+		data   []byte
+		o      Options
+	}{
+		{"json", benchJSON(), Options{Format: "json", InferColumnTypes: true, SchemaHints: "amount decimal(10,2), event_time timestamp"}},
+		{"csv", benchCSV(), Options{Format: "csv", Header: true, InferColumnTypes: true, SchemaHints: "amount decimal(10,2), event_time timestamp"}},
+	} {
+		b.Run(f.format, func(b *testing.B) {
+			info := writeFile(b, "bench."+f.format, f.data)
+			b.SetBytes(int64(len(f.data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if _, err := Infer([]FileInfo{info}, f.o, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRows(b, benchRows, cpu0)
+		})
+	}
+}

@@ -397,6 +397,18 @@ func inferJSONFile(data []byte, textOnly bool, ff *fileFields) {
 			if !ff.fixed[i] {
 				ff.widen(i, jsonInferKind(f, textOnly))
 			}
+			// The next line likely has this key here: parseLine then
+			// matches its token instead of scanning it (a token without
+			// escapes; data outlives the pass).
+			for len(sc.expect) <= k {
+				sc.expect = append(sc.expect, nil)
+				sc.order = append(sc.order, -1)
+			}
+			if !f.keyEsc {
+				sc.expect[k] = f.key
+			} else {
+				sc.expect[k] = nil
+			}
 		}
 	}
 }
