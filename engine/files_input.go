@@ -213,8 +213,8 @@ func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connect
 }
 
 // checkBatchFiles checks the files a batch came from (its _metadata
-// paths; one file's rows share one value, so this is a few lookups a
-// batch); checked remembers the paths found inside the roots.
+// paths: a batch is one file's, so two lookups a batch); checked
+// remembers the paths found inside the roots.
 func (e *Engine) checkBatchFiles(b arrow.RecordBatch, checked map[string]bool) error {
 	idx := b.Schema().FieldIndices(files.MetadataColumn)
 	if len(idx) == 0 || b.NumRows() == 0 {
@@ -228,13 +228,10 @@ func (e *Engine) checkBatchFiles(b arrow.RecordBatch, checked map[string]bool) e
 	if !ok {
 		return nil
 	}
-	last := ""
-	for r := 0; r < paths.Len(); r++ {
+	// A batch holds rows of one file (files.DecodeFile), so its first and
+	// last rows name every file it came from.
+	for _, r := range []int{0, paths.Len() - 1} {
 		p := paths.Value(r)
-		if p == last {
-			continue
-		}
-		last = p
 		if checked[p] {
 			continue
 		}

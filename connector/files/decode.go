@@ -26,6 +26,9 @@ type DecodeStats struct {
 // unreadable file is an error (58030; 58P01 when it has vanished), a
 // damaged Parquet file too (XX001).
 //
+// Every batch holds rows of the one file (the engine checks a batch's
+// file by its first and last rows' _metadata).
+//
 // DecodeFile keeps no state between calls: files may be decoded
 // concurrently, each on its own goroutine. The caller releases the
 // batches.
