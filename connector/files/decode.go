@@ -62,6 +62,7 @@ func decodeBytes(data []byte, info FileInfo, o Options, s Schema, batchRows int)
 		return nil, DecodeStats{}, errFormat(o.Format)
 	}
 	w := newBatchWriter(info, o, s, batchRows)
+	w.reserveFor(data)
 	if err := guard(info.Path, func() { decode(data, w) }); err != nil {
 		w.discard()
 		return nil, DecodeStats{}, err

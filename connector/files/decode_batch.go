@@ -1,6 +1,8 @@
 package files
 
 import (
+	"bytes"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -108,6 +110,31 @@ func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWri
 		}
 	}
 	return w
+}
+
+// reserveFor sizes the builders for the first batch from the file's
+// text: its rows guessed from the length of its first line, at most a
+// batch. Without it a file's first batch grows its builders step by step
+// (each step a copy); the batches after reserve what the last one took.
+func (w *batchWriter) reserveFor(data []byte) {
+	head := data[:min(len(data), 64<<10)]
+	lines := bytes.Count(head, []byte{'\n'})
+	if lines == 0 {
+		return
+	}
+	rows := min(w.batchRows, int(int64(len(data))*int64(lines)/int64(len(head)))+16)
+	perRow := len(head) / lines
+	for j, b := range w.builders {
+		if w.nullOut[j] {
+			continue
+		}
+		b.Reserve(rows)
+		if sb, ok := b.(*array.StringBuilder); ok && j < len(w.cols) {
+			// A string column's bytes are some of the row's: a share of
+			// it, which the doubling builder corrects if short.
+			sb.ReserveData(rows * max(perRow/max(len(w.cols), 1), 8))
+		}
+	}
 }
 
 // readSet is o.ReadColumns as a set; nil when every column is read.
