@@ -357,6 +357,11 @@ func (d *parquetDecoder) convert(col arrow.Array, c Column, n int) arrow.Array {
 	b := array.NewBuilder(memory.DefaultAllocator, c.Type.Arrow())
 	defer b.Release()
 	b.Reserve(n)
+	if sb, ok := b.(*array.StringBuilder); ok {
+		// Text out (numeric, jsonb, text from another type): guess a
+		// decimal's width rather than grow by doubling, copying.
+		sb.ReserveData(n * 12)
+	}
 	w := newColWriter(c.Name, c.Type, b)
 	defer w.release()
 	var buf []byte
