@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -40,10 +39,11 @@ func DecodeFile(info FileInfo, o Options, s Schema, batchRows int) (out []arrow.
 	default:
 		return nil, DecodeStats{}, errFormat(o.Format)
 	}
-	data, err := os.ReadFile(info.Path)
+	data, done, err := readWhole(info.Path, -1) // filebuf.go
 	if err != nil {
 		return nil, DecodeStats{}, ioError(info.Path, err)
 	}
+	defer done()
 	return decodeBytes(data, info, o, s, batchRows)
 }
 

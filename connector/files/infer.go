@@ -2,8 +2,6 @@ package files
 
 import (
 	"bytes"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -331,33 +329,12 @@ func applyHints(cols []Column, hints string) ([]Column, error) {
 }
 
 // readSample reads at most n bytes of a file, cut after its last whole
-// line when the file is longer.
-func readSample(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
+// line when the file is longer, into a reused buffer (filebuf.go); done
+// gives it back.
+func readSample(path string, n int64) (data []byte, done func(), err error) {
+	data, done, err = readWhole(path, n+1)
 	if err != nil {
-		return nil, ioError(path, err)
-	}
-	defer f.Close()
-	// Read into a buffer of the file's size (ReadAll would grow one step
-	// by step, copying): the sample is usually whole files.
-	size := int64(512)
-	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 {
-		size = min(fi.Size(), n) + 1
-	}
-	r := io.LimitReader(f, n+1)
-	data := make([]byte, size)
-	k, err := io.ReadFull(r, data)
-	switch {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		data = data[:k]
-	case err != nil:
-		return nil, ioError(path, err)
-	default: // it grew since: the rest too
-		rest, err := io.ReadAll(r)
-		if err != nil {
-			return nil, ioError(path, err)
-		}
-		data = append(data, rest...)
+		return nil, nil, ioError(path, err)
 	}
 	if int64(len(data)) > n {
 		data = data[:n]
@@ -365,7 +342,7 @@ func readSample(path string, n int64) ([]byte, error) {
 			data = data[:i+1]
 		}
 	}
-	return data, nil
+	return data, done, nil
 }
 
 func inferJSONLines(data []byte, textOnly bool, fs *fieldSet) {

@@ -147,12 +147,13 @@ func observeSample(files []FileInfo, o Options, sampleBytes int64, fs *fieldSet)
 				if i >= whole {
 					return
 				}
-				data, err := readSample(files[i].Path, left[i])
+				data, done, err := readSample(files[i].Path, left[i])
 				if err != nil {
 					results[i].err = err
 					continue
 				}
 				results[i] = result{ff: observe(data), read: int64(len(data))}
+				done()
 			}
 		}()
 	}
@@ -171,12 +172,13 @@ func observeSample(files []FileInfo, o Options, sampleBytes int64, fs *fieldSet)
 		budget -= r.read
 	}
 	for ; i < len(files) && budget > 0; i++ {
-		data, err := readSample(files[i].Path, budget)
+		data, done, err := readSample(files[i].Path, budget)
 		if err != nil {
 			return err
 		}
 		budget -= int64(len(data))
 		observe(data).mergeInto(fs)
+		done()
 	}
 	return nil
 }

@@ -22,10 +22,11 @@ func onePassInfer(t *testing.T, files []FileInfo, o Options, sampleBytes int64) 
 		if left <= 0 {
 			break
 		}
-		data, err := readSample(f.Path, left)
+		data, done, err := readSample(f.Path, left)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer done()
 		left -= int64(len(data))
 		data = bytes.TrimPrefix(data, utf8BOM)
 		switch o.Format {
