@@ -15,6 +15,17 @@ import (
 
 var fileBufs sync.Pool // of *[]byte
 
+// maxKeptBuf bounds the buffers kept: a very large file's is left to the
+// collector rather than held for the next file.
+const maxKeptBuf = 64 << 20
+
+func putBuf(bp *[]byte, buf []byte) {
+	if cap(buf) <= maxKeptBuf {
+		*bp = buf
+		fileBufs.Put(bp)
+	}
+}
+
 // readWhole reads the file at path, at most limit bytes (limit < 0: all),
 // into a reused buffer; done gives the buffer back (the bytes must not be
 // used after).
@@ -54,10 +65,9 @@ func readWhole(path string, limit int64) (data []byte, done func(), err error) {
 			break
 		}
 		if err != nil {
-			*bp = buf
-			fileBufs.Put(bp)
+			putBuf(bp, buf)
 			return nil, nil, err
 		}
 	}
-	return buf, func() { *bp = buf; fileBufs.Put(bp) }, nil
+	return buf, func() { putBuf(bp, buf) }, nil
 }
