@@ -100,13 +100,20 @@ func (e *Engine) moveFilesLogs(from, to uint32) error {
 	return tx.Commit()
 }
 
-// openFilesInput opens the files source src for the streaming table reader.
-func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation, schema *arrow.Schema) connector.Source {
+// openFilesInput opens the files source src for the streaming table
+// reader. reads are the columns its plan reads (planner.Relation.Reads;
+// nil: all): the source decodes only those. A table keeping late rows
+// stores whole input rows, so it reads every column.
+func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation, schema *arrow.Schema, reads []string) connector.Source {
 	def := src.Source.Files
 	o, err := filesOptions(def)
 	if err != nil {
 		return failingSource{err}
 	}
+	if reader.Streaming != nil && reader.Streaming.LateRows != "" {
+		reads = nil
+	}
+	o.ReadColumns = reads
 	evolves := evolvingInput(reader, src, o) // files_evolve.go
 	fsrc, err := files.OpenWith(e.store, filesLogKey(reader.OID, src), o, filesSchema(def), files.Tuning{StopOnNewColumns: evolves, Hit: failpoint.Hit})
 	if err != nil {
@@ -215,8 +222,8 @@ func (f *fittedSource) Read(ctx context.Context, from int64, limit int) (connect
 }
 
 // checkBatchFiles checks the files a batch came from (its _metadata
-// paths; one file's rows share one value, so this is a few lookups a
-// batch); checked remembers the paths found inside the roots.
+// paths: a batch is one file's, so two lookups a batch); checked
+// remembers the paths found inside the roots.
 func (e *Engine) checkBatchFiles(b arrow.RecordBatch, checked map[string]bool) error {
 	idx := b.Schema().FieldIndices(files.MetadataColumn)
 	if len(idx) == 0 || b.NumRows() == 0 {
@@ -230,13 +237,10 @@ func (e *Engine) checkBatchFiles(b arrow.RecordBatch, checked map[string]bool) e
 	if !ok {
 		return nil
 	}
-	last := ""
-	for r := 0; r < paths.Len(); r++ {
+	// A batch holds rows of one file (files.DecodeFile), so its first and
+	// last rows name every file it came from.
+	for _, r := range []int{0, paths.Len() - 1} {
 		p := paths.Value(r)
-		if p == last {
-			continue
-		}
-		last = p
 		if checked[p] {
 			continue
 		}

@@ -43,7 +43,7 @@ func (e *Engine) sourceRelation(oid uint32) *catalog.Relation {
 func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, reader *catalog.Relation) connector.Source {
 	if rel := e.sourceRelation(input.OID); rel != nil {
 		if rel.Source.Files != nil {
-			return e.openFilesInput(reader, rel, schema)
+			return e.openFilesInput(reader, rel, schema, input.Reads)
 		}
 		if rel.Created.IsZero() {
 			cp := *rel

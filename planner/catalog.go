@@ -32,6 +32,10 @@ type Relation struct {
 	// table's WATERMARK FOR clause.
 	WatermarkColumn string
 	WatermarkDelay  int64
+	// Reads is set on a streaming plan's input when the plan reads only
+	// some of its columns: their names (nil: all). A files source decodes
+	// only those (StreamPlan.inputReads).
+	Reads []string
 }
 
 // RelColumn is a column of a Relation.

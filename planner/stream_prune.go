@@ -174,3 +174,144 @@ func narrowTo(n Node, keep []bool) Node {
 	}
 	return p
 }
+
+// inputReads names the columns of sp.Input a single-stage plan reads, in
+// the input's order; nil when it reads them all or this cannot tell (a
+// stream tree, a join in the stateless part, a reference out of reach).
+// A files source decodes only these (Relation.Reads): its other columns
+// come NULL, which nothing reads.
+//
+// The columns each part of the plan reads, in the spaces they are over:
+// EventTime over the input's columns; the aggregation's keys and
+// arguments (or, without one, Output), the deduplication keys and a
+// session window's time and partition over Pre's output; Pre over the
+// Scan of the input, through filters, projections and window assignment.
+func (sp *StreamPlan) inputReads() []string {
+	if sp.Tree != nil || sp.Input == nil || sp.Pre == nil {
+		return nil
+	}
+	preCols := len(sp.Pre.Columns())
+	need := make([]bool, preCols)
+	var reads []expr.Expr
+	if sp.Agg != nil {
+		reads = append(reads, sp.Agg.GroupBy...)
+		for _, a := range sp.Agg.Aggs {
+			reads = append(reads, a.Args...)
+			if a.Filter != nil {
+				reads = append(reads, a.Filter)
+			}
+			for _, k := range a.OrderBy {
+				reads = append(reads, k.Expr)
+			}
+		}
+	} else {
+		reads = append(reads, sp.Output...)
+	}
+	if w := sp.Window; w != nil {
+		switch {
+		case w.Kind == SessionWindow && sp.Agg != nil && sp.Agg.Input == Node(w) && w.Input == sp.Pre:
+			// A session the executor assigns, over Pre's rows.
+			reads = append(reads, w.Time)
+			reads = append(reads, w.PartitionBy...)
+		case containsNode(sp.Pre, w): // readsBelow sees it
+		default:
+			return nil
+		}
+	}
+	reads = append(reads, sp.Dedup...)
+	if !markReads(need, reads) {
+		return nil
+	}
+	scanNeed, ok := readsBelow(sp.Pre, need)
+	if !ok {
+		return nil
+	}
+	if len(scanNeed) != len(sp.Input.Cols) {
+		return nil
+	}
+	if sp.EventTime != nil && !markReads(scanNeed, []expr.Expr{sp.EventTime}) {
+		return nil
+	}
+	var out []string
+	for i, c := range sp.Input.Cols {
+		if scanNeed[i] {
+			out = append(out, c.Name)
+		}
+	}
+	if len(out) == len(sp.Input.Cols) {
+		return nil
+	}
+	return append([]string{}, out...)
+}
+
+// markReads marks in need the columns es reference (those in range: the
+// columns a window or session appends are not need's); false when a
+// reference is out of reach.
+func markReads(need []bool, es []expr.Expr) bool {
+	for _, e := range es {
+		if e == nil {
+			continue
+		}
+		if _, ok := remapColumns(e, func(i int) int { return i }); !ok {
+			return false
+		}
+		walkExpr(e, func(x expr.Expr) {
+			if c, ok := x.(*expr.ColumnRef); ok && c.Index >= 0 && c.Index < len(need) {
+				need[c.Index] = true
+			}
+		})
+	}
+	return true
+}
+
+// readsBelow carries the columns of n's output that are needed down to
+// the Scan at the bottom of n, returning the Scan's columns needed; false
+// for a node it cannot see through.
+func readsBelow(n Node, need []bool) ([]bool, bool) {
+	switch x := n.(type) {
+	case *Scan:
+		return need, len(need) == len(x.Cols)
+	case *Filter:
+		in := make([]bool, len(x.Input.Columns()))
+		copy(in, need)
+		if len(need) != len(in) || !markReads(in, []expr.Expr{x.Pred}) {
+			return nil, false
+		}
+		return readsBelow(x.Input, in)
+	case *Project:
+		if len(need) != len(x.Exprs) {
+			return nil, false
+		}
+		in := make([]bool, len(x.Input.Columns()))
+		for i, e := range x.Exprs {
+			if need[i] && !markReads(in, []expr.Expr{e}) {
+				return nil, false
+			}
+		}
+		return readsBelow(x.Input, in)
+	case *WindowAssign:
+		// The input's columns, then the window's.
+		in := make([]bool, len(x.Input.Columns()))
+		if len(need) < len(in) {
+			return nil, false
+		}
+		copy(in, need)
+		if !markReads(in, append([]expr.Expr{x.Time}, x.PartitionBy...)) {
+			return nil, false
+		}
+		return readsBelow(x.Input, in)
+	}
+	return nil, false
+}
+
+func containsNode(n, target Node) bool {
+	if n == target {
+		return true
+	}
+	for _, c := range n.Children() {
+		if containsNode(c, target) {
+			return true
+		}
+	}
+	return false
+}

@@ -113,6 +113,11 @@ func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*S
 	if err := sp.chooseMode(opts); err != nil {
 		return nil, err
 	}
+	if reads := sp.inputReads(); reads != nil { // stream_prune.go
+		in := *sp.Input
+		in.Reads = reads
+		sp.Input = &in
+	}
 	sp.buildTree()
 	return sp, nil
 }

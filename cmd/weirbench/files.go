@@ -289,7 +289,7 @@ func runFiles(c config, events, nfiles int, only, cpuprofile string) error {
 					return nil
 				}
 				r.weir, r.weirCPU = append(r.weir, el), append(r.weirCPU, cpu)
-				logf("run %d weir %s: %.3f s (%.0f events/s, %.2f cores)", i+1, r.f.name, el, ev/el, cpu/el)
+				logf("run %d weir %s: %.3f s (%.0f events/s, %.2f cores; CREATE %.3f s)", i+1, r.f.name, el, ev/el, cpu/el, filesLastCreate.Seconds())
 				return nil
 			}, func() error {
 				if r.duckErr != "" {
@@ -340,6 +340,10 @@ func runFiles(c config, events, nfiles int, only, cpuprofile string) error {
 // read_files, "" while it is accepted (the report says which ran).
 var filesGroupByAllRefused string
 
+// filesLastCreate is how long the last CREATE took (schema inference
+// included), for the log.
+var filesLastCreate time.Duration
+
 // filesWeirOnce creates the streaming table over dir and times it from the
 // CREATE to every row consumed; it returns the table's totals.
 func filesWeirOnce(ctx context.Context, conn *pgx.Conn, pid int, dir string, f filesFormat, events int64) (el, cpu float64, tot filesTotals, err error) {
@@ -367,6 +371,7 @@ func filesWeirOnce(ctx context.Context, conn *pgx.Conn, pid int, dir string, f f
 			return 0, 0, tot, fmt.Errorf("%s: %w", spelled, err)
 		}
 	}
+	filesLastCreate = time.Since(start)
 	if _, err := waitCaughtUp(ctx, conn, "files_agg", events, 10*time.Minute); err != nil {
 		return 0, 0, tot, err
 	}

@@ -72,6 +72,15 @@ type Options struct {
 	MaxFilesPerTrigger int       // default 1000
 	MaxBytesPerTrigger int64     // 0: no bound (at least one file per trigger)
 
+	// ReadColumns, when not nil, names the only columns a reader reads
+	// (data columns, the rescued column, MetadataColumn): the engine
+	// derives it from the plan of the table reading the source, which is
+	// fixed for that table. The others are not converted and come all
+	// NULL — unless the rescued column is read, as a value that does not
+	// parse shows there: then every column is decoded. Rows and batches
+	// are the same whatever it holds.
+	ReadColumns []string
+
 	// IgnoreCorruptFiles: a file decoding finds damaged (XX001) is
 	// entered in the processed-file log with no rows and reported,
 	// instead of failing the table.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -26,6 +25,9 @@ type DecodeStats struct {
 // unreadable file is an error (58030; 58P01 when it has vanished), a
 // damaged Parquet file too (XX001).
 //
+// Every batch holds rows of the one file (the engine checks a batch's
+// file by its first and last rows' _metadata).
+//
 // DecodeFile keeps no state between calls: files may be decoded
 // concurrently, each on its own goroutine. The caller releases the
 // batches.
@@ -37,10 +39,11 @@ func DecodeFile(info FileInfo, o Options, s Schema, batchRows int) (out []arrow.
 	default:
 		return nil, DecodeStats{}, errFormat(o.Format)
 	}
-	data, err := os.ReadFile(info.Path)
+	data, done, err := readWhole(info.Path, -1) // filebuf.go
 	if err != nil {
 		return nil, DecodeStats{}, ioError(info.Path, err)
 	}
+	defer done()
 	return decodeBytes(data, info, o, s, batchRows)
 }
 
@@ -59,6 +62,7 @@ func decodeBytes(data []byte, info FileInfo, o Options, s Schema, batchRows int)
 		return nil, DecodeStats{}, errFormat(o.Format)
 	}
 	w := newBatchWriter(info, o, s, batchRows)
+	w.reserveFor(data)
 	if err := guard(info.Path, func() { decode(data, w) }); err != nil {
 		w.discard()
 		return nil, DecodeStats{}, err

@@ -1,6 +1,8 @@
 package files
 
 import (
+	"bytes"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -19,8 +21,17 @@ type batchWriter struct {
 	batchRows int
 
 	cols     []colWriter
-	rescued  *array.StringBuilder // nil: no rescued column
+	rescued  *array.StringBuilder // nil: no rescued column, or it is not read
 	builders []array.Builder      // every column's, rescued included
+
+	// Pruning (o.ReadColumns): skip[i] marks a column no reader reads,
+	// whose values are not converted; it comes all NULL. active are the
+	// other columns. nullOut[j] marks output slot j (a column, then the
+	// rescued column) as all NULL; nulls caches such arrays by slot.
+	skip    []bool
+	active  []int
+	nullOut []bool
+	nulls   map[int]arrow.Array
 
 	// byName finds a column by its exact name.
 	byName map[string]int
@@ -61,10 +72,20 @@ func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWri
 		inferOff:  !o.InferColumnTypes,
 	}
 	mem := memory.DefaultAllocator
+	read := readSet(o)
+	// A value of an unread column that does not parse shows only in the
+	// rescued column: while that is read, every column is decoded.
+	rescueRead := s.Rescued != "" && (read == nil || read[s.Rescued])
+	w.skip = make([]bool, len(s.Columns))
 	for i, c := range s.Columns {
 		b := array.NewBuilder(mem, c.Type.Arrow())
 		w.builders = append(w.builders, b)
 		w.cols[i] = newColWriter(c.Name, c.Type, b)
+		w.skip[i] = read != nil && !read[c.Name] && !rescueRead
+		w.nullOut = append(w.nullOut, w.skip[i])
+		if !w.skip[i] {
+			w.active = append(w.active, i)
+		}
 		if _, dup := w.byName[c.Name]; !dup {
 			w.byName[c.Name] = i
 		}
@@ -76,13 +97,75 @@ func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWri
 	}
 	w.newCols.known = w.byName
 	if s.Rescued != "" {
-		w.rescued = array.NewStringBuilder(mem)
-		w.builders = append(w.builders, w.rescued)
+		rb := array.NewStringBuilder(mem)
+		w.builders = append(w.builders, rb)
+		w.nullOut = append(w.nullOut, !rescueRead)
+		if rescueRead {
+			w.rescued = rb
+		}
 	}
-	for _, b := range w.builders {
-		b.Reserve(min(batchRows, 1024))
+	for j, b := range w.builders {
+		if !w.nullOut[j] {
+			b.Reserve(min(batchRows, 1024))
+		}
 	}
 	return w
+}
+
+// reserveFor sizes the builders for the first batch from the file's
+// text: its rows guessed from the length of its first line, at most a
+// batch. Without it a file's first batch grows its builders step by step
+// (each step a copy); the batches after reserve what the last one took.
+func (w *batchWriter) reserveFor(data []byte) {
+	head := data[:min(len(data), 64<<10)]
+	lines := bytes.Count(head, []byte{'\n'})
+	if lines == 0 {
+		return
+	}
+	rows := min(w.batchRows, int(int64(len(data))*int64(lines)/int64(len(head)))+16)
+	perRow := len(head) / lines
+	for j, b := range w.builders {
+		if w.nullOut[j] {
+			continue
+		}
+		b.Reserve(rows)
+		if sb, ok := b.(*array.StringBuilder); ok && j < len(w.cols) {
+			// A string column's bytes are some of the row's: a share of
+			// it, which the doubling builder corrects if short.
+			sb.ReserveData(rows * max(perRow/max(len(w.cols), 1), 8))
+		}
+	}
+}
+
+// readSet is o.ReadColumns as a set; nil when every column is read.
+func readSet(o Options) map[string]bool {
+	if o.ReadColumns == nil {
+		return nil
+	}
+	out := make(map[string]bool, len(o.ReadColumns))
+	for _, n := range o.ReadColumns {
+		out[n] = true
+	}
+	return out
+}
+
+// skipped reports whether column i is not read (pruned): its values are
+// not converted.
+func (w *batchWriter) skipped(i int) bool { return w.skip[i] }
+
+// nullArray is an all-NULL array for output slot j of batchRows rows,
+// made once per writer and sliced per batch (the caller releases the
+// slice).
+func (w *batchWriter) nullArray(j, rows int) arrow.Array {
+	a, ok := w.nulls[j]
+	if !ok {
+		if w.nulls == nil {
+			w.nulls = map[int]arrow.Array{}
+		}
+		a = array.MakeArrayOfNull(memory.DefaultAllocator, w.schema.Field(j).Type, w.batchRows)
+		w.nulls[j] = a
+	}
+	return array.NewSlice(a, 0, int64(rows))
 }
 
 // column finds the column of a field name, exactly; -1 when none.
@@ -126,7 +209,7 @@ func (w *batchWriter) failed(i int) {
 func (w *batchWriter) rescuing() bool { return w.rescued != nil }
 
 func (w *batchWriter) endRow() {
-	for i := range w.cols {
+	for _, i := range w.active {
 		if w.setGen[i] != w.gen {
 			w.cols[i].appendNull()
 		}
@@ -168,6 +251,10 @@ func (w *batchWriter) flush() {
 		w.lastData = make([]int, len(w.builders))
 	}
 	for i, b := range w.builders {
+		if w.nullOut[i] {
+			arrs = append(arrs, w.nullArray(i, w.rows))
+			continue
+		}
 		a := b.NewArray()
 		if sa, ok := a.(*array.String); ok {
 			w.lastData[i] = len(sa.ValueBytes())
@@ -184,6 +271,9 @@ func (w *batchWriter) flush() {
 	// The next batch is likely as large: reserve it at once rather than
 	// growing the builders step by step again.
 	for i, b := range w.builders {
+		if w.nullOut[i] {
+			continue
+		}
 		b.Reserve(w.batchRows)
 		if sb, ok := b.(*array.StringBuilder); ok {
 			sb.ReserveData(int(float64(w.lastData[i]) * 1.1))
@@ -208,6 +298,10 @@ func (w *batchWriter) release() {
 		b.Release()
 	}
 	w.builders = nil
+	for _, a := range w.nulls {
+		a.Release()
+	}
+	w.nulls = nil
 	if w.meta != nil {
 		w.meta.Release()
 		w.meta = nil

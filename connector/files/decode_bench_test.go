@@ -40,6 +40,10 @@ type benchEvent struct {
 	Amount     float64   `json:"amount"`
 }
 
+// benchRead are the columns a windowed count and sum by type reads
+// (the pruned decode: Options.ReadColumns).
+var benchRead = []string{"event_type", "event_time", "amount"}
+
 var benchTypes = []string{"click", "view", "purchase", "add_to_cart", "search"}
 
 func benchJSON() []byte {
@@ -139,6 +143,7 @@ func benchDecode(b *testing.B, format string, data []byte, o Options) {
 func BenchmarkDecodeJSON(b *testing.B) {
 	data := benchJSON()
 	b.Run("weir", func(b *testing.B) { benchDecode(b, "json", data, Options{}) })
+	b.Run("weir-3-of-5-columns", func(b *testing.B) { benchDecode(b, "json", data, Options{ReadColumns: benchRead}) })
 	b.Run("baseline=goccy-go-json-structs", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		cpu0 := cpuTime()
@@ -190,6 +195,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 func BenchmarkDecodeCSV(b *testing.B) {
 	data := benchCSV()
 	b.Run("weir", func(b *testing.B) { benchDecode(b, "csv", data, Options{Header: true}) })
+	b.Run("weir-3-of-5-columns", func(b *testing.B) { benchDecode(b, "csv", data, Options{Header: true, ReadColumns: benchRead}) })
 	b.Run("baseline=encoding-csv", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		cpu0 := cpuTime()
@@ -209,6 +215,7 @@ func BenchmarkDecodeCSV(b *testing.B) {
 func BenchmarkDecodeParquet(b *testing.B) {
 	data := benchParquet(b)
 	b.Run("weir", func(b *testing.B) { benchDecode(b, "parquet", data, Options{}) })
+	b.Run("weir-3-of-5-columns", func(b *testing.B) { benchDecode(b, "parquet", data, Options{ReadColumns: benchRead}) })
 	b.Run("baseline=pqarrow-own-types", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		cpu0 := cpuTime()
@@ -247,4 +254,31 @@ func BenchmarkScanJSONLines(b *testing.B) {
 		}
 	}
 	reportRows(b, benchRows, cpu0)
+}
+
+// BenchmarkInfer measures inference's pass over the sample (the same
+// rows, hinted as the files benchmark hints them), next to the decode.
+func BenchmarkInfer(b *testing.B) {
+	for _, f := range []struct {
+		format string
+		data   []byte
+		o      Options
+	}{
+		{"json", benchJSON(), Options{Format: "json", InferColumnTypes: true, SchemaHints: "amount decimal(10,2), event_time timestamp"}},
+		{"csv", benchCSV(), Options{Format: "csv", Header: true, InferColumnTypes: true, SchemaHints: "amount decimal(10,2), event_time timestamp"}},
+	} {
+		b.Run(f.format, func(b *testing.B) {
+			info := writeFile(b, "bench."+f.format, f.data)
+			b.SetBytes(int64(len(f.data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if _, err := Infer([]FileInfo{info}, f.o, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRows(b, benchRows, cpu0)
+		})
+	}
 }

@@ -201,9 +201,12 @@ func decodeCSV(data []byte, o Options, w *batchWriter) {
 			continue
 		}
 		for k, c := range r.cells {
+			ci := colOf[k]
+			if ci >= 0 && w.skipped(ci) {
+				continue // not read: not converted
+			}
 			v := r.text(data, c)
 			isNull := !c.quoted && (len(v) == 0 || string(v) == o.NullValue)
-			ci := colOf[k]
 			if ci < 0 {
 				if !isNull {
 					w.newCols.observe(header[k], csvInferKind(v, w.inferOff))

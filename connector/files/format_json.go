@@ -319,7 +319,7 @@ func (sc *jsonScanner) value(s []byte, i int, f *jsonField) (int, bool) {
 }
 
 // parseLine checks that line is one JSON object and splits it into
-// sc.fields; false when it is not.
+// sc.fields; false when it is not (sc.fields then means nothing).
 func (sc *jsonScanner) parseLine(s []byte) bool {
 	sc.fields = sc.fields[:0]
 	i := skipWS(s, 0)
@@ -334,8 +334,15 @@ func (sc *jsonScanner) parseLine(s []byte) bool {
 		if i >= len(s) || s[i] != '"' {
 			return false
 		}
-		var f jsonField
+		// The field is built in its slot: no copy of it per field.
 		k := len(sc.fields)
+		if k < cap(sc.fields) {
+			sc.fields = sc.fields[:k+1]
+			sc.fields[k] = jsonField{}
+		} else {
+			sc.fields = append(sc.fields, jsonField{})
+		}
+		f := &sc.fields[k]
 		var end int
 		if k < len(sc.expect) && len(sc.expect[k]) > 0 && bytes.HasPrefix(s[i:], sc.expect[k]) {
 			// The key the previous line had here, as written: a plain
@@ -355,10 +362,9 @@ func (sc *jsonScanner) parseLine(s []byte) bool {
 		if i >= len(s) || s[i] != ':' {
 			return false
 		}
-		if i, ok = sc.value(s, skipWS(s, i+1), &f); !ok {
+		if i, ok = sc.value(s, skipWS(s, i+1), f); !ok {
 			return false
 		}
-		sc.fields = append(sc.fields, f)
 		i = skipWS(s, i)
 		if i >= len(s) {
 			return false
@@ -558,6 +564,9 @@ func (sc *jsonScanner) jsonRow(w *batchWriter) {
 			if ci >= 0 && !f.keyEsc {
 				sc.expect[k] = w.keyTokens[ci]
 			}
+		}
+		if ci >= 0 && w.skipped(ci) {
+			continue // not read: the line was checked, the value is not needed
 		}
 		if ci < 0 {
 			if f.kind == jsonNull {

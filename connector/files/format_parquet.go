@@ -95,8 +95,11 @@ type parquetDecoder struct {
 	stats DecodeStats
 
 	newCols newColumns
-	resc    []rescueEntry
-	rb      rescueBuf
+	// noRescue: a pruned read; the rescued column is not read and comes
+	// all NULL.
+	noRescue bool
+	resc     []rescueEntry
+	rb       rescueBuf
 }
 
 // rescueEntry is one value of a batch to rescue.
@@ -143,11 +146,27 @@ func (d *parquetDecoder) run(fr *pqarrow.FileReader) error {
 		extra = append(extra, fi)
 		d.newCols.observeType(fld.Name, parquetType(fld.Type))
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	leaves, pos := d.prune(fr, fsch, src, extra)
+	rr, err := fr.GetRecordReader(context.Background(), leaves, nil)
 	if err != nil {
 		return damaged(d.info.Path, err)
 	}
 	defer rr.Release()
+	if leaves != nil {
+		// src and extra index the file's fields; the reader's records
+		// hold the chosen ones only, in the file's order.
+		rs := rr.Schema()
+		if rs.NumFields() != len(pos.fields) {
+			return sqlerr.New(sqlerr.InternalError, "Parquet file \"%s\": %d columns read, %d asked for", d.info.Path, rs.NumFields(), len(pos.fields))
+		}
+		for k, fi := range pos.fields {
+			if rs.Field(k).Name != fsch.Field(fi).Name {
+				return sqlerr.New(sqlerr.InternalError, "Parquet file \"%s\": column %d read is %q, not %q", d.info.Path, k, rs.Field(k).Name, fsch.Field(fi).Name)
+			}
+		}
+		src, extra = pos.src, pos.extra
+		d.noRescue = true
+	}
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		if err := d.batch(rec, fsch, src, extra); err != nil {
@@ -158,6 +177,82 @@ func (d *parquetDecoder) run(fr *pqarrow.FileReader) error {
 		return damaged(d.info.Path, err)
 	}
 	return nil
+}
+
+// prunedFields says where the fields a pruned read chose are in its
+// records: fields are the file's field indices read, in order; src and
+// extra as run's, renumbered to the records' columns (src -1: not read).
+type prunedFields struct {
+	fields     []int
+	src, extra []int
+}
+
+// prune chooses the file's leaf columns to read when o.ReadColumns leaves
+// some out (nil: read them all). A column not read comes all NULL (as a
+// column the file lacks does); the fields the schema lacks are read only
+// while the rescued column, where their values go, is read — and then so
+// is every column, whose values that do not convert go there too.
+func (d *parquetDecoder) prune(fr *pqarrow.FileReader, fsch *arrow.Schema, src, extra []int) ([]int, prunedFields) {
+	read := readSet(d.o)
+	if read == nil || d.s.Rescued != "" && read[d.s.Rescued] || fr.Manifest == nil {
+		return nil, prunedFields{}
+	}
+	want := make([]bool, fsch.NumFields())
+	any := false
+	for ci, fi := range src {
+		if fi >= 0 && read[d.s.Columns[ci].Name] {
+			want[fi], any = true, true
+		}
+	}
+	if len(fr.Manifest.Fields) != fsch.NumFields() {
+		return nil, prunedFields{}
+	}
+	if !any {
+		// No column read: the rows must still be counted, which a reader
+		// of no column does not do. One leaf column is read, for its
+		// row count only.
+		for fi := range fr.Manifest.Fields {
+			if fr.Manifest.Fields[fi].IsLeaf() {
+				p := prunedFields{fields: []int{fi}, src: make([]int, len(src)), extra: []int{}}
+				for ci := range p.src {
+					p.src[ci] = -1
+				}
+				return []int{fr.Manifest.Fields[fi].ColIndex}, p
+			}
+		}
+		return nil, prunedFields{}
+	}
+	var leaves []int
+	var p prunedFields
+	at := make([]int, fsch.NumFields())
+	for fi := range want {
+		at[fi] = -1
+		if !want[fi] {
+			continue
+		}
+		at[fi] = len(p.fields)
+		p.fields = append(p.fields, fi)
+		leaves = appendLeaves(leaves, &fr.Manifest.Fields[fi])
+	}
+	p.src = make([]int, len(src))
+	for ci, fi := range src {
+		p.src[ci] = -1
+		if fi >= 0 && want[fi] {
+			p.src[ci] = at[fi]
+		}
+	}
+	p.extra = []int{} // not read: the rescued column is not
+	return leaves, p
+}
+
+func appendLeaves(out []int, f *pqarrow.SchemaField) []int {
+	if f.IsLeaf() {
+		return append(out, f.ColIndex)
+	}
+	for i := range f.Children {
+		out = appendLeaves(out, &f.Children[i])
+	}
+	return out
 }
 
 func (d *parquetDecoder) batch(rec arrow.RecordBatch, fsch *arrow.Schema, src, extra []int) error {
@@ -186,7 +281,9 @@ func (d *parquetDecoder) batch(rec arrow.RecordBatch, fsch *arrow.Schema, src, e
 		}
 		arrs = append(arrs, d.convert(col, c, n))
 	}
-	if d.s.Rescued != "" {
+	if d.s.Rescued != "" && d.noRescue {
+		arrs = append(arrs, array.MakeArrayOfNull(memory.DefaultAllocator, types.JSONB.Arrow(), n))
+	} else if d.s.Rescued != "" {
 		for _, fi := range extra {
 			col := rec.Column(fi)
 			name := fsch.Field(fi).Name
@@ -260,6 +357,11 @@ func (d *parquetDecoder) convert(col arrow.Array, c Column, n int) arrow.Array {
 	b := array.NewBuilder(memory.DefaultAllocator, c.Type.Arrow())
 	defer b.Release()
 	b.Reserve(n)
+	if sb, ok := b.(*array.StringBuilder); ok {
+		// Text out (numeric, jsonb, text from another type): guess a
+		// decimal's width rather than grow by doubling, copying.
+		sb.ReserveData(n * 12)
+	}
 	w := newColWriter(c.Name, c.Type, b)
 	defer w.release()
 	var buf []byte
@@ -272,7 +374,7 @@ func (d *parquetDecoder) convert(col arrow.Array, c Column, n int) arrow.Array {
 		buf, ok = convertValue(&w, col, i, buf[:0])
 		if !ok {
 			b.AppendNull()
-			if d.s.Rescued != "" {
+			if d.s.Rescued != "" && !d.noRescue {
 				d.resc = append(d.resc, rescueEntry{row: i, key: c.Name, text: col.ValueStr(i)})
 			}
 		}

@@ -30,7 +30,7 @@ func decodeText(data []byte, w *batchWriter) {
 			l = l[:len(l)-1]
 		}
 		w.beginRow(line, l)
-		if ci >= 0 {
+		if ci >= 0 && !w.skipped(ci) {
 			if w.cols[ci].appendText(l) {
 				w.mark(ci)
 			} else {

@@ -2,8 +2,6 @@ package files
 
 import (
 	"bytes"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -89,6 +87,9 @@ func jsonInferKind(f *jsonField, textOnly bool) inferKind {
 	switch f.kind {
 	case jsonNumber:
 		if f.isInt {
+			if _, ok := plainInt(f.val); ok {
+				return inferInt
+			}
 			if _, err := strconv.ParseInt(string(f.val), 10, 64); err == nil {
 				return inferInt
 			}
@@ -267,21 +268,8 @@ func Infer(files []FileInfo, o Options, sampleFiles int, sampleBytes int64) (Sch
 		}
 	case "json", "csv":
 		var fs fieldSet
-		left := sampleBytes
-		for _, f := range files {
-			if left <= 0 {
-				break
-			}
-			data, err := readSample(f.Path, left)
-			if err != nil {
-				return Schema{}, err
-			}
-			left -= int64(len(data))
-			if o.Format == "json" {
-				inferJSONLines(data, !o.InferColumnTypes, &fs)
-			} else {
-				inferCSVRecords(data, o, &fs)
-			}
+		if err := observeSample(files, o, sampleBytes, &fs); err != nil { // infer_sample.go
+			return Schema{}, err
 		}
 		cols = fs.columns()
 	default:
@@ -341,16 +329,12 @@ func applyHints(cols []Column, hints string) ([]Column, error) {
 }
 
 // readSample reads at most n bytes of a file, cut after its last whole
-// line when the file is longer.
-func readSample(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
+// line when the file is longer, into a reused buffer (filebuf.go); done
+// gives it back.
+func readSample(path string, n int64) (data []byte, done func(), err error) {
+	data, done, err = readWhole(path, n+1)
 	if err != nil {
-		return nil, ioError(path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, n+1))
-	if err != nil {
-		return nil, ioError(path, err)
+		return nil, nil, ioError(path, err)
 	}
 	if int64(len(data)) > n {
 		data = data[:n]
@@ -358,10 +342,17 @@ func readSample(path string, n int64) ([]byte, error) {
 			data = data[:i+1]
 		}
 	}
-	return data, nil
+	return data, done, nil
 }
 
 func inferJSONLines(data []byte, textOnly bool, fs *fieldSet) {
+	ff := newFileFields(nil)
+	inferJSONFile(data, textOnly, ff)
+	ff.mergeInto(fs)
+}
+
+// inferJSONFile observes one file's JSON lines.
+func inferJSONFile(data []byte, textOnly bool, ff *fileFields) {
 	var sc jsonScanner
 	data = bytes.TrimPrefix(data, utf8BOM)
 	for pos := 0; pos < len(data); {
@@ -379,15 +370,38 @@ func inferJSONLines(data []byte, textOnly bool, fs *fieldSet) {
 		sc.scratch = sc.scratch[:0]
 		for k := range sc.fields {
 			f := &sc.fields[k]
-			fs.observe(sc.content(f.key, f.keyEsc), jsonInferKind(f, textOnly))
+			i := ff.field(k, sc.content(f.key, f.keyEsc))
+			if !ff.fixed[i] {
+				ff.widen(i, jsonInferKind(f, textOnly))
+			}
+			// The next line likely has this key here: parseLine then
+			// matches its token instead of scanning it (a token without
+			// escapes; data outlives the pass).
+			for len(sc.expect) <= k {
+				sc.expect = append(sc.expect, nil)
+				sc.order = append(sc.order, -1)
+			}
+			if !f.keyEsc {
+				sc.expect[k] = f.key
+			} else {
+				sc.expect[k] = nil
+			}
 		}
 	}
 }
 
 func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
+	ff := newFileFields(nil)
+	inferCSVFile(data, o, ff)
+	ff.mergeInto(fs)
+}
+
+// inferCSVFile observes one CSV file.
+func inferCSVFile(data []byte, o Options, ff *fileFields) {
 	r := newCSVReader(o)
 	data = bytes.TrimPrefix(data, utf8BOM)
-	var names []string
+	var names [][]byte
+	header := false
 	for pos := 0; pos < len(data); {
 		end, next, _, ok := r.record(data, pos)
 		raw := data[pos:end]
@@ -395,13 +409,14 @@ func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
 		if len(raw) == 0 || !ok {
 			continue
 		}
-		if o.Header && names == nil {
+		if o.Header && !header {
+			header = true
 			for _, c := range r.cells {
-				names = append(names, string(r.text(data, c)))
+				names = append(names, bytes.Clone(r.text(data, c)))
 			}
 			// A header-only file still has its columns.
-			for _, n := range names {
-				fs.observe([]byte(n), inferNull)
+			for k, n := range names {
+				ff.field(k, n)
 			}
 			continue
 		}
@@ -409,6 +424,15 @@ func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
 			continue // ragged: rescued when decoded, tells nothing
 		}
 		for k, c := range r.cells {
+			var i int
+			if o.Header {
+				i = ff.field(k, names[k])
+			} else {
+				i = ff.field(k, csvPositionName(k))
+			}
+			if ff.fixed[i] {
+				continue
+			}
 			v := r.text(data, c)
 			kind := inferNull
 			if c.quoted || len(v) > 0 && string(v) != o.NullValue {
@@ -417,14 +441,25 @@ func inferCSVRecords(data []byte, o Options, fs *fieldSet) {
 					kind = inferText
 				}
 			}
-			if o.Header {
-				fs.observe([]byte(names[k]), kind)
-			} else {
-				fs.observe([]byte("_c"+strconv.Itoa(k)), kind)
-			}
+			ff.widen(i, kind)
 		}
 	}
 }
+
+// csvPositionName is the name of a header-less file's cell k (_c0, _c1, ...).
+func csvPositionName(k int) []byte {
+	if k < len(csvPositionNames) {
+		return csvPositionNames[k]
+	}
+	return []byte("_c" + strconv.Itoa(k))
+}
+
+var csvPositionNames = func() (out [][]byte) {
+	for k := 0; k < 64; k++ {
+		out = append(out, []byte("_c"+strconv.Itoa(k)))
+	}
+	return out
+}()
 
 // observeType records a new column whose type is known (Parquet).
 func (n *newColumns) observeType(name string, t types.T) {

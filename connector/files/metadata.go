@@ -1,6 +1,8 @@
 package files
 
 import (
+	"bytes"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -36,28 +38,42 @@ func ArrowSchema(s Schema) *arrow.Schema {
 }
 
 // newMetadataArray builds a _metadata column of n rows, every one info.
-// A file's batches share one such array, sliced to their length.
+// A file's batches share one such array, sliced to their length. Its
+// buffers are written whole (the strings repeated, the offsets counted
+// up) rather than appended row by row: every row of every file has one.
 func newMetadataArray(info FileInfo, n int) arrow.Array {
-	b := array.NewStructBuilder(memory.DefaultAllocator, MetadataType.Arrow().(*arrow.StructType))
-	defer b.Release()
-	b.Reserve(n)
-	path := b.FieldBuilder(0).(*array.StringBuilder)
-	name := b.FieldBuilder(1).(*array.StringBuilder)
-	size := b.FieldBuilder(2).(*array.Int64Builder)
-	mod := b.FieldBuilder(3).(*array.TimestampBuilder)
-	path.ReserveData(n * len(info.Path))
-	name.ReserveData(n * len(info.Name))
-	path.Reserve(n)
-	name.Reserve(n)
-	size.Reserve(n)
-	mod.Reserve(n)
-	ts := arrow.Timestamp(info.Modified.UnixMicro())
-	for i := 0; i < n; i++ {
-		b.Append(true)
-		path.Append(info.Path)
-		name.Append(info.Name)
-		size.Append(info.Size)
-		mod.Append(ts)
+	st := MetadataType.Arrow().(*arrow.StructType)
+	children := []arrow.ArrayData{
+		repeatedString(st.Field(0).Type, info.Path, n),
+		repeatedString(st.Field(1).Type, info.Name, n),
+		repeatedFixed(st.Field(2).Type, info.Size, n),
+		repeatedFixed(st.Field(3).Type, info.Modified.UnixMicro(), n),
 	}
-	return b.NewArray()
+	data := array.NewData(st, n, []*memory.Buffer{nil}, children, 0, 0)
+	for _, c := range children {
+		c.Release()
+	}
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// repeatedString is the data of a string array of n rows, each s.
+func repeatedString(t arrow.DataType, s string, n int) arrow.ArrayData {
+	offsets := make([]int32, n+1)
+	for i := range offsets {
+		offsets[i] = int32(i * len(s))
+	}
+	return array.NewData(t, n, []*memory.Buffer{nil,
+		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)),
+		memory.NewBufferBytes(bytes.Repeat([]byte(s), n))}, nil, 0, 0)
+}
+
+// repeatedFixed is the data of an array of 64-bit values (bigint,
+// timestamp) of n rows, each v.
+func repeatedFixed(t arrow.DataType, v int64, n int) arrow.ArrayData {
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = v
+	}
+	return array.NewData(t, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(vals))}, nil, 0, 0)
 }
