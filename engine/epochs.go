@@ -159,6 +159,12 @@ func (e *Engine) recoverJob(job *exec.StreamJob, guard *checkpoint.ResumeGuard, 
 		}
 	}
 	job.Replay, job.ReplayMore, job.ReplayNow = ends, more, nows
+	if d.Action != checkpoint.RerunAll && len(rerun) > 0 {
+		// The stored rows are the first run's: the count is the last
+		// re-run record's (a re-run of every epoch counts its own, which
+		// after CREATE OR REFRESH with a new query is the right one).
+		job.ReplayOutputRows, job.HasReplayOutputRows = rerun[len(rerun)-1].OutputRows, true
+	}
 	return d.OutputStored, restoreState, nil
 }
 

@@ -75,6 +75,14 @@ type StreamJob struct {
 	// More sources; ReplayNow its processing time (0: not recorded).
 	ReplayMore [][]int64
 	ReplayNow  []int64
+	// ReplayOutputRows, when HasReplayOutputRows, is the append-mode
+	// output count the last re-run epoch's record holds. A re-run that
+	// starts after the first epoch from an empty state can emit fewer rows
+	// than the first run did (a window whose rows came before the re-run's
+	// first epoch closes unseen); those rows are stored, so the count
+	// continues from the record, not from the re-run.
+	ReplayOutputRows    int64
+	HasReplayOutputRows bool
 	// KeepLate collects late rows (the rows below the aggregation, with
 	// their window) for CommitEpoch, to be written to a late_rows table.
 	KeepLate bool
@@ -525,6 +533,9 @@ func (j *StreamJob) commit(ectx *expr.Ctx, step *StreamStep, replaying bool) err
 		}
 	}
 	j.outRows += epochRows
+	if replaying && len(j.Replay) == 0 && j.HasReplayOutputRows && j.plan.Mode == planner.AppendMode {
+		j.outRows = j.ReplayOutputRows
+	}
 	if replaying {
 		// Readers hold the table as published before the re-run (or
 		// nothing): these changes start from another state.
