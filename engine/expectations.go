@@ -122,11 +122,7 @@ func (s *Session) ensureQuarantineTable(schema string, sp *planner.StreamPlan, r
 		}
 	}
 	if existing, err := s.eng.cat.LookupRelation(s.searchPath(), "", name); err == nil {
-		ok := existing.Kind == catalog.KindTable && len(existing.Columns) == len(cols)
-		for i := 0; ok && i < len(cols); i++ {
-			ok = existing.Columns[i].Type.OID == cols[i].T.OID
-		}
-		if !ok {
+		if !hasShape(existing, cols) {
 			return sqlerr.New(sqlerr.DatatypeMismatch, "quarantine table \"%s\" exists with another shape", name).
 				WithDetail("It must have the streaming table's columns, then failed_expectations text[]: " + columnList(cols) + ".")
 		}

@@ -644,11 +644,7 @@ func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPla
 		cols = sp.Agg.Input.Columns()
 	}
 	if existing, err := s.eng.cat.LookupRelation(s.searchPath(), "", name); err == nil {
-		ok := existing.Kind == catalog.KindTable && len(existing.Columns) == len(cols)
-		for i := 0; ok && i < len(cols); i++ {
-			ok = existing.Columns[i].Type.OID == cols[i].T.OID
-		}
-		if !ok {
+		if !hasShape(existing, cols) {
 			return sqlerr.New(sqlerr.DatatypeMismatch, "late_rows table \"%s\" exists with another shape", name).
 				WithDetail("It must have the columns of the rows being aggregated: " + columnList(cols) + ".")
 		}
@@ -667,6 +663,17 @@ func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPla
 	}
 	io.Notice("NOTICE", sqlerr.SuccessfulCompletion, fmt.Sprintf("created table %s for late rows (%s)", name, columnList(cols)))
 	return nil
+}
+
+// hasShape reports whether rel is a table with columns of cols' types, in
+// order: what a side table a streaming table writes into (late_rows,
+// quarantine) must be when it exists already.
+func hasShape(rel *catalog.Relation, cols []planner.Column) bool {
+	ok := rel.Kind == catalog.KindTable && len(rel.Columns) == len(cols)
+	for i := 0; ok && i < len(cols); i++ {
+		ok = rel.Columns[i].Type.OID == cols[i].T.OID
+	}
+	return ok
 }
 
 func columnList(cols []planner.Column) string {

@@ -39,12 +39,7 @@ func (b *binder) bindEventLog(rf *pg_query.RangeFunction, fc *pg_query.FuncCall,
 	}
 	q, err := ec.EventLogQuery(target)
 	if err != nil {
-		if se, ok := err.(*sqlerr.Error); ok && se.Position == 0 {
-			cp := *se
-			cp.Position = pos
-			return nil, nil, &cp
-		}
-		return nil, nil, err
+		return nil, nil, sqlerr.PositionIfNone(err, pos)
 	}
 	stmts, err := parse.Parse(q)
 	if err != nil || len(stmts) != 1 {

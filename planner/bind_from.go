@@ -128,12 +128,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 	}
 	rel, err := b.cat.LookupRelation(rv.Schemaname, rv.Relname)
 	if err != nil {
-		if se, ok := err.(*sqlerr.Error); ok && se.Position == 0 {
-			cp := *se
-			cp.Position = int(rv.Location) + 1
-			return nil, nil, &cp
-		}
-		return nil, nil, err
+		return nil, nil, sqlerr.PositionIfNone(err, int(rv.Location)+1)
 	}
 	if rel.ViewSQL != "" {
 		if b.expandingView(rel.Name) {

@@ -222,11 +222,4 @@ func BindDefault(cat Catalog, n *pg_query.Node, col RelColumn) error {
 	return err
 }
 
-func withPos(err error, loc int32) error {
-	if se, ok := err.(*sqlerr.Error); ok && se.Position == 0 {
-		cp := *se
-		cp.Position = int(loc) + 1
-		return &cp
-	}
-	return err
-}
+func withPos(err error, loc int32) error { return sqlerr.PositionIfNone(err, int(loc)+1) }

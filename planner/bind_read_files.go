@@ -127,12 +127,7 @@ func (b *binder) bindReadFiles(rf *pg_query.RangeFunction, fc *pg_query.FuncCall
 	}
 	rel, err := fcat.FilesRelation(opts)
 	if err != nil {
-		if se, ok := err.(*sqlerr.Error); ok && se.Position == 0 {
-			cp := *se
-			cp.Position = pos
-			return nil, nil, &cp
-		}
-		return nil, nil, err
+		return nil, nil, sqlerr.PositionIfNone(err, pos)
 	}
 	alias := &pg_query.Alias{Aliasname: name}
 	if rf.Alias != nil {

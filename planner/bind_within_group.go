@@ -23,14 +23,7 @@ func (b *binder) bindWithinGroup(f *pg_query.FuncCall, ec *exprCtx, in *exprCtx)
 	st := ec.agg
 	name := funcName(f.Funcname)
 	pos := int(f.Location) + 1
-	at := func(err error) error {
-		if se, ok := err.(*sqlerr.Error); ok && se.Position == 0 {
-			cp := *se
-			cp.Position = pos
-			return &cp
-		}
-		return err
-	}
+	at := func(err error) error { return sqlerr.PositionIfNone(err, pos) }
 	var args []expr.Expr
 	for _, a := range f.Args {
 		if containsAggregate(a) {

@@ -103,12 +103,7 @@ func sparkCompositeType(tn *pg_query.TypeName) (types.T, error) {
 	}
 	t, err := types.ParseSparkType(tn.Typmods[0].GetAConst().GetSval().Sval)
 	if err != nil {
-		if se, ok := err.(*sqlerr.Error); ok && se.Position == 0 {
-			cp := *se
-			cp.Position = pos
-			return types.T{}, &cp
-		}
-		return types.T{}, err
+		return types.T{}, sqlerr.PositionIfNone(err, pos)
 	}
 	if len(tn.ArrayBounds) > 0 {
 		if t.IsStruct() || t.IsArray() {

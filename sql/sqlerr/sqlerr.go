@@ -101,6 +101,18 @@ func At(code string, pos int, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Position: pos}
 }
 
+// PositionIfNone returns err placed at pos when it is an *Error without a
+// position (an error from a catalog lookup or a value parser, which knows
+// nothing of the statement's text); any other error as it is.
+func PositionIfNone(err error, pos int) error {
+	if se, ok := err.(*Error); ok && se.Position == 0 {
+		cp := *se
+		cp.Position = pos
+		return &cp
+	}
+	return err
+}
+
 // WithDetail returns a copy of e with Detail set.
 func (e *Error) WithDetail(d string) *Error { c := *e; c.Detail = d; return &c }
 
