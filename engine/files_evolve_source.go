@@ -70,6 +70,13 @@ func (e *Engine) widenNamedSources(ins []*filesInput) ([]namedSourceChange, erro
 		if p.Version <= def.Version || len(p.Columns) <= len(def.Columns) || !extendsColumns(def.Columns, filesCatalogColumns(p)) {
 			continue
 		}
+		if by := e.keptBy(cur.OID); by != "" {
+			if !e.schemaKept(cur.OID) {
+				e.keepSchema(cur.OID)
+				e.logSourceKept(cur, p, by)
+			}
+			continue // the reader restarts on the stored version, not evolving
+		}
 		var change namedSourceChange
 		updated, err := e.cat.UpdateFilesSource(cur.OID, func(d *catalog.FilesSource) error {
 			change = namedSourceChange{oid: cur.OID, from: d.Version, to: p.Version}
@@ -158,4 +165,69 @@ func hasPendingNamed(ins []*filesInput) bool {
 		}
 	}
 	return false
+}
+
+// keptBy names a streaming table reading the named files source src that
+// cannot take new columns: one whose columns are declared, or a flow (its
+// target's columns are its first flow's). Its stored definition is
+// planned, not its job's plan, so that the answer holds while jobs start
+// (at server start a reader may widen the source before the others run).
+// "" when there is none.
+func (e *Engine) keptBy(src uint32) string {
+	for _, rel := range e.cat.Relations() {
+		if rel.Kind != catalog.KindStreamingTable || rel.Streaming == nil {
+			continue
+		}
+		switch {
+		case rel.Streaming.NoQuery:
+			for _, f := range rel.Streaming.Flows {
+				if sp, _, err := e.systemSession().planFlowOf(rel, f); err == nil && planReads(sp, src) {
+					return "flow " + f.Name
+				}
+			}
+		case rel.Streaming.Declared:
+			if sp, _, err := e.planStored(rel, nil); err == nil && planReads(sp, src) {
+				return "streaming table " + rel.Name
+			}
+		}
+	}
+	return ""
+}
+
+// keepSchema marks the named files source src as keeping its schema
+// (keptBy found a reader that cannot take new columns): its readers open
+// it without evolving, the new fields in the rescued-data column. The mark
+// lasts until the server stops; at the next start the first reader to
+// meet the pending version asks keptBy again.
+func (e *Engine) keepSchema(src uint32) {
+	e.filesOpen.mu.Lock()
+	defer e.filesOpen.mu.Unlock()
+	if e.filesOpen.kept == nil {
+		e.filesOpen.kept = map[uint32]bool{}
+	}
+	e.filesOpen.kept[src] = true
+}
+
+// schemaKept reports whether keepSchema marked src.
+func (e *Engine) schemaKept(src uint32) bool {
+	e.filesOpen.mu.Lock()
+	defer e.filesOpen.mu.Unlock()
+	return e.filesOpen.kept[src]
+}
+
+// logSourceKept records that a named source's new version was not
+// applied, and why.
+func (e *Engine) logSourceKept(src *catalog.Relation, p files.Schema, by string) {
+	details, _ := json.Marshal(struct {
+		Path      string `json:"path"`
+		ToVersion int    `json:"to_version"`
+		Applied   bool   `json:"applied"`
+		KeptBy    string `json:"kept_by"`
+	}{src.Source.Files.Path, p.Version, false, by})
+	ev := eventlog.Event{Object: src.OID, Name: qualifiedName(src.Schema, src.Name), Kind: eventlog.KindSchemaChange, Level: eventlog.LevelInfo,
+		Message: fmt.Sprintf("files source %s: schema version %d not applied: %s reads it and cannot take new columns; the new fields are in the rescued-data column", src.Name, p.Version, by),
+		Details: string(details)}
+	if err := eventlog.Append(e.store, ev); err != nil {
+		log.Printf("source %s: could not record its schema change: %v", src.Name, err)
+	}
 }

@@ -176,6 +176,46 @@ func TestFilesEvolutionNamedSource(t *testing.T) {
 	}
 }
 
+// TestFilesEvolutionNamedSourceKept: a named files source read by a
+// streaming table with declared columns (or by a flow) keeps its schema:
+// widening it would break that reader's SELECT *. Every reader runs on,
+// the new field in the rescued-data column; the source's schema_change
+// event says it was not applied and which reader kept it; a restart keeps
+// the schema too.
+func TestFilesEvolutionNamedSourceKept(t *testing.T) {
+	root := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", evolutionEvents(0, 10, false)))
+	srcExec(t, w, `CREATE SOURCE evs WITH (connector = 'files', path = 'landing', format = 'json')`)
+	srcExec(t, w, `CREATE STREAMING TABLE free AS SELECT * FROM STREAM evs`)
+	srcExec(t, w, `CREATE STREAMING TABLE declared (id bigint, kind text, _rescued_data jsonb) AS SELECT * FROM STREAM evs`)
+	waitSame(t, w, pg, "SELECT id, kind FROM declared ORDER BY id", "SELECT id, kind FROM "+pgEvolution+" ORDER BY id")
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", evolutionEvents(10, 10, true)))
+	const want = "SELECT id, kind, extra FROM " + pgEvolution + " ORDER BY id"
+	for _, table := range []string{"free", "declared"} {
+		waitSame(t, w, pg, "SELECT id, kind, _rescued_data->>'extra' FROM "+table+" ORDER BY id", want)
+		if got := columnNames(t, w, table); got != "id,kind,_rescued_data" {
+			t.Errorf("%s's columns: %s", table, got)
+		}
+	}
+	evs := tableEvents(t, srv, "evs", eventlog.KindSchemaChange)
+	if len(evs) != 1 || !strings.Contains(evs[0].Details, `"applied":false`) || !strings.Contains(evs[0].Details, `streaming table declared`) {
+		t.Fatalf("evs's schema_change events: %+v", evs)
+	}
+	srv.stop()
+	loadRaw(t, pg, writeFile(t, root, "landing/c.json", evolutionEvents(20, 5, true)))
+	srv = startServerWith(t, engine.Config{DataDir: srv.dir, FilesRoots: []string{root}})
+	w = srv.connect(t)
+	for _, table := range []string{"free", "declared"} {
+		waitSame(t, w, pg, "SELECT id, kind, _rescued_data->>'extra' FROM "+table+" ORDER BY id", want)
+	}
+	if got := columnNames(t, w, "evs"); got != "id,kind,_rescued_data" {
+		t.Errorf("evs's columns after the restart: %s", got)
+	}
+}
+
 func TestFilesEvolutionRescueAndNone(t *testing.T) {
 	root := t.TempDir()
 	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
