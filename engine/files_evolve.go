@@ -69,6 +69,10 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		return // shutting down: the next start restarts it
 	default:
 	}
+	if target, ok := e.flows.target(oid); ok && target != oid {
+		e.restartFlowOnFilesSchema(target, oid) // files_evolve_flow.go
+		return
+	}
 	defer e.stopIfDropped(oid)
 	rel, ok := e.cat.RelationByOID(oid)
 	if !ok || rel.Kind != catalog.KindStreamingTable || rel.Streaming == nil || e.runnerFor(oid) == nil {
@@ -354,7 +358,7 @@ func (e *Engine) followPlanColumns(rel *catalog.Relation, sp *planner.StreamPlan
 // they have (new fields go to the rescued-data column; the version is
 // recorded).
 func evolvingInput(reader, src *catalog.Relation, o files.Options) bool {
-	if namedEvolves(reader, src, o) { // files_evolve_source.go
+	if namedEvolves(reader, src, o) || flowEvolves(reader, src, o) { // files_evolve_source.go, files_evolve_flow.go
 		return true
 	}
 	return o.EvolutionMode == files.EvolveAddNewColumns && src.OID >= inlineOIDBase &&
