@@ -18,7 +18,7 @@ func TestUpdateFilesSource(t *testing.T) {
 	def := &FilesSource{Path: "/data/landing", Format: "json", Rescued: "_rescued_data", Version: 1,
 		Columns: []Column{{Name: "id", Type: types.Int8}}}
 	r, err := c.CreateRelation(&Relation{Name: "evs", Kind: KindSource, ViewSQL: "SELECT 1",
-		Source: &Source{Connector: "files", Files: def},
+		Source:  &Source{Connector: "files", Files: def},
 		Columns: []Column{{Name: "id", Type: types.Int8, Comment: "the event"}, {Name: "_rescued_data", Type: types.JSONB}}}, false)
 	if err != nil {
 		t.Fatal(err)
