@@ -142,10 +142,14 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		e.logSchemaChange(updated, c)
 	}
 	failpoint.Hit("files-evolve-after-catalog") // the table's new definition durable, not running
-	e.startRunner(updated, sp, trig)
-	failpoint.Hit("files-evolve-before-readers") // running on it; its readers not yet widened
+	// Its columns are stored wider, and its readers restarted on them,
+	// before it runs: a reader still on the old columns would read the
+	// rows it writes with the new ones, without them.
+	updated = e.followPlanColumns(updated, sp)
+	failpoint.Hit("files-evolve-before-readers") // its columns wider, not running; its readers not yet widened
 	done := map[uint32]bool{oid: true}
 	e.restartReadersOf(oid, done)
+	e.startRunner(updated, sp, trig)
 	e.restartSourceReaders(widened, done)
 }
 
