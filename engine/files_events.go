@@ -22,8 +22,9 @@ func (e *Engine) logFilesNotices(oid uint32, name string, ins []*filesInput) {
 		for _, n := range in.src.Notices() {
 			if n.Kind == files.NoticeSchema {
 				if !in.evolves {
-					// Recorded, not applied (a named source, a flow's input,
-					// declared columns): the restart's event says it otherwise.
+					// Recorded, not applied (declared columns, a named source a
+					// declared reader or a flow keeps): the restart's event
+					// says it otherwise.
 					e.logRecordedSchema(oid, name, in, n)
 				}
 				continue

@@ -69,6 +69,10 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		return // shutting down: the next start restarts it
 	default:
 	}
+	if target, ok := e.flows.target(oid); ok && target != oid {
+		e.restartFlowOnFilesSchema(target, oid) // files_evolve_flow.go
+		return
+	}
 	defer e.stopIfDropped(oid)
 	rel, ok := e.cat.RelationByOID(oid)
 	if !ok || rel.Kind != catalog.KindStreamingTable || rel.Streaming == nil || e.runnerFor(oid) == nil {
@@ -79,8 +83,8 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 	var changes []filesSchemaChange
 	for _, in := range ins {
 		p, ok := in.src.SchemaChanged()
-		if !ok || !in.evolves {
-			continue
+		if !ok || !in.evolves || in.rel.OID < inlineOIDBase {
+			continue // a named source widens itself (files_evolve_source.go)
 		}
 		for i := range defs {
 			if defs[i].Input != in.rel.Source.Files.Input || p.Version <= defs[i].Version {
@@ -101,7 +105,16 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		}
 	}
 	e.stopRunner(oid)
-	if len(changes) == 0 {
+	var widened []namedSourceChange // files_evolve_source.go
+	if hasPendingNamed(ins) {
+		failpoint.Hit("files-evolve-before-catalog")
+		var err error
+		if widened, err = e.widenNamedSources(ins); err != nil {
+			e.failedRunner(rel, sqlerr.From(err).Message)
+			return
+		}
+	}
+	if len(changes) == 0 && len(widened) == 0 {
 		e.restartPlanned(rel)
 		return
 	}
@@ -113,7 +126,9 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		e.failedRunner(rel, sqlerr.From(err).Message)
 		return
 	}
-	failpoint.Hit("files-evolve-before-catalog")
+	if len(widened) == 0 {
+		failpoint.Hit("files-evolve-before-catalog")
+	}
 	updated, err := e.cat.UpdateStreamingTable(oid, func(r *catalog.Relation) error {
 		r.Streaming.Files = defs
 		r.Streaming.StateFingerprint = sp.StateFingerprint()
@@ -127,9 +142,15 @@ func (e *Engine) restartOnFilesSchema(oid uint32) {
 		e.logSchemaChange(updated, c)
 	}
 	failpoint.Hit("files-evolve-after-catalog") // the table's new definition durable, not running
+	// Its columns are stored wider, and its readers restarted on them,
+	// before it runs: a reader still on the old columns would read the
+	// rows it writes with the new ones, without them.
+	updated = e.followPlanColumns(updated, sp)
+	failpoint.Hit("files-evolve-before-readers") // its columns wider, not running; its readers not yet widened
+	done := map[uint32]bool{oid: true}
+	e.restartReadersOf(oid, done)
 	e.startRunner(updated, sp, trig)
-	failpoint.Hit("files-evolve-before-readers") // running on it; its readers not yet widened
-	e.restartReadersOf(oid, map[uint32]bool{oid: true})
+	e.restartSourceReaders(widened, done)
 }
 
 // waitFilesRestarts waits for a restart on a new schema under way (Close,
@@ -335,11 +356,15 @@ func (e *Engine) followPlanColumns(rel *catalog.Relation, sp *planner.StreamPlan
 
 // evolvingInput reports whether a files input of reader is restarted on
 // schema changes (filesAfterStep): a read_files call of a streaming
-// table's own query. A named files source, shared by its readers, a
-// flow's read_files, and the input of a table whose columns are declared
-// (they cannot grow) keep the schema they have (new fields go to the
-// rescued-data column; the version is recorded).
+// table's own query, or a named files source it reads (the source
+// widens, files_evolve_source.go). A flow's read_files, and the input of
+// a table whose columns are declared (they cannot grow) keep the schema
+// they have (new fields go to the rescued-data column; the version is
+// recorded).
 func evolvingInput(reader, src *catalog.Relation, o files.Options) bool {
+	if namedEvolves(reader, src, o) || flowEvolves(reader, src, o) { // files_evolve_source.go, files_evolve_flow.go
+		return true
+	}
 	return o.EvolutionMode == files.EvolveAddNewColumns && src.OID >= inlineOIDBase &&
 		reader.Streaming != nil && !reader.Streaming.NoQuery && !reader.Streaming.Declared && len(reader.Streaming.Files) > 0
 }

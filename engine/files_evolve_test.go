@@ -118,9 +118,11 @@ func TestFilesEvolutionAddNewColumns(t *testing.T) {
 }
 
 // TestFilesEvolutionNamedSource: a named files source is shared by its
-// readers and keeps its columns: a new field goes to the rescued-data
-// column, and the version recorded is a schema_change event saying it was
-// not applied.
+// readers, each with its own log; the first to meet a file with a new
+// field widens the source (its stored columns and version), the SELECT *
+// readers (and their SELECT * readers) restart on the new column, the
+// others keep their columns; every reader reads each file once; the
+// source's schema_change event says it was applied; a restart keeps it.
 func TestFilesEvolutionNamedSource(t *testing.T) {
 	root := t.TempDir()
 	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
@@ -129,21 +131,88 @@ func TestFilesEvolutionNamedSource(t *testing.T) {
 	loadRaw(t, pg, writeFile(t, root, "landing/a.json", evolutionEvents(0, 10, false)))
 	srcExec(t, w, `CREATE SOURCE evs WITH (connector = 'files', path = 'landing', format = 'json')`)
 	srcExec(t, w, `CREATE STREAMING TABLE from_source AS SELECT * FROM STREAM evs`)
+	srcExec(t, w, `CREATE STREAMING TABLE second AS SELECT *, _metadata.file_name AS file FROM STREAM evs`)
+	srcExec(t, w, `CREATE STREAMING TABLE silver AS SELECT * FROM STREAM from_source`)
+	srcExec(t, w, `CREATE STREAMING TABLE picked AS SELECT id, kind FROM STREAM evs`)
+	srcExec(t, w, `CREATE STREAMING TABLE per_kind AS SELECT kind, count(*) AS n FROM STREAM evs GROUP BY kind`)
+	waitSame(t, w, pg, "SELECT id, kind FROM silver ORDER BY id", "SELECT id, kind FROM "+pgEvolution+" ORDER BY id")
 	loadRaw(t, pg, writeFile(t, root, "landing/b.json", evolutionEvents(10, 10, true)))
-	waitSame(t, w, pg, "SELECT id, kind, _rescued_data->>'extra' FROM from_source ORDER BY id", "SELECT id, kind, extra FROM "+pgEvolution+" ORDER BY id")
-	if got := columnNames(t, w, "from_source"); got != "id,kind,_rescued_data" {
-		t.Errorf("columns: %s", got)
+	loadRaw(t, pg, writeFile(t, root, "landing/c.json", evolutionEvents(20, 5, true)))
+	const wantRows = "SELECT id, kind, extra FROM " + pgEvolution + " ORDER BY id"
+	for _, table := range []string{"from_source", "second", "silver"} {
+		waitSame(t, w, pg, "SELECT id, kind, extra FROM "+table+" ORDER BY id", wantRows)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		evs := tableEvents(t, srv, "from_source", eventlog.KindSchemaChange)
-		if len(evs) == 1 && strings.Contains(evs[0].Details, `"applied":false`) {
-			break
+	waitSame(t, w, pg, "SELECT id, kind FROM picked ORDER BY id", "SELECT id, kind FROM "+pgEvolution+" ORDER BY id")
+	waitSame(t, w, pg, "SELECT kind, n FROM per_kind ORDER BY kind", "SELECT kind, count(*) FROM "+pgEvolution+" GROUP BY kind ORDER BY kind")
+	sameFileRows(t, w, pg, "SELECT count(*) FROM from_source WHERE _rescued_data IS NOT NULL", "SELECT 0")
+	sameFileRows(t, w, pg, "SELECT id, kind, extra FROM evs ORDER BY id", wantRows)
+	for table, want := range map[string]string{"evs": "id,kind,extra,_rescued_data", "from_source": "id,kind,extra,_rescued_data",
+		"second": "id,kind,extra,_rescued_data,file", "silver": "id,kind,extra,_rescued_data", "picked": "id,kind", "per_kind": "kind,n"} {
+		if got := columnNames(t, w, table); got != want {
+			t.Errorf("%s's columns after evolution: %s, want %s", table, got, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("schema_change events: %+v", evs)
+	}
+	desc := strings.Join(textRows(t, w, "DESCRIBE EXTENDED evs"), "\n")
+	if !strings.Contains(desc, "Files Schema\tversion 2: id bigint, kind text, extra text, _rescued_data jsonb") {
+		t.Errorf("DESCRIBE EXTENDED evs after evolution:\n%s", desc)
+	}
+	evs := tableEvents(t, srv, "evs", eventlog.KindSchemaChange)
+	if len(evs) != 1 || !strings.Contains(evs[0].Message, "extra text") || !strings.Contains(evs[0].Details, `"to_version":2`) || !strings.Contains(evs[0].Details, `"applied":true`) {
+		t.Fatalf("evs's schema_change events: %+v", evs)
+	}
+	// Across a restart: the source's stored schema is the wider one;
+	// nothing is read twice, no further version.
+	srv.stop()
+	loadRaw(t, pg, writeFile(t, root, "landing/d.json", evolutionEvents(25, 5, true)))
+	srv = startServerWith(t, engine.Config{DataDir: srv.dir, FilesRoots: []string{root}})
+	w = srv.connect(t)
+	for _, table := range []string{"from_source", "second", "silver"} {
+		waitSame(t, w, pg, "SELECT id, kind, extra FROM "+table+" ORDER BY id", wantRows)
+	}
+	waitSame(t, w, pg, "SELECT kind, n FROM per_kind ORDER BY kind", "SELECT kind, count(*) FROM "+pgEvolution+" GROUP BY kind ORDER BY kind")
+	sameFileRows(t, w, pg, "SELECT count(DISTINCT file), count(*) FROM second", "SELECT 4, count(*) FROM raw")
+	if evs := tableEvents(t, srv, "evs", eventlog.KindSchemaChange); len(evs) != 1 {
+		t.Fatalf("schema_change events after the restart: %+v", evs)
+	}
+}
+
+// TestFilesEvolutionNamedSourceKept: a named files source read by a
+// streaming table with declared columns (or by a flow) keeps its schema:
+// widening it would break that reader's SELECT *. Every reader runs on,
+// the new field in the rescued-data column; the source's schema_change
+// event says it was not applied and which reader kept it; a restart keeps
+// the schema too.
+func TestFilesEvolutionNamedSourceKept(t *testing.T) {
+	root := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	loadRaw(t, pg, writeFile(t, root, "landing/a.json", evolutionEvents(0, 10, false)))
+	srcExec(t, w, `CREATE SOURCE evs WITH (connector = 'files', path = 'landing', format = 'json')`)
+	srcExec(t, w, `CREATE STREAMING TABLE free AS SELECT * FROM STREAM evs`)
+	srcExec(t, w, `CREATE STREAMING TABLE declared (id bigint, kind text, _rescued_data jsonb) AS SELECT * FROM STREAM evs`)
+	waitSame(t, w, pg, "SELECT id, kind FROM declared ORDER BY id", "SELECT id, kind FROM "+pgEvolution+" ORDER BY id")
+	loadRaw(t, pg, writeFile(t, root, "landing/b.json", evolutionEvents(10, 10, true)))
+	const want = "SELECT id, kind, extra FROM " + pgEvolution + " ORDER BY id"
+	for _, table := range []string{"free", "declared"} {
+		waitSame(t, w, pg, "SELECT id, kind, _rescued_data->>'extra' FROM "+table+" ORDER BY id", want)
+		if got := columnNames(t, w, table); got != "id,kind,_rescued_data" {
+			t.Errorf("%s's columns: %s", table, got)
 		}
-		time.Sleep(20 * time.Millisecond) // polling, with a deadline
+	}
+	evs := tableEvents(t, srv, "evs", eventlog.KindSchemaChange)
+	if len(evs) != 1 || !strings.Contains(evs[0].Details, `"applied":false`) || !strings.Contains(evs[0].Details, `streaming table declared`) {
+		t.Fatalf("evs's schema_change events: %+v", evs)
+	}
+	srv.stop()
+	loadRaw(t, pg, writeFile(t, root, "landing/c.json", evolutionEvents(20, 5, true)))
+	srv = startServerWith(t, engine.Config{DataDir: srv.dir, FilesRoots: []string{root}})
+	w = srv.connect(t)
+	for _, table := range []string{"free", "declared"} {
+		waitSame(t, w, pg, "SELECT id, kind, _rescued_data->>'extra' FROM "+table+" ORDER BY id", want)
+	}
+	if got := columnNames(t, w, "evs"); got != "id,kind,_rescued_data" {
+		t.Errorf("evs's columns after the restart: %s", got)
 	}
 }
 

@@ -32,6 +32,9 @@ type filesOpened struct {
 	// evolveMu makes restarts on new schemas one at a time
 	// (files_evolve.go).
 	evolveMu sync.Mutex
+	// kept are the named files sources that keep their schema
+	// (files_evolve_source.go).
+	kept map[uint32]bool
 }
 
 // filesInput is one open files source of a streaming table.
@@ -114,7 +117,7 @@ func (e *Engine) openFilesInput(reader *catalog.Relation, src *catalog.Relation,
 		reads = nil
 	}
 	o.ReadColumns = reads
-	evolves := evolvingInput(reader, src, o) // files_evolve.go
+	evolves := evolvingInput(reader, src, o) && !e.schemaKept(src.OID) // files_evolve.go, files_evolve_source.go
 	fsrc, err := files.OpenWith(e.store, filesLogKey(reader.OID, src), o, filesSchema(def), files.Tuning{StopOnNewColumns: evolves, Hit: failpoint.Hit})
 	if err != nil {
 		return failingSource{err}

@@ -29,11 +29,34 @@ import (
 // without.
 func TestFilesEvolutionKill(t *testing.T) {
 	for _, point := range []string{"files-evolve-recorded", "files-evolve-before-catalog", "files-evolve-after-catalog", "files-evolve-before-readers", "random"} {
-		t.Run(point, func(t *testing.T) { evolveKillRun(t, point) })
+		t.Run(point, func(t *testing.T) { evolveKillRun(t, point, "inline") })
 	}
 }
 
-func evolveKillRun(t *testing.T, point string) {
+// TestFilesEvolutionKillNamedSource: the same crash points when the tables
+// read a named files source (CREATE SOURCE ... WITH (connector =
+// 'files')): the source's stored schema gains the column; bronze and
+// mirror (its SELECT * readers) and silver (bronze's) take it, picked
+// keeps its own columns.
+func TestFilesEvolutionKillNamedSource(t *testing.T) {
+	for _, point := range []string{"files-evolve-recorded", "files-evolve-before-catalog", "files-evolve-after-catalog", "files-evolve-before-readers", "random"} {
+		t.Run(point, func(t *testing.T) { evolveKillRun(t, point, "named") })
+	}
+}
+
+// TestFilesEvolutionKillFlow: the same crash points when bronze is the
+// target of a flow reading the folder (its columns the flow's): bronze
+// gains the column after its others, silver (SELECT * of bronze) too.
+func TestFilesEvolutionKillFlow(t *testing.T) {
+	for _, point := range []string{"files-evolve-recorded", "files-evolve-before-catalog", "files-evolve-after-catalog", "files-evolve-before-readers", "random"} {
+		t.Run(point, func(t *testing.T) { evolveKillRun(t, point, "flow") })
+	}
+}
+
+// evolveKillRun runs one kill; mode is how bronze reads the folder:
+// "inline" (read_files in its query), "named" (a files source), "flow"
+// (a flow into it).
+func evolveKillRun(t *testing.T, point, mode string) {
 	ctx := context.Background()
 	root := t.TempDir()
 	landing := filepath.Join(root, "landing")
@@ -93,11 +116,29 @@ func evolveKillRun(t *testing.T, point string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ddl := range []string{
+	ddls := []string{
 		`CREATE STREAMING TABLE bronze AS SELECT *, _metadata.file_name AS file FROM STREAM read_files('landing', format => 'json')`,
 		`CREATE STREAMING TABLE silver AS SELECT * FROM STREAM bronze`,
 		`CREATE STREAMING TABLE picked AS SELECT id, kind FROM STREAM read_files('landing', format => 'json')`,
-	} {
+	}
+	switch mode {
+	case "flow":
+		ddls = []string{
+			`CREATE OR REFRESH STREAMING TABLE bronze`,
+			`CREATE FLOW landed AS INSERT INTO bronze BY NAME SELECT *, _metadata.file_name AS file FROM STREAM read_files('landing', format => 'json')`,
+			`CREATE STREAMING TABLE silver AS SELECT * FROM STREAM bronze`,
+			`CREATE STREAMING TABLE picked AS SELECT id, kind FROM STREAM read_files('landing', format => 'json')`,
+		}
+	case "named":
+		ddls = []string{
+			`CREATE SOURCE evs WITH (connector = 'files', path = 'landing', format = 'json')`,
+			`CREATE STREAMING TABLE bronze AS SELECT *, _metadata.file_name AS file FROM STREAM evs`,
+			`CREATE STREAMING TABLE silver AS SELECT * FROM STREAM bronze`,
+			`CREATE STREAMING TABLE picked AS SELECT id, kind FROM STREAM evs`,
+			`CREATE STREAMING TABLE mirror AS SELECT * FROM STREAM evs`,
+		}
+	}
+	for _, ddl := range ddls {
 		if _, err := conn.Exec(ctx, ddl); err != nil {
 			t.Fatalf("%s: %v\n%s", ddl, err, srv.log)
 		}
@@ -130,7 +171,18 @@ func evolveKillRun(t *testing.T, point string) {
 	// Still running: a later file is read too.
 	land("d.json", 35, 5, true)
 	evolveWait(t, ctx, conn, pgc, "SELECT id, kind, extra, file FROM silver ORDER BY id", oracle, srv)
-	for table, want := range map[string]string{"bronze": "id,kind,extra,_rescued_data,file", "silver": "id,kind,extra,_rescued_data,file", "picked": "id,kind"} {
+	wantCols := map[string]string{"bronze": "id,kind,extra,_rescued_data,file", "silver": "id,kind,extra,_rescued_data,file", "picked": "id,kind"}
+	switch mode {
+	case "flow":
+		wantCols["bronze"] = "id,kind,_rescued_data,file,extra"
+		wantCols["silver"] = "id,kind,_rescued_data,file,extra"
+	case "named":
+		evolveWait(t, ctx, conn, pgc, "SELECT id, kind, extra FROM mirror ORDER BY id", "SELECT id, kind, extra FROM ("+oracle+") o", srv)
+		evolveWait(t, ctx, conn, pgc, "SELECT id, kind FROM picked ORDER BY id", "SELECT id, kind FROM ("+oracle+") o", srv)
+		wantCols["mirror"] = "id,kind,extra,_rescued_data"
+		wantCols["evs"] = "id,kind,extra,_rescued_data"
+	}
+	for table, want := range wantCols {
 		res, err := conn.PgConn().Exec(ctx, "SELECT * FROM "+table+" LIMIT 1").ReadAll()
 		if err != nil {
 			t.Fatal(err)
