@@ -441,7 +441,8 @@
     setText(p.growthNote, g == null ? "measuring…" : "over the last minute");
     setText(p.late, fmtInt(t.lateRows));
     setText(p.rejected, fmtInt(t.rejectedRows));
-    setText(p.rejectedNote, t.expectations.length ? "failed an expectation" : "no expectations");
+    setText(p.rejectedNote, !t.expectations.length ? "no expectations"
+      : "dropped by an expectation" + (t.warnedRows ? "; " + fmtInt(t.warnedRows) + " more kept (warn)" : ""));
     setText(p.outputRows, fmtInt(t.outputRows));
     setText(p.epoch, "epoch " + fmtInt(t.epoch) + (t.lastBatchMs ? " · last batch " + fmtMs(t.lastBatchMs) : ""));
     c.root.querySelector(".kpi-late").classList.toggle("warn", t.lateRows > 0);
