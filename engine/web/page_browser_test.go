@@ -172,7 +172,7 @@ func checkQualityGate(t *testing.T, s *pageTestServer, root string, waitPage fun
 	want := fmt.Sprintf("has_id warn %d %d; pos_amount drop %d %d; known_type fail %d 0", n-nullIDs, nullIDs, n-badAmounts, badAmounts, n)
 	waitPage("the expectations' counts "+want, rows+` === `+fmt.Sprintf("%q", want))
 	waitPage(fmt.Sprintf("%d rejected rows", badAmounts), card+`.querySelector('[data-field="rejected"]').textContent === "`+fmt.Sprint(badAmounts)+`"`)
-	waitPage(fmt.Sprintf("%d warned rows beside", nullIDs), `/`+fmt.Sprint(nullIDs)+` more kept \(warn\)/.test(`+card+`.querySelector('.kpi-rejected .kpi-note').textContent)`)
+	waitPage(fmt.Sprintf("%d warned rows beside", nullIDs), `/`+fmt.Sprint(nullIDs)+` kept with a warning/.test(`+card+`.querySelector('.kpi-rejected .kpi-note').textContent)`)
 	waitPage("the rejected rows in the table view", `document.querySelector('tr[data-id="public.silver"] [data-field="rejectedRows"]').textContent === "`+fmt.Sprint(badAmounts)+`"`)
 	// The batch history: the epoch that read the rows, its phases timed.
 	batches := card + `.querySelectorAll("section:nth-child(2) tbody tr")`
