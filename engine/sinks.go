@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/catalog/eventlog"
 	"github.com/weir-sql/weir/checkpoint"
 	"github.com/weir-sql/weir/connector"
 	"github.com/weir-sql/weir/connector/filesink"
@@ -78,13 +79,25 @@ type liveSink struct {
 	status  string
 	lastErr string
 	staged  bool // Write succeeded for the epoch being committed
+
+	// failed, when set, records the sink's failure as an event of its
+	// table (Engine.sinkFailed): the sink has no other handle on the
+	// engine. Called once per failure, on the change to failed.
+	failed func(e *sqlerr.Error)
 }
 
 func (l *liveSink) fail(err error) {
 	e := sqlerr.From(err)
 	l.mu.Lock()
+	was := l.status
 	l.status, l.lastErr = sinkFailed, e.Message
 	l.mu.Unlock()
+	if l.failed != nil {
+		if was != sinkFailed {
+			l.failed(e)
+		}
+		return
+	}
 	slog.Error("sink "+l.def.Name+" failed; its table goes on; REFRESH STREAMING TABLE or a restart retries it", "sink", l.def.Name, "error", e.Message, "sqlstate", e.Code)
 }
 
@@ -183,6 +196,7 @@ func (e *Engine) attachSinks(rel *catalog.Relation, sp *planner.StreamPlan, job 
 
 func (e *Engine) newLiveSink(def *catalog.Sink, rel *catalog.Relation, mode string) *liveSink {
 	l := &liveSink{def: def, append: mode == planner.AppendMode, status: sinkRunning}
+	l.failed = func(se *sqlerr.Error) { e.sinkFailed(rel, def, se) }
 	s, schema, err := e.openSink(def, rel, mode)
 	if err != nil {
 		l.fail(err)
@@ -190,6 +204,14 @@ func (e *Engine) newLiveSink(def *catalog.Sink, rel *catalog.Relation, mode stri
 	}
 	l.sink, l.schema = s, schema
 	return l
+}
+
+// sinkFailed records a sink's failure as a "sink" event of its table
+// (event_log('t'), weir_catalog.event_log) and the server's log line.
+func (e *Engine) sinkFailed(rel *catalog.Relation, def *catalog.Sink, se *sqlerr.Error) {
+	e.emit(eventlog.Event{Object: rel.OID, Name: qualifiedName(rel.Schema, rel.Name), Kind: eventlog.KindSink, Level: eventlog.LevelError,
+		Message: "sink " + def.Name + " failed; its table goes on; REFRESH STREAMING TABLE or a restart retries it",
+		Error:   se.Message, Code: se.Code, Details: details(map[string]any{"sink": def.Name, "status": sinkFailed})})
 }
 
 // sinksDecision moves a restart's first re-run epoch back when a sink has

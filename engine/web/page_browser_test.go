@@ -110,6 +110,8 @@ func TestPageInChromium(t *testing.T) {
 	waitPage("the seven answers", `document.querySelectorAll('#card-public_order_totals .answers dt').length === 7`)
 	waitPage("the files source read", `document.querySelector('tr[data-id="public.clicks_per_page"] [data-field="inputRows"]').textContent === "2"`)
 
+	checkQualityGate(t, s, root, waitPage)
+
 	// The figures move as rows arrive: input rows in the table view and on
 	// the card, and the input rate.
 	cell := func(field string) string {
@@ -144,6 +146,53 @@ func TestPageInChromium(t *testing.T) {
 	if len(exceptions) > 0 {
 		t.Errorf("the page threw:\n%s", strings.Join(exceptions, "\n"))
 	}
+}
+
+// checkQualityGate builds the README's quality gate (bronze → silver with
+// warn, DROP ROW and FAIL UPDATE expectations → silver_quarantine) with a
+// files sink on silver, puts in rows of which it knows the bad ones, and
+// waits for the page to show the real counts: each expectation's passed
+// and failed rows, the rejected (dropped) rows, the batch history with its
+// phases, the server's figures; then it breaks the sink and waits for the
+// page to draw it failed.
+func checkQualityGate(t *testing.T, s *pageTestServer, root string, waitPage func(what, cond string)) {
+	t.Helper()
+	out := filepath.Join(root, "silver_out")
+	s.exec(t, qualityGateSQL...)
+	s.exec(t, fmt.Sprintf("CREATE SINK silver_out FROM silver WITH (connector = 'files', path = '%s', format = 'json')", out))
+	const n = 300
+	nullIDs, badAmounts, err := insertBronze(context.Background(), s.sql, 1, n)
+	if err != nil {
+		t.Fatalf("insert into bronze: %v", err)
+	}
+	card := `document.querySelector('#card-public_silver')`
+	waitPage("silver's card", `!!`+card)
+	waitPage("the graph's edge bronze → silver", `!!document.querySelector('#graph path.edge[data-from="rel:public.bronze"][data-to="rel:public.silver"]')`)
+	rows := `[...` + card + `.querySelectorAll("section:first-child tbody tr")].map((r) => r.innerText.replaceAll("\t", " ")).join("; ")`
+	want := fmt.Sprintf("has_id warn %d %d; pos_amount drop %d %d; known_type fail %d 0", n-nullIDs, nullIDs, n-badAmounts, badAmounts, n)
+	waitPage("the expectations' counts "+want, rows+` === `+fmt.Sprintf("%q", want))
+	waitPage(fmt.Sprintf("%d rejected rows", badAmounts), card+`.querySelector('[data-field="rejected"]').textContent === "`+fmt.Sprint(badAmounts)+`"`)
+	waitPage(fmt.Sprintf("%d warned rows beside", nullIDs), `/`+fmt.Sprint(nullIDs)+` kept with a warning/.test(`+card+`.querySelector('.kpi-rejected .kpi-note').textContent)`)
+	waitPage("the rejected rows in the table view", `document.querySelector('tr[data-id="public.silver"] [data-field="rejectedRows"]').textContent === "`+fmt.Sprint(badAmounts)+`"`)
+	// The batch history: the epoch that read the rows, its phases timed.
+	batches := card + `.querySelectorAll("section:nth-child(2) tbody tr")`
+	waitPage("silver's batch history", `[...`+batches+`].some((r) => r.cells[1].textContent === "`+fmt.Sprint(n)+`" && / \/ .* \/ /.test(r.cells[4].textContent))`)
+	waitPage("the server's figures", `(() => { const v = [...document.querySelectorAll("#server .tile-value")].map((n) => n.textContent);
+		return v.length === 4 && +v[0] >= 1 && +v[1].replace(/,/g, "") > 10; })()`)
+
+	// The sink's folder becomes a file: the sink fails, the page says so.
+	waitPage("silver_out drawn running", `document.querySelector('#graph g.node[data-node="public.silver_out"]').dataset.status === "running"`)
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := insertBronze(context.Background(), s.sql, n+1, 10); err != nil {
+		t.Fatalf("insert into bronze: %v", err)
+	}
+	waitPage("silver_out drawn failed", `document.querySelector('#graph g.node[data-node="public.silver_out"]').dataset.status === "failed"`)
+	waitPage("silver_out's error shown", `/not a directory/.test(document.querySelector('[data-sink="public.silver_out"] .error').textContent)`)
 }
 
 // checkEveryPart draws everyPartMonitor's snapshot and reads, before the
@@ -182,9 +231,9 @@ func checkEveryPart(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	for k, want := range map[string]string{
-		"node": "paused", "sinkNode": "failed", "flow": " · flow from_landing", "rejected": "38", "late": "5", "lag": "90 s",
+		"node": "paused", "sinkNode": "failed", "flow": " · flow from_landing", "rejected": "34", "late": "5", "lag": "90 s",
 		"backlog": "30 rows; 3 files, 4.1 kB unread", "expectations": "valid_id drop 1,200 34; positive warn 1,230 4", "batches": "3",
-		"lastBatch": "epoch 7 · last batch 1.50 s", "sinkError": "Last error: broker unreachable", "server": "3, 42, 3, 5.2 MB", "rowRejected": "38",
+		"lastBatch": "epoch 7 · last batch 1.50 s", "sinkError": "Last error: broker unreachable", "server": "3, 42, 3, 5.2 MB", "rowRejected": "34",
 	} {
 		if got[k] != want {
 			t.Errorf("%s: %q, want %q", k, got[k], want)
@@ -192,7 +241,7 @@ func checkEveryPart(t *testing.T, ctx context.Context) {
 	}
 }
 
-// screenshot puts a varying load on orders until the rate chart holds a
+// screenshot puts a varying load on orders and bronze until the rate chart holds a
 // minute of figures, then saves the whole page as PNG.
 func screenshot(t *testing.T, ctx context.Context, s *pageTestServer, waitPage func(what, cond string)) {
 	done := make(chan struct{})
@@ -214,6 +263,11 @@ func screenshot(t *testing.T, ctx context.Context, s *pageTestServer, waitPage f
 				return
 			}
 			next += n
+			// and on the quality gate, whose expectations count as it goes
+			if _, _, err := insertBronze(context.Background(), s.sql, 10000+next, n/2); err != nil {
+				t.Errorf("load bronze: %v", err)
+				return
+			}
 		}
 	}()
 	waitPage("a minute of figures", `document.querySelector('#card-public_order_totals .line-in').getAttribute('points').split(' ').length >= 60`)

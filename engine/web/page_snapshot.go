@@ -56,9 +56,12 @@ type pageTable struct {
 
 	Answers      []string          `json:"answers"`
 	Expectations []pageExpectation `json:"expectations"`
-	// RejectedRows is the rows that failed an expectation, all expectations
-	// together.
+	// RejectedRows is the rows dropped by DROP ROW expectations (the rows
+	// the quarantine gets); a warn expectation's failed rows are kept, so
+	// they are not counted here but in WarnedRows. A row that fails two
+	// DROP ROW expectations counts for each.
 	RejectedRows int64       `json:"rejectedRows"`
+	WarnedRows   int64       `json:"warnedRows"`
 	Batches      []pageBatch `json:"batches"`
 }
 
@@ -148,7 +151,12 @@ func newPageTable(now time.Time, t engine.MonitorTable) pageTable {
 	}
 	for _, e := range t.Expectations {
 		pt.Expectations = append(pt.Expectations, pageExpectation{Name: e.Name, Action: e.Action, Passed: e.Passed, Failed: e.Failed})
-		pt.RejectedRows += e.Failed
+		switch e.Action {
+		case "drop":
+			pt.RejectedRows += e.Failed
+		case "warn":
+			pt.WarnedRows += e.Failed
+		}
 	}
 	for _, b := range t.Batches {
 		pb := pageBatch{Epoch: b.Epoch, Start: b.Start, DurationMs: ms(b.Duration), ReadMs: ms(b.ReadDuration),

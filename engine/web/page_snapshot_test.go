@@ -42,7 +42,7 @@ func everyPartMonitor(now time.Time) engine.Monitor {
 
 // TestPageSnapshotShape: engine.Monitor as the page reads it: the flow's
 // id, the watermark and its lag against the snapshot's clock, durations in
-// milliseconds, rejected rows summed over the expectations, files backlog,
+// milliseconds, rejected rows summed over the DROP ROW expectations (warned ones apart), files backlog,
 // batches; no watermark fields at all for a job without one, and [] for
 // empty lists.
 func TestPageSnapshotShape(t *testing.T) {
@@ -55,8 +55,8 @@ func TestPageSnapshotShape(t *testing.T) {
 	if tb.Watermark == nil || !tb.Watermark.Equal(now.Add(-90*time.Second)) || tb.WatermarkLagSeconds == nil || *tb.WatermarkLagSeconds != 90 {
 		t.Errorf("watermark %v, lag %v", tb.Watermark, tb.WatermarkLagSeconds)
 	}
-	if tb.LastBatchMs != 1500 || tb.RejectedRows != 38 || tb.Files == nil || tb.Files.Files != 3 || tb.Files.Bytes != 4096 {
-		t.Errorf("last batch %v ms, rejected %d, files %+v", tb.LastBatchMs, tb.RejectedRows, tb.Files)
+	if tb.LastBatchMs != 1500 || tb.RejectedRows != 34 || tb.WarnedRows != 4 || tb.Files == nil || tb.Files.Files != 3 || tb.Files.Bytes != 4096 {
+		t.Errorf("last batch %v ms, rejected %d, warned %d, files %+v", tb.LastBatchMs, tb.RejectedRows, tb.WarnedRows, tb.Files)
 	}
 	if len(tb.Batches) != 3 || tb.Batches[2].Epoch != 7 || tb.Batches[2].DurationMs != 120 || tb.Batches[2].CommitMs != 40 || tb.Batches[2].Watermark == nil {
 		t.Errorf("batches %+v", tb.Batches)

@@ -441,7 +441,8 @@
     setText(p.growthNote, g == null ? "measuring…" : "over the last minute");
     setText(p.late, fmtInt(t.lateRows));
     setText(p.rejected, fmtInt(t.rejectedRows));
-    setText(p.rejectedNote, t.expectations.length ? "failed an expectation" : "no expectations");
+    setText(p.rejectedNote, !t.expectations.length ? "no expectations"
+      : "dropped by an expectation" + (t.warnedRows ? "; " + fmtInt(t.warnedRows) + " kept with a warning" : ""));
     setText(p.outputRows, fmtInt(t.outputRows));
     setText(p.epoch, "epoch " + fmtInt(t.epoch) + (t.lastBatchMs ? " · last batch " + fmtMs(t.lastBatchMs) : ""));
     c.root.querySelector(".kpi-late").classList.toggle("warn", t.lateRows > 0);
@@ -456,7 +457,7 @@
     if (expKey !== c.expKey) {
       c.expKey = expKey;
       p.expectations.replaceChildren(t.expectations.length
-        ? dataTable(["Expectation", "On violation", "Passed", "Failed"], t.expectations.map((e) => [e.name, e.action, fmtInt(e.passed), fmtInt(e.failed)]), "Expectations of " + t.name)
+        ? scroll(dataTable(["Expectation", "On violation", "Passed", "Failed"], t.expectations.map((e) => [e.name, e.action, fmtInt(e.passed), fmtInt(e.failed)]), "Expectations of " + t.name))
         : el("p", { class: "empty" }, "No expectations on this table."));
     }
     const recent = t.batches.slice(-6).reverse();
@@ -464,9 +465,9 @@
     if (batchKey !== c.batchKey) {
       c.batchKey = batchKey;
       p.batches.replaceChildren(recent.length
-        ? dataTable(["Epoch", "Rows in", "Rows out", "Duration", "read / process / commit"],
+        ? scroll(dataTable(["Epoch", "Rows in", "Rows out", "Duration", "read / process / commit"],
           recent.map((b) => [fmtInt(b.epoch), fmtInt(b.inputRows), fmtInt(b.outputRows), fmtMs(b.durationMs), fmtMs(b.readMs) + " / " + fmtMs(b.processMs) + " / " + fmtMs(b.commitMs)]),
-          "Recent batches of " + t.name)
+          "Recent batches of " + t.name))
         : el("p", { class: "empty" }, "No batch history yet."));
     }
     const answersKey = t.answers.join("\n");
@@ -480,6 +481,8 @@
     }
   }
 
+  // scroll wraps a table that may be wider than its card.
+  function scroll(table) { return el("div", { class: "scroll" }, table); }
   function dataTable(heads, rows, caption) {
     return el("table", { class: "data" }, el("caption", { class: "sr" }, caption),
       el("thead", null, el("tr", null, ...heads.map((x) => el("th", { scope: "col" }, x)))),
