@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,9 @@ type conn struct {
 	srv *Server
 	nc  net.Conn
 	be  *pgproto3.Backend
+
+	rawIn countingReader       // the socket as the Backend reads it before TLS
+	tls   *tls.ConnectionState // after a TLS handshake; nil in the clear
 
 	pid       uint32
 	key       [4]byte
@@ -67,16 +71,17 @@ type conn struct {
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
-	be := pgproto3.NewBackend(nc, nc)
-	be.SetMaxBodyLen(s.cfg.MaxMessageSize)
 	ctx, cancel := context.WithCancelCause(s.base)
 	now := time.Now()
 	c := &conn{
-		srv: s, nc: nc, be: be, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		srv: s, nc: nc, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		act:     Activity{BackendStart: now, StateChange: now, State: "starting", ClientAddr: clientAddr(nc)},
 		stmts:   map[string]*prepared{},
 		portals: map[string]*portal{},
 	}
+	c.rawIn.r = nc
+	c.be = pgproto3.NewBackend(&c.rawIn, nc)
+	c.be.SetMaxBodyLen(s.cfg.MaxMessageSize)
 	c.io = &execIO{c: c}
 	c.rows.init()
 	return c

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -39,6 +40,12 @@ type Config struct {
 	// StartupTimeout bounds the time from accept to the end of
 	// authentication, like PostgreSQL's authentication_timeout. Default 60s.
 	StartupTimeout time.Duration
+	// TLS, when set, answers an SSLRequest with 'S' and a TLS handshake
+	// (see LoadTLS); nil answers 'N'. GSSENCRequest is always 'N'.
+	TLS *tls.Config
+	// RequireTLS refuses, with 28000, every client that did not negotiate
+	// TLS, loopback ones included (tls.go).
+	RequireTLS bool
 }
 
 const (

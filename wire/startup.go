@@ -20,6 +20,7 @@ import (
 func (c *conn) startup() bool {
 	_ = c.nc.SetDeadline(time.Now().Add(c.srv.cfg.StartupTimeout))
 	var sm *pgproto3.StartupMessage
+	var consumed int64 // bytes of the SSL/GSS requests so far
 	for sm == nil {
 		msg, err := c.be.ReceiveStartupMessage()
 		if err != nil {
@@ -30,9 +31,19 @@ func (c *conn) startup() bool {
 			return false
 		}
 		switch m := msg.(type) {
-		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
-			// No TLS or GSS encryption here: 'N' and the client carries on
-			// in the clear on this same socket.
+		case *pgproto3.SSLRequest:
+			consumed += startupRequestLen
+			if !c.startTLS(consumed) { // tls.go
+				return false
+			}
+		case *pgproto3.GSSEncRequest:
+			// No GSS encryption here: 'N' and the client carries on on
+			// this same socket.
+			consumed += startupRequestLen
+			if c.tls != nil {
+				c.fatal(sqlerr.ProtocolViolation, "unsupported frontend protocol: GSS encryption requested inside TLS")
+				return false
+			}
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
 				return false
 			}
@@ -71,6 +82,9 @@ func (c *conn) startup() bool {
 		params["database"] = user
 	}
 	c.user = user
+	if c.refuseUnencrypted(user, params["database"]) { // tls.go
+		return false
+	}
 
 	role, e := c.authenticate(user, params["database"])
 	if e != nil {
