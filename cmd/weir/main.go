@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -76,6 +77,9 @@ func serve(args []string) error {
 	logLevel := fs.String("log-level", "info", "least level logged: debug, info, warn or error")
 	eventRetention := fs.String("event-log-retention", "7d", "how long the event log (event_log(), weir_catalog.event_log) keeps events, e.g. 7d, 12h (0: forever)")
 	eventMaxRows := fs.Int("event-log-max-rows", engine.DefaultEventLogMaxRows, "most events the event log keeps; the oldest go first (0: no limit)")
+	tlsCert := fs.String("tls-cert", "", "PEM certificate (chain) for TLS; with --tls-key, clients that ask for SSL get TLS 1.2+")
+	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
+	requireTLS := fs.Bool("require-tls", false, "refuse clients that do not use TLS (28000), loopback ones too; needs --tls-cert")
 	var filesRoots stringList
 	fs.Var(&filesRoots, "files-root", "a folder whose files read_files, files sources and COPY FROM/TO 'file' may read and write (repeatable; a relative path is taken under the first; default: the working directory)")
 	if err := fs.Parse(args); err != nil {
@@ -85,6 +89,19 @@ func serve(args []string) error {
 		if st, err := os.Stat(r); err != nil || !st.IsDir() {
 			return fmt.Errorf("--files-root %s: not a directory", r)
 		}
+	}
+	var tlsConfig *tls.Config
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return fmt.Errorf("--tls-cert and --tls-key go together")
+	}
+	if *tlsCert != "" {
+		c, err := wire.LoadTLS(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		tlsConfig = c
+	} else if *requireTLS {
+		return fmt.Errorf("--require-tls needs --tls-cert and --tls-key")
 	}
 	queryMemory := defaultQueryMemory()
 	if *queryMem != "" {
@@ -144,7 +161,8 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := wire.NewServer(eng, wire.Config{MaxConnections: *maxConns, MaxMessageSize: *maxMsg, Logger: log})
+	srv := wire.NewServer(eng, wire.Config{MaxConnections: *maxConns, MaxMessageSize: *maxMsg, Logger: log,
+		TLS: tlsConfig, RequireTLS: *requireTLS})
 	if *httpAddr != "" {
 		// Bound before the server says it is ready: a busy port fails the
 		// start, not a request later.
