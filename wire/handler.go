@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"time"
 
@@ -73,6 +74,8 @@ type Activity struct {
 	QueryStart  time.Time // zero before the first statement
 	StateChange time.Time
 	XactStart   time.Time // zero outside a transaction
+	// TLS is the connection's TLS state (pg_stat_ssl); nil in the clear.
+	TLS *tls.ConnectionState
 }
 
 // Timeouts are a session's statement_timeout,

@@ -76,6 +76,9 @@ func (c *conn) startTLS(consumed int64) bool {
 	}
 	st := tc.ConnectionState()
 	c.tls = &st
+	c.actMu.Lock()
+	c.act.TLS = &st
+	c.actMu.Unlock()
 	// c.nc stays the raw socket: deadlines set on it (from other
 	// goroutines too) reach the TLS connection, and the client watch
 	// polls it. Only the protocol's bytes go through tc.

@@ -76,6 +76,7 @@ type BackendActivity struct {
 	// Zero times are NULL.
 	BackendStart, XactStart, QueryStart, StateChange time.Time
 	State, Query                                     string
+	SSL                                              BackendSSL // pg_stat_ssl.go
 }
 
 func pgStatActivity() *Table {

@@ -151,7 +151,7 @@ func init() {
 		pgIndex(), pgConstraint(), pgProc(), pgDatabase(),
 		pgRoles(), pgUser(), pgAuthid(), pgAuthMembers(),
 		pgAm(), pgDescription(), pgShdescription(), pgSettings(),
-		pgTables(), pgViews(), pgMatviews(), pgStatUserTables(), pgStatActivity(),
+		pgTables(), pgViews(), pgMatviews(), pgStatUserTables(), pgStatActivity(), pgStatSSL(),
 		pgCollation(), pgLanguage(), pgTablespace(), pgExtension(),
 	}
 	registry = append(registry, emptyCatalogs()...)

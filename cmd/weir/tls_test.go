@@ -106,6 +106,14 @@ func TestServeTLS(t *testing.T) {
 	if err := conn.QueryRow(ctxT(t), "select 1").Scan(&one); err != nil || one != 1 {
 		t.Fatalf("select 1 over TLS: %d, %v", one, err)
 	}
+	// pg_stat_ssl shows this session's TLS as PostgreSQL 15 does.
+	var ssl bool
+	var version, cipher string
+	var bits int32
+	if err := conn.QueryRow(ctxT(t), "select ssl, version, cipher, bits from pg_stat_ssl where pid = pg_backend_pid()").
+		Scan(&ssl, &version, &cipher, &bits); err != nil || !ssl || version != "TLSv1.3" || !strings.HasPrefix(cipher, "TLS_") || bits < 128 {
+		t.Errorf("pg_stat_ssl: %v %q %q %d, %v", ssl, version, cipher, bits, err)
+	}
 	conn.Close(context.Background())
 
 	_, err := pgx.Connect(ctxT(t), fmt.Sprintf("postgres://weir@127.0.0.1:%d/weir?sslmode=disable", port))
