@@ -70,12 +70,13 @@ func (p *stmtParser) createSecret(st *StreamingStmt) error {
 	st.Name = parts[0]
 	i = next
 	if !p.isWord(i, "as") || i+1 >= p.end() || p.at(i+1).kind != pg_query.Token_SCONST {
-		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected AS 'value'", p.describe(i))
+		// The token is not described: it may be the value itself.
+		return p.errAt(sqlerr.SyntaxError, i, "syntax error in CREATE SECRET: expected AS 'value' after the name")
 	}
 	v, _ := stringValue(p.at(i + 1).text)
 	st.Secret = &SecretSpec{Value: v}
 	if i+2 < p.end() {
-		return p.errAt(sqlerr.SyntaxError, i+2, "syntax error at or near %s: expected end of CREATE SECRET", p.describe(i+2))
+		return p.errAt(sqlerr.SyntaxError, i+2, "syntax error in CREATE SECRET: expected end of statement after AS 'value'")
 	}
 	return nil
 }
