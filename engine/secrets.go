@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -134,4 +135,18 @@ func (e *Engine) resolveFilesSecrets(opts []catalog.FilesOption) ([]catalog.File
 		out[i] = catalog.FilesOption{Name: o.Name, Value: v}
 	}
 	return out, nil
+}
+
+// createSecretValue finds CREATE SECRET's value literal in a statement
+// text (PostgreSQL's quoting: ” inside, E'...' too).
+var createSecretValue = regexp.MustCompile(`(?is)(create\s+secret\b[^']*?\bas\s*[eE]?)'(?:[^'\\]|''|\\.)*'?`)
+
+// redactSecrets returns text with the value of every CREATE SECRET in it
+// replaced, for the places that show statement texts (pg_stat_activity
+// shows a session's last statement while it is idle).
+func redactSecrets(text string) string {
+	if !strings.Contains(strings.ToUpper(text), "SECRET") {
+		return text
+	}
+	return createSecretValue.ReplaceAllString(text, "$1'<redacted>'")
 }

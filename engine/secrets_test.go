@@ -95,6 +95,12 @@ func TestSecrets(t *testing.T) {
 		t.Errorf("SHOW SECRETS after DROP: %q", got)
 	}
 	exec("CREATE SECRET pw2 AS '" + value + "'")
+	// Another session sees w idle after CREATE SECRET: its last statement,
+	// with the value redacted.
+	other := srv.connect(t)
+	if got := strings.Join(textRows(t, other, "SELECT query FROM pg_stat_activity"), "\n"); strings.Contains(got, value) || !strings.Contains(got, "CREATE SECRET pw2 AS '<redacted>'") {
+		t.Errorf("pg_stat_activity after CREATE SECRET: %q", got)
+	}
 	srv.stop()
 	if strings.Contains(logBuf.logText(), value) {
 		t.Errorf("the server log shows a secret's value")
