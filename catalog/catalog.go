@@ -41,7 +41,8 @@ type Catalog struct {
 	byName    map[string]map[string]*Relation // schema → name → relation
 	roles     map[string]*Role
 	members   map[memberPair]Membership
-	sinks     map[uint32]*Sink // sink.go
+	sinks     map[uint32]*Sink   // sink.go
+	secrets   map[string]*Secret // secret.go
 }
 
 // Open loads the catalog from st, creating the bootstrap objects (database
@@ -147,6 +148,9 @@ func (c *Catalog) load() error {
 	}
 	if err == nil {
 		err = c.loadSinks(tx) // sink.go
+	}
+	if err == nil {
+		err = c.loadSecrets(tx) // secret.go
 	}
 	if err == nil {
 		err = loadAll(prefixRole, func(v []byte) error {

@@ -117,8 +117,8 @@ func (s *Session) activity() []pgcatalog.BackendActivity {
 		}
 		if row.Visible {
 			row.BackendStart, row.XactStart, row.QueryStart, row.StateChange = a.BackendStart, a.XactStart, a.QueryStart, a.StateChange
-			row.State, row.Query = a.State, a.Query
-			row.SSL = backendSSL(a.TLS) // ssl.go
+			row.State, row.Query = a.State, redactSecrets(a.Query) // secrets.go
+			row.SSL = backendSSL(a.TLS)                            // ssl.go
 			row.ClientPort = -1
 			switch ca := a.ClientAddr.(type) {
 			case *net.TCPAddr:

@@ -42,6 +42,9 @@ type Config struct {
 	// written to (weir serve --files-root; files_access.go); none: the
 	// working directory.
 	FilesRoots []string
+	// SecretKey is the 32-byte key CREATE SECRET seals values with (weir
+	// serve --secret-key-file); nil refuses CREATE SECRET (secrets.go).
+	SecretKey []byte
 	// Logger is the server's structured log (nil: slog's default); the
 	// event log's lines are written to it (event_log.go).
 	Logger *slog.Logger
@@ -62,6 +65,9 @@ type Engine struct {
 	store *state.Store
 	cat   *catalog.Catalog
 	start time.Time
+
+	// secretKey seals and opens secrets (secrets.go).
+	secretKey []byte
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session
@@ -132,7 +138,7 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{store: st, logs: tablelog.New(st), cat: cat, start: time.Now(), sessions: map[uint32]*Session{}, runners: map[uint32]*runner{},
 		closing: make(chan struct{}), snapshotRows: cfg.SnapshotRows, stateLimit: cfg.StreamingStateMemory,
-		queryBudget: exec.NewMemoryBudget(cfg.QueryMemory), tempDir: tempDir, filesRoots: filesRoots}
+		queryBudget: exec.NewMemoryBudget(cfg.QueryMemory), tempDir: tempDir, filesRoots: filesRoots, secretKey: cfg.SecretKey}
 	if e.stateLimit == 0 {
 		e.stateLimit = DefaultStreamingStateMemory
 	}

@@ -31,6 +31,8 @@ func streamingColumns(st *parse.StreamingStmt) []wire.Column {
 		return showSourcesColumns
 	case parse.ShowSinks:
 		return showSinksColumns
+	case parse.ShowSecrets:
+		return showSecretsColumns // secrets.go
 	}
 	return nil
 }
@@ -49,6 +51,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	}
 	if parse.IsSink(ss.Kind) {
 		return s.runSinkStatement(ctx, st, io) // sink_stmts.go
+	}
+	if parse.IsSecret(ss.Kind) {
+		return s.runSecretStatement(st, io) // secrets.go
 	}
 	if ss.Name != "" {
 		// [catalog.]schema.name: the parser keeps the parts joined; every

@@ -73,6 +73,7 @@ func serve(args []string) error {
 	stateMem := fs.String("streaming-state-memory", "1GB", "most state memory one streaming table may hold before it fails with 53200 (a table's state_memory_limit option overrides it; 0: no limit)")
 	queryMem := fs.String("query-memory", "", "memory all batch queries may hold together, e.g. 2GB (default: a quarter of physical RAM or of the cgroup limit); past it a query fails with 53200")
 	httpAddr := fs.String("http", "", "address to serve /metrics (Prometheus) and the live page / on, e.g. 127.0.0.1:8080 (default: none)")
+	secretKeyFile := fs.String("secret-key-file", "", "file of the key CREATE SECRET seals values with: 32 random bytes or 64 hex digits, outside --data (default: none; CREATE SECRET refused)")
 	logFormat := fs.String("log-format", "text", "server log format: text (key=value) or json (one object a line)")
 	logLevel := fs.String("log-level", "info", "least level logged: debug, info, warn or error")
 	eventRetention := fs.String("event-log-retention", "7d", "how long the event log (event_log(), weir_catalog.event_log) keeps events, e.g. 7d, 12h (0: forever)")
@@ -151,7 +152,11 @@ func serve(args []string) error {
 		}
 		stateLimit = n
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory, FilesRoots: filesRoots,
+	secretKey, err := engine.ReadSecretKeyFile(*secretKeyFile, *data) // engine/secrets_key.go
+	if err != nil {
+		return err
+	}
+	eng, err := engine.Open(engine.Config{SecretKey: secretKey, DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory, FilesRoots: filesRoots,
 		Logger: log, EventLogRetention: eventAge, EventLogMaxRows: maxEvents})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)

@@ -69,6 +69,8 @@ type StreamingStmt struct {
 	Describe *DescribeSpec
 	// Sink is CREATE SINK's (sink_stmt.go).
 	Sink *SinkSpec
+	// Secret is CREATE SECRET's value (secret_stmt.go).
+	Secret *SecretSpec
 
 	// CREATE SOURCE: the column list's text without its WATERMARK FOR
 	// element ("" when none was given), where it starts, and the

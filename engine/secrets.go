@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+// CREATE SECRET, DROP SECRET and SHOW SECRETS (dialect.md, Secrets), and
+// secret('name') in connector options. A secret's value is sealed in the
+// catalog (catalog/secret.go) with the key of --secret-key-file; only
+// resolveSecrets ever opens it, when a connector opens, so that stored
+// definitions, SHOW, EXPLAIN, the event log and pg_stat_activity carry
+// secret('name') and never the value.
+//
+// Who may: superusers, and the secret's owner for DROP. GRANT USAGE ON
+// SECRET comes with the privilege work (not yet).
+
+var showSecretsColumns = []wire.Column{{Name: "name", Type: types.Text}, {Name: "owner", Type: types.Text},
+	{Name: "created", Type: types.Text}}
+
+func (s *Session) runSecretStatement(st *statement, io wire.ExecIO) (wire.Result, error) {
+	ss := st.stream
+	if s.tx.open && ss.Kind != parse.ShowSecrets {
+		return nil, sqlerr.New(sqlerr.ActiveTransaction, "secret statements cannot run inside a transaction block")
+	}
+	switch ss.Kind {
+	case parse.CreateSecret:
+		if err := s.requireSuperuser("create secret"); err != nil {
+			return nil, err
+		}
+		if s.eng.secretKey == nil {
+			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "CREATE SECRET needs a secret key, and this server has none").
+				WithHint("Start weir serve with --secret-key-file FILE (32 random bytes, or 64 hex digits, outside the data directory).")
+		}
+		var owner uint32
+		if r, ok := s.eng.cat.Role(s.user); ok {
+			owner = r.OID
+		}
+		err := s.eng.cat.CreateSecret(ss.Name, owner, s.eng.secretKey, ss.Secret.Value, ss.IfNotExists)
+		if catalog.IsNotice(err) {
+			io.Notice("NOTICE", sqlerr.DuplicateObject, fmt.Sprintf("secret \"%s\" already exists, skipping", ss.Name))
+			return commandResult("CREATE SECRET"), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return commandResult("CREATE SECRET"), nil
+	case parse.DropSecret:
+		for _, n := range ss.Names {
+			sec, ok := s.eng.cat.LookupSecret(n.Name)
+			if !ok {
+				if ss.IfExists {
+					io.Notice("NOTICE", sqlerr.UndefinedObject, fmt.Sprintf("secret \"%s\" does not exist, skipping", n.Name))
+					continue
+				}
+				return nil, sqlerr.New(sqlerr.UndefinedObject, "secret \"%s\" does not exist", n.Name)
+			}
+			if !s.superuser {
+				if r, ok := s.eng.cat.Role(s.user); !ok || r.OID != sec.Owner {
+					return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of secret %s", n.Name)
+				}
+			}
+			if err := s.eng.cat.DropSecret(n.Name); err != nil {
+				return nil, err
+			}
+		}
+		return commandResult("DROP SECRET"), nil
+	}
+	var cols [3][]any
+	for _, sec := range s.eng.cat.Secrets() {
+		owner := ""
+		if r, ok := s.eng.cat.RoleByOID(sec.Owner); ok {
+			owner = r.Name
+		}
+		for i, v := range []any{sec.Name, owner, sec.Created.Format(time.RFC3339)} {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{anyBatch(st.cols, cols[:])}, tag: "SHOW"}, nil
+}
+
+// secretRef is an option value that names a secret: secret('name').
+var secretRef = regexp.MustCompile(`^(?i:secret)\s*\(\s*'([^']*)'\s*\)$`)
+
+// resolveSecrets returns options with every secret('name') value
+// replaced by the secret's value; options itself is left as written (it
+// is what the catalog stores). Connectors call it when they open, never
+// at CREATE, so the value lives only in the connector's memory.
+// Unknown secret: 42704.
+func (e *Engine) resolveSecrets(options map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(options))
+	for k, v := range options {
+		r, err := e.resolveSecret(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+// resolveSecret is resolveSecrets of one value.
+func (e *Engine) resolveSecret(v string) (string, error) {
+	m := secretRef.FindStringSubmatch(v)
+	if m == nil {
+		return v, nil
+	}
+	if e.secretKey == nil {
+		return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "secret(%q) needs a secret key, and this server has none", m[1]).
+			WithHint("Start weir serve with the --secret-key-file the secret was created under.")
+	}
+	return e.cat.SecretValue(m[1], e.secretKey)
+}
+
+// resolveFilesSecrets resolves secret('name') in a files source's
+// options. A files option is not a credential: the files connector reads
+// its options once, at CREATE SOURCE, so it resolves them there.
+func (e *Engine) resolveFilesSecrets(opts []catalog.FilesOption) ([]catalog.FilesOption, error) {
+	out := make([]catalog.FilesOption, len(opts))
+	for i, o := range opts {
+		v, err := e.resolveSecret(o.Value)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = catalog.FilesOption{Name: o.Name, Value: v}
+	}
+	return out, nil
+}
+
+// createSecretValue finds CREATE SECRET's value literal in a statement
+// text (PostgreSQL's quoting: ” inside, E'...' too).
+var createSecretValue = regexp.MustCompile(`(?is)(create\s+secret\b[^']*?\bas\s*[eE]?)'(?:[^'\\]|''|\\.)*'?`)
+
+// redactSecrets returns text with the value of every CREATE SECRET in it
+// replaced, for the places that show statement texts (pg_stat_activity
+// shows a session's last statement while it is idle).
+func redactSecrets(text string) string {
+	if !strings.Contains(strings.ToUpper(text), "SECRET") {
+		return text
+	}
+	return createSecretValue.ReplaceAllString(text, "$1'<redacted>'")
+}
