@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"log"
 	"sync/atomic"
 
 	"github.com/weir-sql/weir/catalog/eventlog"
@@ -38,7 +37,7 @@ func (e *Engine) logFilesNotices(oid uint32, name string, ins []*filesInput) {
 			ev := eventlog.Event{Time: n.Time, Object: oid, Name: e.relName(oid, name), Kind: eventlog.KindFiles, Level: eventlog.LevelWarn,
 				Message: n.Message, Details: string(details)}
 			if err := eventlog.Append(e.store, ev); err != nil {
-				log.Printf("streaming table %s: could not record a files notice: %v", name, err)
+				e.logger().Warn("could not record a files notice", "table", name, "err", err)
 			}
 		}
 	}
@@ -84,6 +83,6 @@ func (e *Engine) logRecordedSchema(oid uint32, name string, in *filesInput, n fi
 	ev := eventlog.Event{Time: n.Time, Object: oid, Name: e.relName(oid, name), Kind: eventlog.KindSchemaChange, Level: eventlog.LevelInfo,
 		Message: n.Message + " (not applied: the input keeps its schema; its new fields are in the rescued-data column)", Details: string(details)}
 	if err := eventlog.Append(e.store, ev); err != nil {
-		log.Printf("streaming table %s: could not record a schema notice: %v", name, err)
+		e.logger().Warn("could not record a schema notice", "table", name, "err", err)
 	}
 }

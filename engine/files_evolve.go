@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"log"
 	"strings"
 
 	"github.com/weir-sql/weir/catalog"
@@ -193,29 +192,39 @@ type filesSchemaChange struct {
 
 // logSchemaChange records a schema change in the event log.
 func (e *Engine) logSchemaChange(rel *catalog.Relation, c filesSchemaChange) {
-	cols := make([]string, len(c.added))
-	type col struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-	}
-	dcols := make([]col, len(c.added))
-	for i, a := range c.added {
-		cols[i] = quoteIdentIfNeeded(a.Name) + " " + a.Type.String()
-		dcols[i] = col{a.Name, a.Type.String()}
-	}
+	cols, dcols := addedColumns(c.added)
 	details, _ := json.Marshal(struct {
-		Input       int    `json:"input"`
-		Path        string `json:"path"`
-		FromVersion int    `json:"from_version"`
-		ToVersion   int    `json:"to_version"`
-		Added       []col  `json:"added_columns"`
+		Input       int           `json:"input"`
+		Path        string        `json:"path"`
+		FromVersion int           `json:"from_version"`
+		ToVersion   int           `json:"to_version"`
+		Added       []addedColumn `json:"added_columns"`
 	}{c.input, c.path, c.from, c.to, dcols})
 	ev := eventlog.Event{Object: rel.OID, Name: qualifiedName(rel.Schema, rel.Name), Kind: eventlog.KindSchemaChange, Level: eventlog.LevelInfo,
 		Message: fmt.Sprintf("files input %d (%s): schema version %d adds %s; the table restarted on it", c.input, c.path, c.to, strings.Join(cols, ", ")),
 		Details: string(details)}
 	if err := eventlog.Append(e.store, ev); err != nil {
-		log.Printf("streaming table %s: could not record its schema change: %v", rel.Name, err)
+		e.logger().Warn("could not record the schema change", "table", rel.Name, "err", err)
 	}
+}
+
+// addedColumn is a column a schema change added, as its event's details
+// give it.
+type addedColumn struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// addedColumns are the columns a schema change added: as SQL ("name
+// type", for the event's message) and as the details' added_columns.
+func addedColumns(added []catalog.Column) ([]string, []addedColumn) {
+	text := make([]string, len(added))
+	details := make([]addedColumn, len(added))
+	for i, a := range added {
+		text[i] = quoteIdentIfNeeded(a.Name) + " " + a.Type.String()
+		details[i] = addedColumn{a.Name, a.Type.String()}
+	}
+	return text, details
 }
 
 // planStored plans a stored streaming table again, with files inputs
@@ -250,7 +259,12 @@ func (e *Engine) restartPlanned(rel *catalog.Relation) {
 // failedRunner registers a stopped job failed with msg (REFRESH, or
 // CREATE OR REFRESH, starts it again).
 func (e *Engine) failedRunner(rel *catalog.Relation, msg string) {
-	log.Printf("streaming table %s: %s", rel.Name, msg)
+	e.logger().Warn(msg, "table", rel.Name)
+	e.registerFailed(rel, msg)
+}
+
+// registerFailed registers a stopped job of rel, failed with msg.
+func (e *Engine) registerFailed(rel *catalog.Relation, msg string) {
 	r := &runner{eng: e, oid: rel.OID, name: rel.Name, status: statusFailed, lastError: msg, done: make(chan struct{}), kick: make(chan struct{}, 1)}
 	close(r.done)
 	r.cancel = func() {}
@@ -348,7 +362,7 @@ func (e *Engine) followPlanColumns(rel *catalog.Relation, sp *planner.StreamPlan
 		return nil
 	})
 	if err != nil {
-		log.Printf("streaming table %s: could not store its new columns: %v", rel.Name, err)
+		e.logger().Warn("could not store the new columns", "table", rel.Name, "err", err)
 		return rel
 	}
 	return updated

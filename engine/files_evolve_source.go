@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"log"
 	"strings"
 
 	"github.com/weir-sql/weir/catalog"
@@ -129,28 +128,19 @@ func (e *Engine) restartSourceReaders(changes []namedSourceChange, done map[uint
 // logSourceSchemaChange records a named source's schema change in the
 // event log, as the source's event.
 func (e *Engine) logSourceSchemaChange(src *catalog.Relation, c namedSourceChange) {
-	type col struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-	}
-	cols := make([]string, len(c.added))
-	dcols := make([]col, len(c.added))
-	for i, a := range c.added {
-		cols[i] = quoteIdentIfNeeded(a.Name) + " " + a.Type.String()
-		dcols[i] = col{a.Name, a.Type.String()}
-	}
+	cols, dcols := addedColumns(c.added)
 	details, _ := json.Marshal(struct {
-		Path        string `json:"path"`
-		FromVersion int    `json:"from_version"`
-		ToVersion   int    `json:"to_version"`
-		Added       []col  `json:"added_columns"`
-		Applied     bool   `json:"applied"`
+		Path        string        `json:"path"`
+		FromVersion int           `json:"from_version"`
+		ToVersion   int           `json:"to_version"`
+		Added       []addedColumn `json:"added_columns"`
+		Applied     bool          `json:"applied"`
 	}{src.Source.Files.Path, c.from, c.to, dcols, true})
 	ev := eventlog.Event{Object: src.OID, Name: qualifiedName(src.Schema, src.Name), Kind: eventlog.KindSchemaChange, Level: eventlog.LevelInfo,
 		Message: fmt.Sprintf("files source %s: schema version %d adds %s; its SELECT * readers restarted on it", src.Name, c.to, strings.Join(cols, ", ")),
 		Details: string(details)}
 	if err := eventlog.Append(e.store, ev); err != nil {
-		log.Printf("source %s: could not record its schema change: %v", src.Name, err)
+		e.logger().Warn("could not record the schema change", "source", src.Name, "err", err)
 	}
 }
 
@@ -228,6 +218,6 @@ func (e *Engine) logSourceKept(src *catalog.Relation, p files.Schema, by string)
 		Message: fmt.Sprintf("files source %s: schema version %d not applied: %s reads it and cannot take new columns; the new fields are in the rescued-data column", src.Name, p.Version, by),
 		Details: string(details)}
 	if err := eventlog.Append(e.store, ev); err != nil {
-		log.Printf("source %s: could not record its schema change: %v", src.Name, err)
+		e.logger().Warn("could not record the schema change", "source", src.Name, "err", err)
 	}
 }

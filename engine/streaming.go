@@ -603,12 +603,7 @@ func (e *Engine) startStreamingTables() {
 				msg = sqlerr.From(err).Message
 			}
 			e.startFailed(rel.OID, rel.Name, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s", msg)) // event_log_recovery.go
-			r := &runner{eng: e, oid: rel.OID, name: rel.Name, status: statusFailed, lastError: msg, done: make(chan struct{}), kick: make(chan struct{}, 1)}
-			close(r.done)
-			r.cancel = func() {}
-			e.mu.Lock()
-			e.runners[rel.OID] = r
-			e.mu.Unlock()
+			e.registerFailed(rel, msg)                                                                   // files_evolve.go
 			continue
 		}
 		e.startRunner(rel, sp, trig)
