@@ -103,6 +103,8 @@ type Schema struct {
 	OID   uint32
 	Name  string
 	Owner uint32
+	// ACL is pg_namespace.nspacl; nil is the default (acl.go).
+	ACL ACL `json:",omitempty"`
 }
 
 type Column struct {
@@ -115,6 +117,19 @@ type Column struct {
 	// Generated is a streaming table column's GENERATED ALWAYS AS
 	// expression, as written ("" if none).
 	Generated string `json:",omitempty"`
+	// ACL is the column's own privileges (pg_attribute.attacl: GRANT
+	// SELECT (col) ON t); nil when it has none.
+	ACL ACL `json:",omitempty"`
+	// Mask is the column's mask (ALTER TABLE … ALTER COLUMN … SET MASK);
+	// nil when it has none.
+	Mask *ColumnMask `json:",omitempty"`
+}
+
+// ColumnMask is Databricks' column mask: every reader of the column sees
+// Function(column, UsingColumns...) instead of the column.
+type ColumnMask struct {
+	Function     string   // the mask function, schema-qualified as written
+	UsingColumns []string `json:",omitempty"`
 }
 
 type Relation struct {
@@ -136,6 +151,25 @@ type Relation struct {
 	Streaming *StreamingTable `json:",omitempty"`
 	// Source is set for sources (KindSource) and only for them.
 	Source *Source `json:",omitempty"`
+	// ACL is pg_class.relacl; nil is the default (acl.go).
+	ACL ACL `json:",omitempty"`
+	// RowSecurity and ForceRowSecurity are ALTER TABLE … ENABLE / FORCE
+	// ROW LEVEL SECURITY (relrowsecurity, relforcerowsecurity); Policies
+	// are its CREATE POLICYs, in creation order.
+	RowSecurity      bool     `json:",omitempty"`
+	ForceRowSecurity bool     `json:",omitempty"`
+	Policies         []Policy `json:",omitempty"`
+}
+
+// Policy is one row-level security policy (pg_policy).
+type Policy struct {
+	OID        uint32
+	Name       string
+	Permissive bool     // PERMISSIVE (the default) or RESTRICTIVE
+	Command    byte     // polcmd: '*' ALL, 'r' SELECT, 'a' INSERT, 'w' UPDATE, 'd' DELETE
+	Roles      []uint32 // the roles it applies to; empty or {0}: PUBLIC
+	Using      string   `json:",omitempty"` // USING expression, SQL text
+	WithCheck  string   `json:",omitempty"` // WITH CHECK expression, SQL text
 }
 
 // TableOptions is a plain table's WITH options and WATERMARK FOR clause,
@@ -204,11 +238,19 @@ type Role struct {
 	CreateRole bool   `json:",omitempty"`
 	CreateDB   bool   `json:",omitempty"`
 	Verifier   string // SCRAM-SHA-256 verifier in PostgreSQL's format, "" if none
+	// NoInherit is NOINHERIT: the role does not use the privileges of
+	// the roles it is a member of without SET ROLE (rolinherit false).
+	NoInherit bool `json:",omitempty"`
+	// BypassRLS is BYPASSRLS: row-level security policies do not apply.
+	BypassRLS bool `json:",omitempty"`
 }
 
 type Database struct {
 	OID  uint32
 	Name string
+	// ACL is pg_database.datacl; nil is the default (acl.go): CONNECT and
+	// TEMPORARY for PUBLIC.
+	ACL ACL `json:",omitempty"`
 }
 
 // Clone returns a deep copy the caller may change.
@@ -236,5 +278,10 @@ func (r *Relation) clone() *Relation {
 	if r.Streaming != nil {
 		c.Streaming = r.Streaming.clone()
 	}
+	c.ACL = r.ACL.Clone()
+	for i := range c.Columns {
+		c.Columns[i].ACL = c.Columns[i].ACL.Clone()
+	}
+	c.Policies = append([]Policy(nil), r.Policies...)
 	return &c
 }

@@ -23,6 +23,9 @@ type Secret struct {
 	Created time.Time
 	Nonce   []byte
 	Sealed  []byte
+	// ACL is who may use the secret (GRANT USAGE ON SECRET); nil is the
+	// default: its owner only.
+	ACL ACL `json:",omitempty"`
 }
 
 const prefixSecret = state.PrefixCatalog + "secret/"

@@ -1,0 +1,56 @@
+package catalog
+
+import (
+	"reflect"
+	"testing"
+)
+
+// The text forms and defaults are PostgreSQL 15's: acldefault('r', 10)
+// is {weir=arwdDxt/weir}, acldefault('d', 10) {=Tc/weir,weir=CTc/weir}.
+func TestACLText(t *testing.T) {
+	name := func(oid uint32) string { return map[uint32]string{10: "weir", 16384: "alice"}[oid] }
+	cases := []struct {
+		acl  ACL
+		want []string
+	}{
+		{DefaultACL(ObjRelation, 10), []string{"weir=arwdDxt/weir"}},
+		{DefaultACL(ObjDatabase, 10), []string{"=Tc/weir", "weir=CTc/weir"}},
+		{DefaultACL(ObjSchema, 10), []string{"weir=UC/weir"}},
+		{ACL{{Grantee: 16384, Grantor: 10, Privs: PrivSelect | PrivInsert, GrantOption: PrivSelect}}, []string{"alice=ar*/weir"}},
+		{ACL{{Grantee: 0, Grantor: 10, Privs: PrivSelect}}, []string{"=r/weir"}},
+	}
+	for _, c := range cases {
+		if got := c.acl.Text(name); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: got %q, want %q", c.acl, got, c.want)
+		}
+	}
+}
+
+func TestACLMask(t *testing.T) {
+	acl := ACL{{Grantee: 0, Grantor: 10, Privs: PrivSelect},
+		{Grantee: 20, Grantor: 10, Privs: PrivInsert, GrantOption: PrivInsert}}
+	p, g := acl.Mask(func(r uint32) bool { return r == 20 })
+	if p != PrivSelect|PrivInsert || g != PrivInsert {
+		t.Fatalf("mask %b grant %b", p, g)
+	}
+	p, _ = acl.Mask(func(uint32) bool { return false })
+	if p != PrivSelect {
+		t.Fatalf("PUBLIC only: %b", p)
+	}
+	if pr, ok := PrivilegeByName("temp"); !ok || pr != PrivTemporary {
+		t.Fatal("TEMP")
+	}
+}
+
+func TestHasPrivsOfNoInherit(t *testing.T) {
+	members := map[memberPair]Membership{{role: 2, member: 1}: {}, {role: 3, member: 2}: {}}
+	if !hasPrivsOf(members, nil, 1, 3) {
+		t.Fatal("1 inherits 3 through 2")
+	}
+	if hasPrivsOf(members, map[uint32]bool{2: true}, 1, 3) {
+		t.Fatal("2 is NOINHERIT: 1 must not reach 3 through it")
+	}
+	if !hasPrivsOf(members, map[uint32]bool{2: true}, 1, 2) {
+		t.Fatal("1 inherits 2 directly")
+	}
+}
