@@ -183,7 +183,11 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: "tableoid", T: types.Oid, System: true})
 		return &Project{Input: scan, Exprs: exprs, Cols: cols}, sc, nil
 	}
-	return scan, sc, nil
+	node, err := b.applyScanSecurity(rel, scan) // scan_security.go
+	if err != nil {
+		return nil, nil, err
+	}
+	return node, sc, nil
 }
 
 // setReturning lists the set-returning functions weir runs in FROM.
