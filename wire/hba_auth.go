@@ -72,7 +72,7 @@ func (c *conn) isMemberOf(user, role string) bool {
 		return true
 	}
 	if m, ok := c.srv.h.(RoleMembers); ok {
-		return m.IsMemberOf(user, role)
+		return m.IsRoleMember(user, role)
 	}
 	return false
 }

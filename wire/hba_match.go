@@ -15,7 +15,7 @@ type hbaClient struct {
 // it, directly or not (PostgreSQL's is_member_of_role, superuser status
 // aside). Without it only the role itself matches.
 type RoleMembers interface {
-	IsMemberOf(user, role string) bool
+	IsRoleMember(user, role string) bool
 }
 
 // match returns the first rule that applies to cl, or nil. member answers
