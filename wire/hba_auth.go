@@ -55,8 +55,7 @@ func (c *conn) authenticateHBA(user, database string) (Role, *sqlerr.Error) {
 	if rule.clientCert == "verify-full" {
 		if cn := c.clientCertificateCN(); cn == nil || *cn != user {
 			c.srv.log.Info("wire: client certificate CN is not the user name", "user", user, "client", c.nc.RemoteAddr().String())
-			return role, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
-				Message: fmt.Sprintf("certificate authentication failed for user %q", user)}
+			return role, certMismatch(rule.method, user)
 		}
 	}
 	if !role.Exists {
@@ -90,4 +89,18 @@ func (c *conn) hbaEncryption() string {
 		return "SSL encryption"
 	}
 	return "no encryption"
+}
+
+// certMismatch is the refusal of a client certificate whose CN is not the
+// user name. PostgreSQL words it after the rule's method (its auth_failed),
+// so under scram-sha-256 clientcert=verify-full it reads as a wrong
+// password.
+func certMismatch(method, user string) *sqlerr.Error {
+	switch method {
+	case hbaSCRAM:
+		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidPassword, Message: fmt.Sprintf("password authentication failed for user %q", user)}
+	case hbaTrust:
+		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization, Message: fmt.Sprintf("\"trust\" authentication failed for user %q", user)}
+	}
+	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization, Message: fmt.Sprintf("certificate authentication failed for user %q", user)}
 }
