@@ -2,9 +2,9 @@ package wire_test
 
 import (
 	"context"
-	"errors"
 	"crypto/elliptic"
 	"crypto/x509/pkix"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
