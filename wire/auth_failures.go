@@ -122,6 +122,7 @@ func (c *conn) authFailed(user, database string, e *sqlerr.Error) {
 	if a, ok := c.nc.RemoteAddr().(*net.TCPAddr); ok {
 		client = a.String()
 	}
+	c.srv.log.Info("wire: login failed", "user", user, "database", database, "client", client, "sqlstate", e.Code, "message", e.Message)
 	if o, ok := c.srv.h.(AuthObserver); ok {
 		o.AuthFailed(user, database, client, e.Code, e.Message)
 	}

@@ -96,35 +96,21 @@ func (ca *testCA) issue(name string, server bool) (certFile, keyFile string, ser
 	return certFile, keyFile, ca.serial
 }
 
-// TestServeClientCerts runs the real binary with --tls-client-ca and an
-// --hba-file: the bootstrap superuser logs in by certificate (pgx and
-// psql's sslcert), pg_stat_ssl shows the certificate as PostgreSQL 15
-// does, a password role logs in with channel binding (pgx) and over
-// pgjdbc, and the rules refuse the rest with PostgreSQL's words.
-func TestServeClientCerts(t *testing.T) {
-	dir := t.TempDir()
-	ca := newTestCA(t, dir)
-	serverCrt, serverKey, _ := ca.issue("localhost", true)
-	weirCrt, weirKey, weirSerial := ca.issue("weir", false)
-	hba := filepath.Join(dir, "hba.conf")
-	if err := os.WriteFile(hba, []byte(`# weir's own pg_hba.conf
-hostssl all weir  127.0.0.1/32 cert
-hostssl all alice 127.0.0.1/32 scram-sha-256
-host    all all   127.0.0.1/32 reject
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+// startWeirWith runs `weir serve` with args on a free port, waits until
+// readyURL (its %d the port) connects, and stops it with SIGTERM at the
+// end, checking that it exits cleanly. It returns the port.
+func startWeirWith(t *testing.T, readyURL func(port int) string, args ...string) int {
+	t.Helper()
 	port := freePort(t)
 	var log bytes.Buffer
-	cmd := exec.Command(weirBinary, "serve", "--data", filepath.Join(dir, "data"), "--listen", fmt.Sprintf("127.0.0.1:%d", port),
-		"--tls-cert", serverCrt, "--tls-key", serverKey, "--tls-client-ca", ca.file, "--hba-file", hba)
+	cmd := exec.Command(weirBinary, append([]string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, args...)...)
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	defer func() {
+	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-exited:
@@ -136,23 +122,56 @@ host    all all   127.0.0.1/32 reject
 			<-exited
 			t.Errorf("weir did not exit within 5s of SIGTERM")
 		}
-	}()
-	base := fmt.Sprintf("postgres://%%s@localhost:%d/weir?sslmode=verify-full&sslrootcert=%s", port, ca.file)
-	url := fmt.Sprintf(base, "weir") + "&sslcert=" + weirCrt + "&sslkey=" + weirKey
+	})
 	deadline := time.Now().Add(20 * time.Second)
-	var conn *pgx.Conn
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := pgx.Connect(ctx, url)
+		c, err := pgx.Connect(ctx, readyURL(port))
 		cancel()
 		if err == nil {
-			conn = c
-			break
+			c.Close(context.Background())
+			return port
+		}
+		select {
+		case werr := <-exited:
+			exited <- werr
+			t.Fatalf("weir exited before accepting connections (%v); log:\n%s", werr, &log)
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("weir not accepting connections after 20s: %v; log:\n%s", err, &log)
 		}
 		time.Sleep(20 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+// TestServeClientCerts runs the real binary with --tls-client-ca and an
+// --hba-file: the bootstrap superuser logs in by certificate (pgx and
+// psql's sslcert), pg_stat_ssl shows the certificate as PostgreSQL 15
+// does, a password role logs in with channel binding (pgx) and over
+// pgjdbc, and the rules refuse the rest with PostgreSQL's words.
+func TestServeClientCerts(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir)
+	serverCrt, serverKey, _ := ca.issue("localhost", true)
+	weirCrt, weirKey, weirSerial := ca.issue("weir", false)
+	url0 := func(port int) string {
+		return fmt.Sprintf("postgres://weir@localhost:%d/weir?sslmode=verify-full&sslrootcert=%s&sslcert=%s&sslkey=%s", port, ca.file, weirCrt, weirKey)
+	}
+	hba := filepath.Join(dir, "hba.conf")
+	if err := os.WriteFile(hba, []byte(`# weir's own pg_hba.conf
+hostssl all weir  127.0.0.1/32 cert
+hostssl all alice 127.0.0.1/32 scram-sha-256
+host    all all   127.0.0.1/32 reject
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := startWeirWith(t, url0, "--data", filepath.Join(dir, "data"),
+		"--tls-cert", serverCrt, "--tls-key", serverKey, "--tls-client-ca", ca.file, "--hba-file", hba)
+	base := fmt.Sprintf("postgres://%%s@localhost:%d/weir?sslmode=verify-full&sslrootcert=%s", port, ca.file)
+	conn, err := pgx.Connect(ctxT(t), fmt.Sprintf(base, "weir")+"&sslcert="+weirCrt+"&sslkey="+weirKey)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
 	var dn, serial, issuer string
@@ -166,9 +185,10 @@ host    all all   127.0.0.1/32 reject
 	if _, err := conn.Exec(ctxT(t), "CREATE ROLE alice LOGIN PASSWORD 'pw'"); err != nil {
 		t.Fatal(err)
 	}
+	var out, stderr string
 
 	psql := mustTool(t, "psql")
-	out, stderr, err := run(t, dir, "", []string{"PSQLRC=/dev/null"}, psql, "-X", "-A", "-t",
+	out, stderr, err = run(t, dir, "", []string{"PSQLRC=/dev/null"}, psql, "-X", "-A", "-t",
 		fmt.Sprintf("host=localhost port=%d user=weir dbname=weir sslmode=verify-full sslrootcert=%s sslcert=%s sslkey=%s", port, ca.file, weirCrt, weirKey),
 		"-c", "select ssl, client_dn from pg_stat_ssl where pid = pg_backend_pid()")
 	if err != nil || strings.TrimSpace(out) != "t|/CN=weir/O=Weir Test" {
@@ -222,6 +242,31 @@ public class JdbcTLS {
 		fmt.Sprintf("jdbc:postgresql://localhost:%d/weir?user=alice&password=pw&sslmode=require", port))
 	if err != nil || strings.TrimSpace(out) != "alice true" {
 		t.Errorf("pgjdbc over TLS: %q %q %v", out, stderr, err)
+	}
+}
+
+// TestServeClientCertRequire: --tls-client-cert require is the one rule
+// "hostssl all all all cert".
+func TestServeClientCertRequire(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir)
+	serverCrt, serverKey, _ := ca.issue("localhost", true)
+	weirCrt, weirKey, _ := ca.issue("weir", false)
+	aliceCrt, aliceKey, _ := ca.issue("alice", false)
+	base := "postgres://weir@localhost:%d/weir?sslmode=verify-full&sslrootcert=" + ca.file
+	port := startWeirWith(t, func(port int) string { return fmt.Sprintf(base, port) + "&sslcert=" + weirCrt + "&sslkey=" + weirKey },
+		"--data", filepath.Join(dir, "data"), "--tls-cert", serverCrt, "--tls-key", serverKey, "--tls-client-ca", ca.file, "--tls-client-cert", "require")
+	for _, c := range []struct{ dsn, want string }{
+		{fmt.Sprintf(base, port) + "&sslcert=" + aliceCrt + "&sslkey=" + aliceKey, `28000 certificate authentication failed for user "weir"`},
+		{fmt.Sprintf(base, port), "28000 connection requires a valid client certificate"},
+		{fmt.Sprintf("postgres://weir@127.0.0.1:%d/weir?sslmode=disable", port),
+			`28000 no pg_hba.conf entry for host "127.0.0.1", user "weir", database "weir", no encryption`},
+	} {
+		_, err := pgx.Connect(ctxT(t), c.dsn)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code+" "+pe.Message != c.want {
+			t.Errorf("%s: %v, want %s", c.dsn, err, c.want)
+		}
 	}
 }
 
