@@ -21,7 +21,9 @@ type AuthObserver interface {
 }
 
 // AuthThrottle slows down password guessing: once a client address has
-// failed Limit logins within Window, each further failure from it is
+// failed Limit logins within Window (a wrong password, certificate or
+// channel binding; refusals by the rules do not count, as nothing can be
+// guessed from them), each further failure from it is
 // answered only after a delay, Delay doubling with every failure up to
 // MaxDelay. Only that connection waits; other clients, and the same
 // address's successful logins, are not held. At most MaxAddresses
@@ -113,10 +115,11 @@ func throttleKey(a net.Addr) string {
 	return "local"
 }
 
-// authFailed is what happens to every refused login: the Handler hears
-// of it, the throttle counts it, and when the address has failed too
-// often the connection waits before its error is sent (the wait ends
-// early at shutdown).
+// authFailed is what happens to every refused login: it is logged, the
+// Handler hears of it, and, unless a rule refused it (no HBA entry, a
+// reject rule, RequireTLS), the throttle counts it; when the address has
+// failed too often the connection waits before its error is sent (the
+// wait ends early at shutdown).
 func (c *conn) authFailed(user, database string, e *sqlerr.Error) {
 	client := "local"
 	if a, ok := c.nc.RemoteAddr().(*net.TCPAddr); ok {
@@ -125,6 +128,11 @@ func (c *conn) authFailed(user, database string, e *sqlerr.Error) {
 	c.srv.log.Info("wire: login failed", "user", user, "database", database, "client", client, "sqlstate", e.Code, "message", e.Message)
 	if o, ok := c.srv.h.(AuthObserver); ok {
 		o.AuthFailed(user, database, client, e.Code, e.Message)
+	}
+	if c.refusedByRule {
+		// The same client is refused every time, whatever it sends
+		// (sslmode=allow tries in the clear first): nothing to guess.
+		return
 	}
 	d := c.srv.failures.failed(throttleKey(c.nc.RemoteAddr()), time.Now())
 	if d <= 0 {

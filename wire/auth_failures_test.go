@@ -131,3 +131,26 @@ func TestAuthThrottle(t *testing.T) {
 		t.Errorf("%d failures from 127.0.0.1 of %d: %+v", from1, len(ev), ev)
 	}
 }
+
+// TestAuthThrottleSkipsRuleRefusals: a client the rules refuse is refused
+// every time whatever it sends (sslmode=allow tries in the clear first),
+// so those refusals are reported but not throttled.
+func TestAuthThrottleSkipsRuleRefusals(t *testing.T) {
+	const delay = 3 * time.Second
+	ts, _ := startHBAServerThrottled(t, "127.0.0.1:0", "host all rej 127.0.0.1/32 reject\nhost all carol 127.0.0.1/32 scram-sha-256\n",
+		wire.AuthThrottle{Delay: delay})
+	ctx := testCtx(t)
+	for i := 1; i <= 7; i++ {
+		start := time.Now()
+		_, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s/db?sslmode=disable", []string{"rej", "nobody"}[i%2], ts.addr))
+		if pgErrCode(err) != "28000" {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+		if took := time.Since(start); took >= delay {
+			t.Errorf("attempt %d delayed %v", i, took)
+		}
+	}
+	if n := len(ts.h.waitAuthFailures(t, 7)); n != 7 {
+		t.Errorf("%d failures reported", n)
+	}
+}

@@ -22,11 +22,13 @@ func (c *conn) authenticateHBA(user, database string) (Role, *sqlerr.Error) {
 	}
 	rule := c.srv.cfg.HBA.match(cl, c.isMemberOf, interfaceNets)
 	if rule == nil {
+		c.refusedByRule = true
 		return Role{}, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
 			Message: fmt.Sprintf(`no pg_hba.conf entry for host "%s", user "%s", database "%s", %s`, c.hbaHost(), user, database, c.hbaEncryption())}
 	}
 	c.srv.log.Debug("wire: pg_hba rule", "line", rule.line, "rule", rule.text, "user", user, "client", c.nc.RemoteAddr().String())
 	if rule.method == hbaReject {
+		c.refusedByRule = true
 		return Role{}, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
 			Message: fmt.Sprintf(`pg_hba.conf rejects connection for host "%s", user "%s", database "%s", %s`, c.hbaHost(), user, database, c.hbaEncryption())}
 	}

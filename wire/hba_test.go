@@ -26,6 +26,10 @@ import (
 // fail many in a row), and roles tester and alice (no password),
 // carol (password "pw").
 func startHBAServer(t *testing.T, listen, rules string) (*testServer, *testPKI) {
+	return startHBAServerThrottled(t, listen, rules, wire.AuthThrottle{Limit: -1})
+}
+
+func startHBAServerThrottled(t *testing.T, listen, rules string, throttle wire.AuthThrottle) (*testServer, *testPKI) {
 	t.Helper()
 	pki := newTestPKI(t, elliptic.P256())
 	certFile, keyFile := pki.issue(pkix.Name{CommonName: "localhost"}, true)
@@ -49,7 +53,7 @@ func startHBAServer(t *testing.T, listen, rules string) (*testServer, *testPKI) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{srv: wire.NewServer(h, wire.Config{TLS: tc, HBA: hba, AuthThrottle: wire.AuthThrottle{Limit: -1}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}),
+	ts := &testServer{srv: wire.NewServer(h, wire.Config{TLS: tc, HBA: hba, AuthThrottle: throttle, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}),
 		h: h, addr: l.Addr().String(), done: make(chan error, 1)}
 	go func() { ts.done <- ts.srv.Serve(l) }()
 	t.Cleanup(func() {

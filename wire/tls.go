@@ -102,6 +102,7 @@ func (c *conn) refuseUnencrypted(user, database string) *sqlerr.Error {
 		host = a.IP.String()
 	}
 	c.srv.log.Info("wire: refused a client without TLS", "user", user, "client", c.nc.RemoteAddr().String())
+	c.refusedByRule = true
 	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
 		Message: fmt.Sprintf(`no pg_hba.conf entry for host "%s", user "%s", database "%s", no encryption`, host, user, database)}
 }
