@@ -30,8 +30,11 @@ func startHBAServer(t *testing.T, listen, rules string) (*testServer, *testPKI) 
 }
 
 func startHBAServerThrottled(t *testing.T, listen, rules string, throttle wire.AuthThrottle) (*testServer, *testPKI) {
+	return startHBAServerWithPKI(t, listen, rules, throttle, newTestPKI(t, elliptic.P256()))
+}
+
+func startHBAServerWithPKI(t *testing.T, listen, rules string, throttle wire.AuthThrottle, pki *testPKI) (*testServer, *testPKI) {
 	t.Helper()
-	pki := newTestPKI(t, elliptic.P256())
 	certFile, keyFile := pki.issue(pkix.Name{CommonName: "localhost"}, true)
 	tc, err := wire.LoadTLS(certFile, keyFile)
 	if err != nil {
