@@ -50,6 +50,7 @@ func startHBAServerWithPKI(t *testing.T, listen, rules string, throttle wire.Aut
 	h := newTestHandler()
 	v, _ := wire.SCRAMVerifier("pw")
 	h.roles["carol"] = v
+	h.roles["frank"] = v
 	h.roles["alice"] = ""
 	h.roles["rej"] = ""
 	l, err := net.Listen("tcp", listen)
@@ -90,6 +91,7 @@ host    db       carol,"dave" 127.0.0.1 255.255.255.255 scram-sha-256
 hostnossl all    tester 127.0.0.0/8 trust
 host    all      ghost samehost     trust
 hostssl all      erin  127.0.0.1/32 trust clientcert=verify-full
+host    all      frank 127.0.0.1/32 scram-sha-256
 `
 
 // TestHBARules: each kind of rule against pgx, with PostgreSQL 15's

@@ -111,6 +111,11 @@ func TestSCRAMPlusPsql(t *testing.T) {
 // cbind. It returns the mechanisms offered and "ok" or the error's
 // SQLSTATE and message.
 func scramTLS(t *testing.T, addr string, useTLS bool, mech, gs2 string, cbind func(serverCert []byte) []byte) (offered []string, outcome string) {
+	return scramTLSAs(t, addr, "carol", useTLS, mech, gs2, cbind)
+}
+
+// scramTLSAs is scramTLS as user, whose password is "pw".
+func scramTLSAs(t *testing.T, addr, user string, useTLS bool, mech, gs2 string, cbind func(serverCert []byte) []byte) (offered []string, outcome string) {
 	t.Helper()
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -137,7 +142,7 @@ func scramTLS(t *testing.T, addr string, useTLS bool, mech, gs2 string, cbind fu
 		rw = tc
 	}
 	fe := pgproto3.NewFrontend(rw, rw)
-	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": "carol", "database": "db"}})
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": user, "database": "db"}})
 	fe.Flush()
 	errOutcome := func(msg pgproto3.BackendMessage) string {
 		if e, ok := msg.(*pgproto3.ErrorResponse); ok {
@@ -207,7 +212,7 @@ func scramTLS(t *testing.T, addr string, useTLS bool, mech, gs2 string, cbind fu
 // (28000), a "y" over TLS is a downgrade (28000), a PLUS exchange without
 // binding data or with another binding type is a protocol violation.
 func TestSCRAMPlusByHand(t *testing.T) {
-	ts, _ := startPasswordTLSServer(t, elliptic.P256(), wire.Config{})
+	ts, _ := startPasswordTLSServer(t, elliptic.P256(), wire.Config{AuthThrottle: wire.AuthThrottle{Limit: -1}})
 	good := func(cert []byte) []byte { h := sha256.Sum256(cert); return h[:] }
 	bad := func([]byte) []byte { return make([]byte, sha256.Size) }
 	const pe = "tls-server-end-point"
