@@ -16,9 +16,9 @@ type BackendSSL struct {
 	Cipher  string
 	Bits    int32
 	// ClientCert is set when the client presented a verified certificate:
-	// ClientDN and IssuerDN are then its subject and issuer as OpenSSL
-	// writes them ("/CN=alice/O=Example"), ClientSerial its serial number
-	// in decimal.
+	// ClientDN and IssuerDN are then its subject and issuer as PostgreSQL
+	// writes them ("/CN=alice/O=Example\, Inc"), ClientSerial its serial
+	// number in decimal.
 	ClientCert                       bool
 	ClientDN, ClientSerial, IssuerDN string
 }
