@@ -156,6 +156,18 @@ func (h *HBA) NeedsClientCertificates() bool {
 	return false
 }
 
+// HostSSLLine returns the line of the first hostssl rule, 0 if none: on a
+// server without TLS such a rule can never match, which PostgreSQL
+// refuses at load.
+func (h *HBA) HostSSLLine() int {
+	for _, r := range h.rules {
+		if r.conn == hbaHostSSL {
+			return r.line
+		}
+	}
+	return 0
+}
+
 // hbaFields splits a line into its whitespace-separated fields, each a
 // comma-separated list of tokens, quotes kept as a flag.
 func hbaFields(line string) ([][]hbaToken, error) {

@@ -40,6 +40,14 @@ func loadAuthRules(tlsConfig *tls.Config, clientCA, clientCert, hbaFile string) 
 			return nil, fmt.Errorf("--hba-file %w", err)
 		}
 	}
+	if hba != nil && tlsConfig == nil {
+		if hbaFile == "" {
+			return nil, fmt.Errorf("--tls-client-cert require needs --tls-cert and --tls-key")
+		}
+		if line := hba.HostSSLLine(); line > 0 {
+			return nil, fmt.Errorf("--hba-file %s: line %d: hostssl record cannot match because SSL is disabled: give --tls-cert and --tls-key", hbaFile, line)
+		}
+	}
 	if hba != nil && hba.NeedsClientCertificates() && clientCA == "" {
 		return nil, fmt.Errorf("client certificates can only be checked with a root certificate store: give --tls-client-ca")
 	}
