@@ -31,6 +31,8 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.createSchema(x.CreateSchemaStmt, io)
 	case *pg_query.Node_DropStmt:
 		return s.drop(x.DropStmt, io)
+	case *pg_query.Node_CreateFunctionStmt:
+		return s.createFunction(x.CreateFunctionStmt) // functions.go
 	case *pg_query.Node_CreateRoleStmt:
 		return s.createRole(x.CreateRoleStmt)
 	case *pg_query.Node_AlterRoleStmt:
@@ -115,6 +117,7 @@ func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Dat
 		mem.Close()
 		return nil, err
 	}
+	s.auditMaskedScans(st.query.Plan) // column_masks.go
 	env := &exec.Env{Tables: tables, Ctx: s.exprCtx(params), Memory: mem}
 	op, err := exec.Build(env, st.query.Plan)
 	if err != nil {

@@ -313,7 +313,7 @@ func mayBeStreaming(q string) bool {
 	if mayBeDescribe(u) { // describe.go
 		return true
 	}
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET"} {
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET", "MASK"} {
 		if strings.Contains(u, k) {
 			return true
 		}

@@ -55,6 +55,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	if parse.IsSecret(ss.Kind) {
 		return s.runSecretStatement(st, io) // secrets.go
 	}
+	if parse.IsColumnMask(ss.Kind) {
+		return s.runColumnMaskStatement(ss) // column_masks.go
+	}
 	if ss.Name != "" {
 		// [catalog.]schema.name: the parser keeps the parts joined; every
 		// statement below uses the schema and the name apart (the catalog

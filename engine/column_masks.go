@@ -1,0 +1,266 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
+	"github.com/weir-sql/weir/sql/parse"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+// Column masks, as Databricks has them: ALTER TABLE t ALTER COLUMN c SET
+// MASK f [USING COLUMNS (…)] makes every reader of c see f(c, …) in its
+// place — its owner too; the function decides who sees what, typically
+// with is_account_group_member. The mask is applied where the table is
+// scanned (planner/scan_security.go), so WHERE, joins, aggregates, views,
+// COPY TO, SUBSCRIBE and streaming tables all see the masked value, as
+// Databricks documents ("any expressions, predicates, or ordering are
+// applied after the masking").
+
+// columnMasks fills sec.Masks with the masks of rel's columns: the SQL
+// call of each mask function over the stored columns.
+func (v *catalogView) columnMasks(rel *planner.Relation, sec *planner.ScanSecurity) error {
+	r, ok := v.s.eng.cat.RelationByOID(rel.OID)
+	if !ok {
+		return nil
+	}
+	for _, c := range r.Columns {
+		if c.Mask == nil {
+			continue
+		}
+		if sec.Masks == nil {
+			sec.Masks = map[string]string{}
+		}
+		sec.Masks[c.Name] = maskCall(c.Name, c.Mask)
+	}
+	return nil
+}
+
+// maskCall is the SQL text of m applied to column col.
+func maskCall(col string, m *catalog.ColumnMask) string {
+	var b strings.Builder
+	for i, part := range strings.Split(m.Function, ".") {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(quoteIdentAlways(part))
+	}
+	b.WriteByte('(')
+	b.WriteString(quoteIdentAlways(col))
+	for _, u := range m.UsingColumns {
+		b.WriteString(", ")
+		b.WriteString(u)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func quoteIdentAlways(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// maskText is how DESCRIBE and SHOW CREATE TABLE write a mask: Databricks'
+// clause, MASK f [USING COLUMNS (…)].
+func maskText(m *catalog.ColumnMask) string {
+	s := "MASK " + m.Function
+	if len(m.UsingColumns) > 0 {
+		s += " USING COLUMNS (" + strings.Join(m.UsingColumns, ", ") + ")"
+	}
+	return s
+}
+
+// runColumnMaskStatement runs ALTER [STREAMING] TABLE … ALTER COLUMN …
+// SET MASK / DROP MASK.
+func (s *Session) runColumnMaskStatement(ss *parse.StreamingStmt) (wire.Result, error) {
+	spec := ss.Mask
+	tag := "ALTER TABLE"
+	if spec.Streaming {
+		tag = "ALTER STREAMING TABLE"
+	}
+	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case spec.Streaming && rel.Kind != catalog.KindStreamingTable:
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", rel.Name)
+	case rel.Kind != catalog.KindTable && rel.Kind != catalog.KindStreamingTable:
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "column masks apply to tables and streaming tables; \"%s\" is a %s", rel.Name, rel.Kind.Noun()).
+			WithHint("Mask the columns of the table it reads.")
+	}
+	if err := s.requireOwner(rel); err != nil {
+		return nil, err
+	}
+	ci := rel.Column(spec.Column)
+	if ci < 0 {
+		return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", spec.Column, rel.Name)
+	}
+	var mask *catalog.ColumnMask
+	if ss.Kind == parse.SetColumnMask {
+		if mask, err = s.checkMask(rel, ci, spec); err != nil {
+			return nil, err
+		}
+	}
+	_, err = s.eng.cat.UpdateRelation(rel.OID, func(r *catalog.Relation) error {
+		r.Columns[ci].Mask = mask
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return commandResult(tag), nil
+}
+
+// checkMask resolves spec's function and checks it as Databricks does:
+// a user SQL function taking the column (then the USING items), whose
+// result can be stored in the column.
+func (s *Session) checkMask(rel *catalog.Relation, ci int, spec *parse.MaskSpec) (*catalog.ColumnMask, error) {
+	parts := strings.Split(spec.Function, ".")
+	name := parts[len(parts)-1]
+	schema := ""
+	if len(parts) > 1 {
+		schema = parts[len(parts)-2]
+	}
+	var fns []*catalog.Function
+	if schema != "" {
+		fns = s.eng.cat.FunctionsNamed(schema, name)
+	} else {
+		for _, sc := range s.searchPath() {
+			if fns = s.eng.cat.FunctionsNamed(sc, name); len(fns) > 0 {
+				break
+			}
+		}
+	}
+	if len(fns) == 0 {
+		return nil, sqlerr.At(sqlerr.UndefinedFunction, spec.FunctionPos, "function %s does not exist", spec.Function).
+			WithHint("A column mask is a SQL function created with CREATE FUNCTION, taking the column's type.")
+	}
+	for _, u := range spec.Using {
+		if strings.HasPrefix(u, `"`) {
+			col := strings.ReplaceAll(u[1:len(u)-1], `""`, `"`)
+			if rel.Column(col) < 0 {
+				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, rel.Name)
+			}
+		}
+	}
+	m := &catalog.ColumnMask{Function: fns[0].Schema + "." + name, UsingColumns: spec.Using}
+	// Bind the call over the table's columns, as every reader will: the
+	// overload is resolved and the argument types checked here.
+	col := rel.Columns[ci]
+	q := "SELECT " + maskCall(col.Name, m) + " FROM " + quoteIdentAlways(rel.Schema) + "." + quoteIdentAlways(rel.Name)
+	stmts, err := parse.Parse(q)
+	if err != nil {
+		return nil, err
+	}
+	bq, err := planner.BindQuery(s.catalogView(), stmts[0].Node, nil)
+	if err != nil {
+		if se, ok := err.(*sqlerr.Error); ok {
+			cp := *se
+			cp.Position = 0
+			return nil, &cp
+		}
+		return nil, err
+	}
+	got := bq.Plan.Columns()[0].T
+	if !maskAssignable(got, col.Type) {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "mask function %s returns %s, but column \"%s\" is of type %s", spec.Function, got, col.Name, col.Type).
+			WithHint("The mask's result must be assignable to the column's type.")
+	}
+	return m, nil
+}
+
+// maskAssignable reports whether a mask's result of type from can stand
+// for a column of type to: the same type, an implicit cast, or one of
+// PostgreSQL's assignment casts (numeric to numeric, anything to text).
+func maskAssignable(from, to types.T) bool {
+	if from.OID == to.OID || from.OID == types.OidUnknown {
+		return true
+	}
+	if _, ok := expr.ImplicitCastCost(from, to); ok {
+		return true
+	}
+	switch to.OID {
+	case types.OidText, types.OidVarchar, types.OidBpchar:
+		return true
+	}
+	return isNumericType(from) && isNumericType(to)
+}
+
+func isNumericType(t types.T) bool {
+	switch t.OID {
+	case types.OidInt2, types.OidInt4, types.OidInt8, types.OidFloat4, types.OidFloat8, types.OidNumeric:
+		return true
+	}
+	return false
+}
+
+// refuseDropMaskFunction refuses to drop f while a column mask uses it,
+// as PostgreSQL refuses to drop an object others depend on (2BP01).
+func (e *Engine) refuseDropMaskFunction(f *catalog.Function) error {
+	qualified := f.Schema + "." + f.Name
+	for _, r := range e.cat.Relations() {
+		for _, c := range r.Columns {
+			if c.Mask != nil && c.Mask.Function == qualified {
+				sig := functionSignature(f)
+				return sqlerr.New(codeDependentObjects, "cannot drop function %s because other objects depend on it", sig).
+					WithDetail("column mask of column " + c.Name + " of " + r.Kind.Noun() + " " + r.Name + " depends on function " + sig).
+					WithHint("Drop the mask first: ALTER TABLE " + r.Name + " ALTER COLUMN " + c.Name + " DROP MASK.")
+			}
+		}
+	}
+	return nil
+}
+
+// functionSignature is name(argtypes), as PostgreSQL names a function in
+// messages.
+func functionSignature(f *catalog.Function) string {
+	ts := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		ts[i] = a.Type.String()
+	}
+	return f.Name + "(" + strings.Join(ts, ", ") + ")"
+}
+
+// auditMaskedScans records one masked_read audit event for each masked
+// column of each stored relation plan scans (once per relation and
+// column, however often the plan scans it).
+func (s *Session) auditMaskedScans(plan planner.Node) {
+	seen := map[uint32]bool{}
+	var walk func(n planner.Node)
+	walk = func(n planner.Node) {
+		if n == nil {
+			return
+		}
+		if sc, ok := n.(*planner.Scan); ok && sc.Kind == planner.StoredTable && !seen[sc.OID] {
+			seen[sc.OID] = true
+			s.auditMaskedRelation(sc.OID)
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(plan)
+}
+
+// auditMaskedRelation records the masked_read events of relation oid.
+func (s *Session) auditMaskedRelation(oid uint32) {
+	r, ok := s.eng.cat.RelationByOID(oid)
+	if !ok {
+		return
+	}
+	for _, c := range r.Columns {
+		if c.Mask != nil {
+			s.audit(AuditEvent{Kind: AuditMaskedRead, Object: r.Schema + "." + r.Name, Success: true,
+				Detail: "column " + c.Name + " masked by " + c.Mask.Function})
+		}
+	}
+}
+
+// The catalog view answers is_account_group_member (expr.RolePrivileges).
+var _ expr.RolePrivileges = (*catalogView)(nil)
+
+func (v *catalogView) HasPrivsOfRole(member, role uint32) bool {
+	return v.s.eng.cat.HasPrivsOfRole(member, role)
+}
