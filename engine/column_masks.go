@@ -264,3 +264,14 @@ var _ expr.RolePrivileges = (*catalogView)(nil)
 func (v *catalogView) HasPrivsOfRole(member, role uint32) bool {
 	return v.s.eng.cat.HasPrivsOfRole(member, role)
 }
+
+// runAsOwner makes a streaming table's job evaluate as the table's owner
+// (current_user, is_account_group_member): the masks of what it reads are
+// computed for the owner, so that a streaming table never holds values
+// its owner could not read itself. (PostgreSQL refreshes a materialized
+// view as its owner the same way.)
+func (e *Engine) runAsOwner(ctx *expr.Ctx, rel *catalog.Relation) {
+	if r, ok := e.cat.RoleByOID(rel.Owner); ok {
+		ctx.User, ctx.SessionUser = r.Name, r.Name
+	}
+}

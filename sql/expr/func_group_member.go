@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"strings"
+
 	"github.com/weir-sql/weir/sql/types"
 )
 
@@ -10,7 +12,9 @@ import (
 // role group (directly or through roles it inherits, as PostgreSQL's
 // has_privs_of_role: a superuser has every role's). weir has one kind of
 // group, its roles, so the two are the same; an unknown group is false,
-// as in Databricks, not an error.
+// as in Databricks, not an error. Names
+// are matched as written, then in lower case (Databricks' group names do
+// not depend on case).
 
 // RolePrivileges is what they ask of the catalog; the engine's catalog
 // view implements it beside RoleMembership.
@@ -29,9 +33,14 @@ func init() {
 		if !ok {
 			return false, nil
 		}
-		group, ok := rp.RoleOID(a[0].(string))
+		name := a[0].(string)
+		group, ok := rp.RoleOID(name)
 		if !ok {
-			return false, nil
+			// Databricks' group names do not depend on case; a role
+			// created unquoted is stored in lower case.
+			if group, ok = rp.RoleOID(strings.ToLower(name)); !ok {
+				return false, nil
+			}
 		}
 		return rp.HasPrivsOfRole(member, group), nil
 	})
