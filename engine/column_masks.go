@@ -3,6 +3,10 @@ package engine
 import (
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
@@ -274,4 +278,71 @@ func (e *Engine) runAsOwner(ctx *expr.Ctx, rel *catalog.Relation) {
 	if r, ok := e.cat.RoleByOID(rel.Owner); ok {
 		ctx.User, ctx.SessionUser = r.Name, r.Name
 	}
+}
+
+// subscribeMask returns what SUBSCRIBE applies to the rows it sends of
+// streaming table rel (weir_epoch and weir_diff first, then the table's
+// columns): the masks of its columns, bound as a scan of rel binds them;
+// nil when none is masked. SUBSCRIBE reads the job's published rows, not
+// a scan, so the masks are applied here.
+func (s *Session) subscribeMask(rel *catalog.Relation) (func(arrow.RecordBatch) (arrow.RecordBatch, error), error) {
+	masked := false
+	for _, c := range rel.Columns {
+		masked = masked || c.Mask != nil
+	}
+	if !masked {
+		return nil, nil
+	}
+	s.auditMaskedRelation(rel.OID)
+	stmts, err := parse.Parse("SELECT * FROM " + quoteIdentAlways(rel.Schema) + "." + quoteIdentAlways(rel.Name))
+	if err != nil {
+		return nil, err
+	}
+	q, err := planner.BindQuery(s.catalogView(), stmts[0].Node, nil)
+	if err != nil {
+		return nil, err
+	}
+	var proj *planner.Project
+	for n := q.Plan; n != nil && proj == nil; {
+		if p, ok := n.(*planner.Project); ok {
+			if _, ok := p.Input.(*planner.Scan); ok {
+				proj = p
+				break
+			}
+		}
+		ch := n.Children()
+		if len(ch) != 1 {
+			break
+		}
+		n = ch[0]
+	}
+	if proj == nil {
+		return nil, sqlerr.New(sqlerr.InternalError, "column masks of %s could not be bound", rel.Name)
+	}
+	ctx := s.exprCtx(nil)
+	if ctx.Mem == nil {
+		ctx.Mem = memory.DefaultAllocator
+	}
+	return func(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+		const lead = 2 // weir_epoch, weir_diff
+		if int(b.NumCols()) != lead+len(proj.Exprs) {
+			return b, nil
+		}
+		fields := b.Schema().Fields()
+		in := array.NewRecordBatch(arrow.NewSchema(fields[lead:], nil), b.Columns()[lead:], b.NumRows())
+		defer in.Release()
+		cols := append([]arrow.Array(nil), b.Columns()[:lead]...)
+		outFields := append([]arrow.Field(nil), fields[:lead]...)
+		for i, e := range proj.Exprs {
+			a, err := e.Eval(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, a)
+			f := fields[lead+i]
+			f.Type = a.DataType()
+			outFields = append(outFields, f)
+		}
+		return array.NewRecordBatch(arrow.NewSchema(outFields, nil), cols, b.NumRows()), nil
+	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,39 @@ func TestColumnMaskReaders(t *testing.T) {
 	mustExec(t, hr.c, "CREATE STREAMING TABLE hr_users AS SELECT name, ssn FROM STREAM users")
 	waitRows(t, admin, "SELECT name || ' ' || ssn FROM bob_users ORDER BY name", "ann ***-**-****; ben ***-**-****; cat ***-**-****")
 	waitRows(t, admin, "SELECT name || ' ' || ssn FROM hr_users ORDER BY name", "ann 111-22-3333; ben 444-55-6666; cat 777-88-9999")
+
+	// SUBSCRIBE applies the masks of the streaming table it follows.
+	mustExec(t, admin.c, "ALTER STREAMING TABLE hr_users ALTER COLUMN ssn SET MASK ssn_mask")
+	subscribeRows := func(user string, n int) string {
+		s := tg.connect(t, user) // cancelling closes the connection
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		rows, err := s.c.Query(ctx, "SUBSCRIBE TO hr_users")
+		if err != nil {
+			return errOutcome(err)
+		}
+		var got []string
+		for len(got) < n && rows.Next() {
+			var epoch int64
+			var diff int32
+			var name, ssn string
+			if err := rows.Scan(&epoch, &diff, &name, &ssn); err != nil {
+				return errOutcome(err)
+			}
+			got = append(got, fmt.Sprintf("%+d %s %s", diff, name, ssn))
+		}
+		cancel()
+		rows.Close()
+		sort.Strings(got)
+		return strings.Join(got, "; ")
+	}
+	if got := subscribeRows("bob", 3); got != "+1 ann ***-**-****; +1 ben ***-**-****; +1 cat ***-**-****" {
+		t.Errorf("SUBSCRIBE as a non-member: %s", got)
+	}
+	if got := subscribeRows("hr_alice", 3); got != "+1 ann 111-22-3333; +1 ben 444-55-6666; +1 cat 777-88-9999" {
+		t.Errorf("SUBSCRIBE as a member: %s", got)
+	}
+	mustExec(t, admin.c, "ALTER STREAMING TABLE hr_users ALTER COLUMN ssn DROP MASK")
 
 	// DROP MASK: the stored values again.
 	mustExec(t, admin.c, "ALTER TABLE users ALTER COLUMN ssn DROP MASK")
