@@ -7,6 +7,7 @@ import (
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/expr"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
 	"github.com/weir-sql/weir/wire"
@@ -284,4 +285,77 @@ func (s *Session) dropFunctions(d *pg_query.DropStmt, io wire.ExecIO) (wire.Resu
 		}
 	}
 	return commandResult("DROP FUNCTION"), nil
+}
+
+var _ expr.UserFunctionText = (*catalogView)(nil)
+
+// ProcArgNames implements expr.UserFunctionText.
+func (v *catalogView) ProcArgNames(oid uint32) []string {
+	f, ok := v.s.eng.cat.FunctionByOID(oid)
+	if !ok {
+		return nil
+	}
+	names := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// FunctionDef implements expr.UserFunctionText: pg_get_functiondef's
+// layout in PostgreSQL 15.
+func (v *catalogView) FunctionDef(oid uint32) (string, bool) {
+	f, ok := v.s.eng.cat.FunctionByOID(oid)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("CREATE OR REPLACE FUNCTION " + quoteIdentIfNeeded(f.Schema) + "." + quoteIdentIfNeeded(f.Name) + "(")
+	for i, a := range f.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if a.Name != "" {
+			b.WriteString(quoteIdentIfNeeded(a.Name) + " ")
+		}
+		b.WriteString(types.FormatType(a.Type.OID, a.Type.Typmod))
+	}
+	b.WriteString(")\n RETURNS " + types.FormatType(f.Ret.OID, f.Ret.Typmod) + "\n LANGUAGE sql\n")
+	switch f.Volatility {
+	case 'i':
+		b.WriteString(" IMMUTABLE\n")
+	case 's':
+		b.WriteString(" STABLE\n")
+	}
+	if f.Src != "" {
+		b.WriteString("AS $function$" + f.Src + "$function$\n")
+	} else {
+		b.WriteString("RETURN " + f.Body + "\n")
+	}
+	return b.String(), true
+}
+
+// userProcOID resolves regproc input naming a user function: name or
+// schema.name (on the search path), unquoted names folded.
+func (v *catalogView) userProcOID(text string) (uint32, bool) {
+	parts := strings.Split(text, ".")
+	for i, p := range parts {
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			parts[i] = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			parts[i] = strings.ToLower(p)
+		}
+	}
+	name, schema := parts[len(parts)-1], ""
+	if len(parts) > 1 {
+		schema = parts[len(parts)-2]
+	}
+	fns, _ := v.LookupFunctions(schema, name)
+	if len(fns) == 0 {
+		return 0, false
+	}
+	for _, f := range v.s.eng.cat.FunctionsNamed(fns[0].Schema, name) {
+		return f.OID, true
+	}
+	return 0, false
 }

@@ -56,6 +56,9 @@ func TestSQLFunctionsLikePostgres(t *testing.T) {
 		"SELECT inc_f(1)",
 		"DROP FUNCTION IF EXISTS inc_f(int)",
 		"DROP FUNCTION no_such_f(int)",
+		"CREATE FUNCTION src_f(a int, int) RETURNS int LANGUAGE sql STABLE AS $$ SELECT a * $2 $$",
+		"SELECT src_f(6, 7)",
+		"SELECT pg_get_functiondef('" + schema + ".src_f'::regproc)",
 		"SELECT proname, prokind, provolatile, pronargs, prorettype::regtype, prolang FROM pg_proc WHERE pronamespace = '" + schema + "'::regnamespace ORDER BY proname, pronargs",
 		"SELECT p.proname, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid) FROM pg_proc p WHERE pronamespace = '" + schema + "'::regnamespace ORDER BY 1, 2",
 	}
