@@ -89,7 +89,7 @@ func TestSQLFunctionsRefused(t *testing.T) {
 	for q, want := range map[string]string{
 		"CREATE FUNCTION plf(a int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN a; END $$": "0A000 functions in language \"plpgsql\" are not supported",
 		"CREATE FUNCTION qf(a int) RETURNS bigint AS $$ SELECT count(*) FROM pg_class $$":      "0A000 SQL function bodies must be SELECT of one expression",
-		"CREATE PROCEDURE pr() LANGUAGE sql AS $$ SELECT 1 $$":                                "0A000 CREATE PROCEDURE is not supported",
+		"CREATE PROCEDURE pr() LANGUAGE sql AS $$ SELECT 1 $$":                                 "0A000 CREATE PROCEDURE is not supported",
 	} {
 		if got := c.rowsText(q); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", q, got, want)
