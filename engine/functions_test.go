@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +107,40 @@ func TestSQLFunctionsRefused(t *testing.T) {
 	}
 	if got := c.rowsText("SELECT is_account_group_member('no_such_group'), is_member('weir'), is_account_group_member('pg_monitor')"); got != "false|true|true" {
 		t.Errorf("group membership as a superuser: %s", got)
+	}
+}
+
+// TestPsqlDescribeFunctions runs psql's \df over the same functions on
+// PostgreSQL and on weir and compares the listings.
+func TestPsqlDescribeFunctions(t *testing.T) {
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		t.Fatalf("psql: %v", err)
+	}
+	pg := pgtest.Shared(t)
+	w := startServer(t, t.TempDir())
+	schema := fmt.Sprintf("df_%d", time.Now().UnixNano())
+	setup := []string{
+		"CREATE SCHEMA " + schema,
+		"CREATE FUNCTION " + schema + ".add_f(a int, b int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + b $$",
+		"CREATE FUNCTION " + schema + ".ssn_mask(ssn text) RETURNS text RETURN CASE WHEN current_user = 'hr' THEN ssn ELSE '***' END",
+		"CREATE FUNCTION " + schema + ".inc_f(int) RETURNS bigint RETURN $1 + 1",
+	}
+	pgAdmin := pg.Connect(t)
+	t.Cleanup(func() { pgAdmin.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE") })
+	describe := func(url string) string {
+		c := (target{url: url}).connect(t, "")
+		for _, q := range setup {
+			mustExec(t, c.c, q)
+		}
+		out, err := exec.Command(psql, url, "-X", "-c", `\df `+schema+`.*`).CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql \\df: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	want := describe(pg.URL())
+	if got := describe(w.url()); got != want {
+		t.Errorf("\\df differs\nPostgreSQL:\n%s\nweir:\n%s", want, got)
 	}
 }
