@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/planner"
@@ -345,4 +346,48 @@ func (s *Session) subscribeMask(rel *catalog.Relation) (func(arrow.RecordBatch) 
 		}
 		return array.NewRecordBatch(arrow.NewSchema(outFields, nil), cols, b.NumRows()), nil
 	}, nil
+}
+
+// maskSection is DESCRIBE TABLE EXTENDED's "# Column Masks" block: each
+// masked column and its mask clause (none: no block).
+func maskSection(rel *catalog.Relation) [][]any {
+	var rows [][]any
+	for _, c := range rel.Columns {
+		if c.Mask != nil {
+			if rows == nil {
+				rows = [][]any{{"", "", ""}, {"# Column Masks", "", ""}, {"# col_name", "mask", ""}}
+			}
+			rows = append(rows, []any{c.Name, maskText(c.Mask), ""})
+		}
+	}
+	return rows
+}
+
+// createTableWithMasks is CREATE TABLE with column MASK clauses: the
+// table is created, then each mask set as ALTER TABLE … SET MASK would
+// (a mask that does not fit drops the table again, so the statement
+// leaves nothing behind).
+func (s *Session) createTableWithMasks(c *pg_query.CreateStmt, st *statement, io wire.ExecIO) (wire.Result, error) {
+	if s.tx.open {
+		return nil, sqlerr.New(sqlerr.ActiveTransaction, "CREATE TABLE with column masks cannot run inside a transaction block")
+	}
+	res, err := s.createTable(c, st.watermark, io)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := s.eng.cat.LookupRelation(s.searchPath(), c.Relation.Schemaname, c.Relation.Relname)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range st.masks {
+		ss := &parse.StreamingStmt{Kind: parse.SetColumnMask, Schema: rel.Schema, Name: rel.Name,
+			Mask: &parse.MaskSpec{Column: m.Column, Function: m.Function, Using: m.Using, FunctionPos: m.Pos}}
+		if _, err := s.runColumnMaskStatement(ss); err != nil {
+			if derr := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindTable, true); derr != nil {
+				return nil, derr
+			}
+			return nil, err
+		}
+	}
+	return res, nil
 }

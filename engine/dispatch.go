@@ -24,6 +24,9 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_CopyStmt:
 		return s.runCopy(ctx, x.CopyStmt, io)
 	case *pg_query.Node_CreateStmt:
+		if len(st.masks) > 0 {
+			return s.createTableWithMasks(x.CreateStmt, st, io) // column_masks.go
+		}
 		return s.createTable(x.CreateStmt, st.watermark, io)
 	case *pg_query.Node_ViewStmt:
 		return s.createView(x.ViewStmt, st.parsed.Text)

@@ -137,3 +137,93 @@ func (p *stmtParser) maskUsing(i, close int) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ColumnMaskClause is a MASK clause of a column in CREATE TABLE
+// (Databricks: column_identifier data_type … MASK func [USING COLUMNS (…)]).
+type ColumnMaskClause struct {
+	Column   string
+	Function string   // as written, parts joined by "."
+	Using    []string // as MaskSpec.Using
+	Pos      int      // 1-based position of MASK
+}
+
+// CutColumnMasks removes the MASK clauses from the column list of
+// CREATE TABLE text and returns the rest, which PostgreSQL's grammar
+// reads, with the clauses in column order. Texts without any come back
+// unchanged with no clauses.
+func CutColumnMasks(sql string) (rest string, masks []ColumnMaskClause, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rest, masks, err = sql, nil, sqlerr.New(sqlerr.InternalError, "MASK clause front end failed: %v", r)
+		}
+	}()
+	toks, err := tokens(sql)
+	if err != nil || len(toks) == 0 {
+		return sql, nil, nil
+	}
+	p := &stmtParser{tokenStream: &tokenStream{sql: sql, toks: toks}}
+	if !p.isWord(0, "create") {
+		return sql, nil, nil
+	}
+	open := -1
+	for i := 1; i < len(toks) && i < 12; i++ {
+		if p.is(i, tokLParen) {
+			open = i
+			break
+		}
+	}
+	tableOK := false
+	for i := 1; i < open; i++ {
+		if p.is(i, pg_query.Token_TABLE) {
+			tableOK = true
+		}
+	}
+	if open < 0 || !tableOK {
+		return sql, nil, nil
+	}
+	close := p.matchParen(open)
+	if close < 0 {
+		return sql, nil, nil
+	}
+	rw := &rewriter{sql: sql}
+	depth := 0
+	elemStart := open + 1
+	for k := open + 1; k < close; k++ {
+		switch {
+		case p.is(k, tokLParen):
+			depth++
+		case p.is(k, tokRParen):
+			depth--
+		case p.is(k, tokComma) && depth == 0:
+			elemStart = k + 1
+		case depth == 0 && k > elemStart+1 && p.isWord(k, "mask") && p.nameLike(elemStart):
+			parts, next, ok := p.qualifiedName(k + 1)
+			if !ok {
+				return sql, nil, p.errAt(sqlerr.SyntaxError, k+1, "syntax error at or near %s: expected the mask function's name", p.describe(k+1))
+			}
+			m := ColumnMaskClause{Column: identValue(toks[elemStart].text), Function: strings.Join(parts, "."), Pos: p.pos(k)}
+			end := next
+			if p.is(next, pg_query.Token_USING) {
+				if !p.isWord(next+1, "columns") || !p.is(next+2, tokLParen) {
+					return sql, nil, p.errAt(sqlerr.SyntaxError, next+1, "syntax error at or near %s: expected USING COLUMNS (…)", p.describe(next+1))
+				}
+				uc := p.matchParen(next + 2)
+				if uc < 0 || uc >= close {
+					return sql, nil, p.errAt(sqlerr.SyntaxError, next+2, "syntax error at or near %s", p.describe(next+2))
+				}
+				if m.Using, err = p.maskUsing(next+3, uc); err != nil {
+					return sql, nil, err
+				}
+				end = uc + 1
+			}
+			masks = append(masks, m)
+			rw.big = append(rw.big, edit{start: toks[k].start, end: toks[end-1].end})
+			k = end - 1
+		}
+	}
+	if len(masks) == 0 {
+		return sql, nil, nil
+	}
+	out, _ := rw.apply(0, len(sql))
+	return out, masks, nil
+}
