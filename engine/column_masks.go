@@ -118,10 +118,25 @@ func (s *Session) runColumnMaskStatement(ss *parse.StreamingStmt) (wire.Result, 
 	return commandResult(tag), nil
 }
 
-// checkMask resolves spec's function and checks it as Databricks does:
-// a user SQL function taking the column (then the USING items), whose
-// result can be stored in the column.
+// checkMask resolves spec's function for column ci of rel and checks it
+// as Databricks does: a user SQL function taking the column (then the
+// USING items), whose result can be stored in the column.
 func (s *Session) checkMask(rel *catalog.Relation, ci int, spec *parse.MaskSpec) (*catalog.ColumnMask, error) {
+	typeOf := func(name string) (string, bool) {
+		if i := rel.Column(name); i >= 0 {
+			return rel.Columns[i].Type.String(), true
+		}
+		return "", false
+	}
+	return s.checkMaskCall(rel.Name, typeOf, rel.Columns[ci].Name, spec)
+}
+
+// checkMaskCall checks spec as a mask of column col of table, whose
+// columns' types (as SQL text) typeOf gives: the call is bound over
+// typed NULLs, as every reader will bind it over the columns, so the
+// overload is resolved and the argument and result types checked before
+// the table (or the mask) exists.
+func (s *Session) checkMaskCall(table string, typeOf func(string) (string, bool), col string, spec *parse.MaskSpec) (*catalog.ColumnMask, error) {
 	parts := strings.Split(spec.Function, ".")
 	name := parts[len(parts)-1]
 	schema := ""
@@ -142,19 +157,25 @@ func (s *Session) checkMask(rel *catalog.Relation, ci int, spec *parse.MaskSpec)
 		return nil, sqlerr.At(sqlerr.UndefinedFunction, spec.FunctionPos, "function %s does not exist", spec.Function).
 			WithHint("A column mask is a SQL function created with CREATE FUNCTION, taking the column's type.")
 	}
+	colType, ok := typeOf(col)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, table)
+	}
+	args := []string{"CAST(NULL AS " + colType + ")"}
 	for _, u := range spec.Using {
-		if strings.HasPrefix(u, `"`) {
-			col := strings.ReplaceAll(u[1:len(u)-1], `""`, `"`)
-			if rel.Column(col) < 0 {
-				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, rel.Name)
-			}
+		if !strings.HasPrefix(u, `"`) {
+			args = append(args, u)
+			continue
 		}
+		other := strings.ReplaceAll(u[1:len(u)-1], `""`, `"`)
+		t, ok := typeOf(other)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", other, table)
+		}
+		args = append(args, "CAST(NULL AS "+t+")")
 	}
 	m := &catalog.ColumnMask{Function: fns[0].Schema + "." + name, UsingColumns: spec.Using}
-	// Bind the call over the table's columns, as every reader will: the
-	// overload is resolved and the argument types checked here.
-	col := rel.Columns[ci]
-	q := "SELECT " + maskCall(col.Name, m) + " FROM " + quoteIdentAlways(rel.Schema) + "." + quoteIdentAlways(rel.Name)
+	q := "SELECT " + quoteIdentAlways(fns[0].Schema) + "." + quoteIdentAlways(name) + "(" + strings.Join(args, ", ") + "), " + args[0]
 	stmts, err := parse.Parse(q)
 	if err != nil {
 		return nil, err
@@ -168,12 +189,56 @@ func (s *Session) checkMask(rel *catalog.Relation, ci int, spec *parse.MaskSpec)
 		}
 		return nil, err
 	}
-	got := bq.Plan.Columns()[0].T
-	if !maskAssignable(got, col.Type) {
-		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "mask function %s returns %s, but column \"%s\" is of type %s", spec.Function, got, col.Name, col.Type).
+	got, want := bq.Plan.Columns()[0].T, bq.Plan.Columns()[1].T
+	if !maskAssignable(got, want) {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "mask function %s returns %s, but column \"%s\" is of type %s", spec.Function, got, col, want).
 			WithHint("The mask's result must be assignable to the column's type.")
 	}
 	return m, nil
+}
+
+// checkDeclaredMasks checks the MASK clauses of a CREATE STREAMING
+// TABLE's declared columns before the table is created.
+func (s *Session) checkDeclaredMasks(ss *parse.StreamingStmt) error {
+	if ss.Spec == nil {
+		return nil
+	}
+	typeOf := func(name string) (string, bool) {
+		for _, c := range ss.Spec.Columns {
+			if c.Name == name {
+				return c.Type, true
+			}
+		}
+		return "", false
+	}
+	for _, c := range ss.Spec.Columns {
+		if c.Mask != nil {
+			if _, err := s.checkMaskCall(ss.Name, typeOf, c.Name, c.Mask); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setDeclaredMasks stores the MASK clauses of the streaming table ss
+// created.
+func (s *Session) setDeclaredMasks(ss *parse.StreamingStmt) error {
+	if ss.Spec == nil {
+		return nil
+	}
+	for _, c := range ss.Spec.Columns {
+		if c.Mask == nil {
+			continue
+		}
+		cp := *ss
+		cp.Kind, cp.Mask = parse.SetColumnMask, c.Mask
+		cp.Mask.Streaming = true
+		if _, err := s.runColumnMaskStatement(&cp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // maskAssignable reports whether a mask's result of type from can stand

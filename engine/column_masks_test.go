@@ -288,6 +288,19 @@ func TestColumnMaskDDL(t *testing.T) {
 	if got := s.rowsText("SELECT count(*) FROM pg_class WHERE relname = 'bad'"); got != "0" {
 		t.Errorf("table left behind: %s", got)
 	}
+	// Databricks' MASK clause in a streaming table's declared columns.
+	mustExec(t, s.c, "CREATE TABLE raw_people (name text, ssn text)")
+	mustExec(t, s.c, "INSERT INTO raw_people VALUES ('cat', '777-88-9999')")
+	mustExec(t, s.c, "CREATE OR REFRESH STREAMING TABLE people (name STRING, ssn STRING MASK ssn_mask) AS SELECT name, ssn FROM STREAM raw_people")
+	mustExec(t, s.c, "SET ROLE viewer")
+	waitRows(t, s, "SELECT name, ssn FROM people", "cat|***-**-****")
+	mustExec(t, s.c, "RESET ROLE")
+	if got := s.rowsText("CREATE OR REFRESH STREAMING TABLE people2 (name STRING, ssn INT MASK ssn_mask) AS SELECT name, 1 AS ssn FROM STREAM raw_people"); got != "42883 function ssn_mask(integer) does not exist" {
+		t.Errorf("streaming table with a wrong mask: %s", got)
+	}
+	if got := s.rowsText("SELECT count(*) FROM pg_class WHERE relname = 'people2'"); got != "0" {
+		t.Errorf("streaming table left behind: %s", got)
+	}
 	capture.take()
 	for i := 0; i < 2; i++ { // the second run uses the cached plan
 		s.rowsText("SELECT u.name FROM users u JOIN users v ON u.name = v.name")

@@ -227,3 +227,29 @@ func CutColumnMasks(sql string) (rest string, masks []ColumnMaskClause, err erro
 	out, _ := rw.apply(0, len(sql))
 	return out, masks, nil
 }
+
+// maskClause reads MASK f [USING COLUMNS (…)] at j (MASK), within tokens
+// before close, and returns the index after it.
+func (p *stmtParser) maskClause(j, close int) (*MaskSpec, int, error) {
+	parts, next, ok := p.qualifiedName(j + 1)
+	if !ok || next > close {
+		return nil, j, p.errAt(sqlerr.SyntaxError, j+1, "syntax error at or near %s: expected the mask function's name", p.describe(j+1))
+	}
+	m := &MaskSpec{Function: strings.Join(parts, "."), FunctionPos: p.pos(j + 1)}
+	if !p.is(next, pg_query.Token_USING) {
+		return m, next, nil
+	}
+	if !p.isWord(next+1, "columns") || !p.is(next+2, tokLParen) {
+		return nil, j, p.errAt(sqlerr.SyntaxError, next+1, "syntax error at or near %s: expected USING COLUMNS (…)", p.describe(next+1))
+	}
+	uc := p.matchParen(next + 2)
+	if uc < 0 || uc >= close {
+		return nil, j, p.errAt(sqlerr.SyntaxError, next+2, "syntax error at or near %s", p.describe(next+2))
+	}
+	using, err := p.maskUsing(next+3, uc)
+	if err != nil {
+		return nil, j, err
+	}
+	m.Using = using
+	return m, uc + 1, nil
+}
