@@ -263,7 +263,7 @@ func TestColumnMaskDDL(t *testing.T) {
 	mustExec(t, s.c, "CREATE FUNCTION keep_region(r text, name text, who text) RETURNS text RETURN CASE WHEN name = who THEN r END")
 	mustExec(t, s.c, "CREATE TABLE users (name STRING, ssn STRING MASK ssn_mask, region STRING MASK keep_region USING COLUMNS (name, 'ann'))")
 	mustExec(t, s.c, "INSERT INTO users VALUES ('ann', '111-22-3333', 'eu'), ('ben', '444-55-6666', 'us')")
-	mustExec(t, s.c, "CREATE ROLE viewer")
+	mustExec(t, s.c, "CREATE ROLE viewer LOGIN")
 	mustExec(t, s.c, "SET ROLE viewer")
 	if got := s.rowsText("SELECT * FROM users ORDER BY name"); got != "ann|***-**-****|eu; ben|***-**-****|<nil>" {
 		t.Errorf("CREATE TABLE … MASK: %s", got)
@@ -301,6 +301,27 @@ func TestColumnMaskDDL(t *testing.T) {
 	if got := s.rowsText("SELECT count(*) FROM pg_class WHERE relname = 'people2'"); got != "0" {
 		t.Errorf("streaming table left behind: %s", got)
 	}
+	// A target of flows, followed by SUBSCRIBE: masked for the subscriber.
+	mustExec(t, s.c, "CREATE OR REFRESH STREAMING TABLE tgt (name STRING, ssn STRING MASK ssn_mask)")
+	mustExec(t, s.c, "CREATE FLOW f AS INSERT INTO tgt BY NAME SELECT name, ssn FROM STREAM raw_people")
+	waitRows(t, s, "SELECT count(*) FROM tgt", "1")
+	viewer := (target{url: srv.url()}).connect(t, "viewer")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	sub, err := viewer.c.Query(ctx, "SUBSCRIBE TO tgt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var epoch int64
+	var diff int32
+	var name, ssn string
+	if !sub.Next() {
+		t.Fatalf("SUBSCRIBE TO a target of flows gave no row: %v", sub.Err())
+	}
+	if err := sub.Scan(&epoch, &diff, &name, &ssn); err != nil || name+" "+ssn != "cat ***-**-****" {
+		t.Errorf("SUBSCRIBE TO a target of flows: %s %s (%v)", name, ssn, err)
+	}
+	cancel()
+	sub.Close()
 	capture.take()
 	for i := 0; i < 2; i++ { // the second run uses the cached plan
 		s.rowsText("SELECT u.name FROM users u JOIN users v ON u.name = v.name")
