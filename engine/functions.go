@@ -73,6 +73,9 @@ func (s *Session) createFunction(c *pg_query.CreateFunctionStmt) (wire.Result, e
 		}
 		switch fp.Mode {
 		case pg_query.FunctionParameterMode_FUNC_PARAM_DEFAULT, pg_query.FunctionParameterMode_FUNC_PARAM_IN:
+		case pg_query.FunctionParameterMode_FUNC_PARAM_TABLE:
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SQL table functions (RETURNS TABLE) are not supported").
+				WithHint("Use a view, or a function returning one value.")
 		default:
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "only IN parameters are supported in SQL functions")
 		}

@@ -105,6 +105,22 @@ func TestSQLFunctionsRefused(t *testing.T) {
 	if got := c.rowsText("SELECT up_f('abc'), pg_typeof(up_f('x'))"); got != "ABC|text" {
 		t.Errorf("Databricks function: %s", got)
 	}
+	// The examples of Databricks' CREATE FUNCTION (SQL) page.
+	for _, q := range []string{
+		"CREATE FUNCTION hello() RETURNS STRING RETURN 'Hello World!'",
+		"CREATE FUNCTION area(x DOUBLE, y DOUBLE) RETURNS DOUBLE RETURN x * y",
+		"CREATE FUNCTION square(x DOUBLE) RETURNS DOUBLE RETURN area(x, x)",
+		"CREATE FUNCTION roll_dice() RETURNS INT NOT DETERMINISTIC CONTAINS SQL COMMENT 'Roll a single 6 sided die' RETURN (random() * 6)::INT + 1", // rand() is Spark's random(),
+		"CREATE FUNCTION plus_one(x INT COMMENT 'the argument') RETURNS INT DETERMINISTIC READS SQL DATA COMMENT 'Add one' RETURN x + 1",
+	} {
+		mustExec(t, c.c, q)
+	}
+	if got := c.rowsText("SELECT hello(), area(2, 3), square(4), roll_dice() BETWEEN 1 AND 6, plus_one(x => 41)"); got != "Hello World!|6|16|true|42" {
+		t.Errorf("Databricks' examples: %s", got)
+	}
+	if got := c.rowsText("CREATE FUNCTION getemps(deptno INT) RETURNS TABLE (name STRING) AS $$ SELECT 'x' $$"); !strings.HasPrefix(got, "0A000 SQL table functions") {
+		t.Errorf("RETURNS TABLE: %s", got)
+	}
 	if got := c.rowsText("SELECT is_account_group_member('no_such_group'), is_member('weir'), is_account_group_member('pg_monitor')"); got != "false|true|true" {
 		t.Errorf("group membership as a superuser: %s", got)
 	}

@@ -300,6 +300,9 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 			return nil, nil, shiftError(err, piece.offset)
 		}
 		text = rest
+		if text, err = parse.CutFunctionCharacteristics(text); err != nil { // databricks_function.go
+			return nil, nil, shiftError(err, piece.offset)
+		}
 		ps, err := parse.Parse(text)
 		if err != nil {
 			return nil, nil, shiftError(err, piece.offset)
@@ -320,7 +323,7 @@ func mayBeStreaming(q string) bool {
 	if mayBeDescribe(u) { // describe.go
 		return true
 	}
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET", "MASK"} {
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET", "MASK", "DETERMINISTIC", "CONTAINS SQL", "READS SQL", "COMMENT '"} {
 		if strings.Contains(u, k) {
 			return true
 		}
