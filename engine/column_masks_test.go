@@ -151,6 +151,12 @@ func TestColumnMaskReaders(t *testing.T) {
 	waitRows(t, admin, "SELECT name || ' ' || ssn FROM bob_users ORDER BY name", "ann ***-**-****; ben ***-**-****; cat ***-**-****")
 	waitRows(t, admin, "SELECT name || ' ' || ssn FROM hr_users ORDER BY name", "ann 111-22-3333; ben 444-55-6666; cat 777-88-9999")
 
+	// So does a flow, which runs as its target's owner.
+	mustExec(t, bob.c, "CREATE OR REFRESH STREAMING TABLE bob_target")
+	mustExec(t, bob.c, "CREATE FLOW bob_flow AS INSERT INTO bob_target BY NAME SELECT name, ssn FROM STREAM users")
+	waitRows(t, admin, "SELECT name || ' ' || ssn FROM bob_target ORDER BY name", "ann ***-**-****; ben ***-**-****; cat ***-**-****")
+	mustExec(t, admin.c, "DROP STREAMING TABLE bob_target")
+
 	// SUBSCRIBE applies the masks of the streaming table it follows.
 	mustExec(t, admin.c, "ALTER STREAMING TABLE hr_users ALTER COLUMN ssn SET MASK ssn_mask")
 	subscribeRows := func(user string, n int) string {
@@ -329,6 +335,13 @@ func TestColumnMaskDDL(t *testing.T) {
 	got := capture.take()
 	if want := "weir public.users"; len(got) != 4 || got[0] != want {
 		t.Errorf("masked_read events of two runs of a self-join over two masked columns: %q", got)
+	}
+	var buf bytes.Buffer
+	if _, err := s.c.PgConn().CopyTo(context.Background(), &buf, "COPY (SELECT name FROM users) TO STDOUT"); err != nil {
+		t.Fatal(err)
+	}
+	if got := capture.take(); len(got) != 2 {
+		t.Errorf("masked_read events of COPY (query) TO: %q", got)
 	}
 	if s.rowsText("SELECT 1"); len(capture.take()) != 0 {
 		t.Errorf("a query reading no masked table was audited")
