@@ -218,6 +218,7 @@ type RoleChange struct {
 	CanLogin   *bool
 	CreateRole *bool
 	CreateDB   *bool
+	NoInherit  *bool
 	Verifier   *string
 	Rename     string
 }
@@ -244,6 +245,7 @@ func (c *Catalog) AlterRole(name string, change RoleChange) (*Role, error) {
 		set(&r.CanLogin, change.CanLogin)
 		set(&r.CreateRole, change.CreateRole)
 		set(&r.CreateDB, change.CreateDB)
+		set(&r.NoInherit, change.NoInherit)
 		if change.Verifier != nil {
 			r.Verifier = *change.Verifier
 		}

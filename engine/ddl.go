@@ -114,6 +114,9 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		}
 		rel.Schema = sp[0]
 	}
+	if err := s.requireCreateIn(rel.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	rel.Owner = s.ownerOfNew(rel) // owner.go
 	_, err = s.eng.cat.CreateRelation(rel, c.IfNotExists)
 	return noticeOr(err, io, "CREATE TABLE")
@@ -251,8 +254,14 @@ func (s *Session) createView(v *pg_query.ViewStmt, text string) (wire.Result, er
 			rel.Schema = sp[0]
 		}
 	}
+	if err := s.requireCreateIn(rel.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	if v.Replace {
 		if old, err := s.eng.cat.LookupRelation(nil, rel.Schema, rel.Name); err == nil && old.Kind == catalog.KindView {
+			if err := s.requireOwner(old); err != nil {
+				return nil, err
+			}
 			rel.Owner, rel.ACL = old.Owner, old.ACL
 			if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindView, false); err != nil {
 				return nil, err
@@ -274,6 +283,9 @@ func (s *Session) createSchema(c *pg_query.CreateSchemaStmt, io wire.ExecIO) (wi
 	if name == "" && c.Authrole != nil {
 		name = c.Authrole.Rolename
 	}
+	if err := s.requireDatabaseCreate(); err != nil { // alter_owner.go
+		return nil, err
+	}
 	owner, err := s.schemaOwner(c.Authrole) // owner.go
 	if err != nil {
 		return nil, err
@@ -293,6 +305,9 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 	case pg_query.ObjectType_OBJECT_SCHEMA:
 		for _, o := range d.Objects {
 			name := o.GetString_().GetSval()
+			if err := s.requireSchemaOwner(name); err != nil { // owner.go
+				return nil, err
+			}
 			if err := s.eng.cat.DropSchema(name, d.MissingOk, d.Behavior == pg_query.DropBehavior_DROP_CASCADE); err != nil {
 				if _, err := noticeOr(err, io, ""); err != nil {
 					return nil, err
@@ -310,6 +325,11 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 			schema = names[len(names)-2]
 		}
 		if rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, name); err == nil {
+			if rel.Kind == kind {
+				if err := s.requireDropOwner(rel); err != nil { // owner.go
+					return nil, err
+				}
+			}
 			if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
 				return nil, sqlerr.New("2BP01", "cannot drop %s %s because streaming table %s reads it", rel.Kind.Noun(), rel.Name, reader).
 					WithHint("Drop the streaming table first (DROP STREAMING TABLE " + reader + ").")

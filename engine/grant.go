@@ -84,6 +84,15 @@ func grantObjectKind(t pg_query.ObjectType) (catalog.ObjectKind, string, error) 
 	switch t {
 	case pg_query.ObjectType_OBJECT_TABLE:
 		return catalog.ObjRelation, "table", nil
+	case pg_query.ObjectType_OBJECT_SCHEMA:
+		return catalog.ObjSchema, "schema", nil
+	case pg_query.ObjectType_OBJECT_DATABASE:
+		return catalog.ObjDatabase, "database", nil
+	case pg_query.ObjectType_OBJECT_FOREIGN_SERVER:
+		// GRANT ... ON SECRET, rewritten by secretStatementText
+		// (grant_secret.go): weir's secrets play PostgreSQL's foreign
+		// servers' part.
+		return catalog.ObjSecret, "secret", nil
 	}
 	return 0, "", sqlerr.New(sqlerr.FeatureNotSupported, "GRANT on %s is not supported", strings.ToLower(strings.TrimPrefix(t.String(), "OBJECT_")))
 }
@@ -149,6 +158,9 @@ func (s *Session) grantees(specs []*pg_query.Node) ([]uint32, error) {
 
 // grantTargets resolves the objects the statement names.
 func (s *Session) grantTargets(g *pg_query.GrantStmt, kind catalog.ObjectKind, noun string) ([]grantTarget, error) {
+	if kind != catalog.ObjRelation {
+		return s.objectGrantTargets(g, kind) // grant_objects.go
+	}
 	var rels []*catalog.Relation
 	switch g.Targtype {
 	case pg_query.GrantTargetType_ACL_TARGET_OBJECT:

@@ -40,3 +40,60 @@ func (s *Session) schemaOwner(auth *pg_query.RoleSpec) (uint32, error) {
 	}
 	return r.OID, nil
 }
+
+// requireCreateIn checks that the current user may create objects in
+// schema (CREATE on it), as PostgreSQL's
+// RangeVarGetAndCheckCreationNamespace does before it looks for a
+// relation of the same name: 42501 "permission denied for schema s". A
+// schema that does not exist is the creating statement's to report.
+func (s *Session) requireCreateIn(schema string) error {
+	if s.superuser {
+		return nil
+	}
+	sc, ok := s.eng.cat.Schema(schema)
+	if !ok {
+		return nil
+	}
+	return s.requireSchemaPrivilege(sc, catalog.PrivCreate)
+}
+
+// requireDropOwner is RangeVarCallbackForDropRelation's check: the owner
+// of the relation or of its schema (or a role with their privileges, or
+// a superuser) may drop it; anyone else gets 42501 "must be owner of
+// table t".
+func (s *Session) requireDropOwner(rel *catalog.Relation) error {
+	if s.superuser {
+		return nil
+	}
+	if sc, ok := s.eng.cat.Schema(rel.Schema); ok && s.eng.cat.HasPrivsOfRole(s.currentRoleOID(), sc.Owner) {
+		return nil
+	}
+	return s.requireOwner(rel)
+}
+
+// requireSchemaOwner is DROP SCHEMA's check: 42501 "must be owner of
+// schema s" for a role without the owner's privileges. A schema that does
+// not exist is DROP's to report (or skip, with IF EXISTS).
+func (s *Session) requireSchemaOwner(name string) error {
+	sc, ok := s.eng.cat.Schema(name)
+	if !ok || s.superuser || s.eng.cat.HasPrivsOfRole(s.currentRoleOID(), sc.Owner) {
+		return nil
+	}
+	return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of schema %s", name)
+}
+
+// requireSinkOwner is DROP SINK's check, as for a relation: the owner of
+// the sink or of its schema.
+func (s *Session) requireSinkOwner(def *catalog.Sink) error {
+	if s.superuser {
+		return nil
+	}
+	me := s.currentRoleOID()
+	if s.eng.cat.HasPrivsOfRole(me, def.Owner) {
+		return nil
+	}
+	if sc, ok := s.eng.cat.Schema(def.Schema); ok && s.eng.cat.HasPrivsOfRole(me, sc.Owner) {
+		return nil
+	}
+	return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of sink %s", def.Name)
+}

@@ -65,10 +65,8 @@ func (s *Session) runSecretStatement(st *statement, io wire.ExecIO) (wire.Result
 				}
 				return nil, sqlerr.New(sqlerr.UndefinedObject, "secret \"%s\" does not exist", n.Name)
 			}
-			if !s.superuser {
-				if r, ok := s.eng.cat.Role(s.user); !ok || r.OID != sec.Owner {
-					return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of secret %s", n.Name)
-				}
+			if !s.superuser && !s.eng.cat.HasPrivsOfRole(s.currentRoleOID(), sec.Owner) {
+				return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of secret %s", n.Name)
 			}
 			if err := s.eng.cat.DropSecret(n.Name); err != nil {
 				return nil, err

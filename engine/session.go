@@ -276,6 +276,7 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 	var stmts []parse.Statement
 	var extra []weirClauses
 	for _, piece := range splitStatements(query) {
+		piece.text = aclStatementText(piece.text) // grant_rewrite.go
 		st, err := parse.ParseStreaming(piece.text)
 		if err != nil {
 			return nil, nil, shiftError(err, piece.offset)

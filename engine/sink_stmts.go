@@ -85,6 +85,9 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		}
 		def.Schema = sp[0]
 	}
+	if err := s.requireCreateIn(def.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	if ss.IfNotExists {
 		if _, err := s.eng.cat.LookupSink(nil, def.Schema, def.Name); err == nil {
 			io.Notice("NOTICE", sqlerr.DuplicateObject, fmt.Sprintf("sink \"%s\" already exists, skipping", def.Name))
@@ -109,6 +112,7 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 			return nil, err
 		}
 	}
+	def.Owner = s.ownerOfNew(&catalog.Relation{}) // owner.go
 	created, err := s.eng.cat.CreateSink(def, ss.IfNotExists)
 	if err != nil {
 		return noticeOr(err, io, "CREATE SINK")
@@ -230,6 +234,9 @@ func (s *Session) dropSinks(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resul
 				io.Notice("NOTICE", sqlerr.UndefinedObject, fmt.Sprintf("sink \"%s\" does not exist, skipping", n.Name))
 				continue
 			}
+			return nil, err
+		}
+		if err := s.requireSinkOwner(def); err != nil { // owner.go
 			return nil, err
 		}
 		defs = append(defs, def)

@@ -235,6 +235,9 @@ func (s *Session) dropSource(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resu
 			return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a source", n.Name).
 				WithHint("Use " + dropCommandOf(rel.Kind) + " to remove a " + rel.Kind.Noun() + ".")
 		}
+		if err := s.requireDropOwner(rel); err != nil { // owner.go
+			return nil, err
+		}
 		drop = append(drop, rel)
 	}
 	// Like PostgreSQL's dependent objects: refused (2BP01) unless CASCADE,
@@ -343,6 +346,9 @@ func (s *Session) storeSource(ss *parse.StreamingStmt, rel *catalog.Relation, io
 			return nil, sqlerr.New(sqlerr.InvalidSchemaName, "no schema has been selected to create in")
 		}
 		rel.Schema = sp[0]
+	}
+	if err := s.requireCreateIn(rel.Schema); err != nil { // owner.go
+		return nil, err
 	}
 	rel.Owner = s.ownerOfNew(rel) // owner.go
 	_, err := s.eng.cat.CreateRelation(rel, ss.IfNotExists)

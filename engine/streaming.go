@@ -389,12 +389,18 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			schema = sp[0]
 		}
 	}
+	if err := s.requireCreateIn(schema); err != nil { // owner.go
+		return "", err
+	}
 	if existing, err := s.eng.cat.LookupRelation(nil, schema, name); err == nil {
 		switch {
 		case st.IfNotExists:
 			io.Notice("NOTICE", sqlerr.DuplicateTable, fmt.Sprintf("relation \"%s\" already exists, skipping", name))
 			return "CREATE STREAMING TABLE", nil
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
+			if err := s.requireOwner(existing); err != nil { // privileges.go
+				return "", err
+			}
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
 			// under the new query, which needs every input row they read.

@@ -153,6 +153,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	if rel.Kind != catalog.KindStreamingTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
 	}
+	if err := s.requireDropOwner(rel); err != nil { // owner.go
+		return nil, err
+	}
 	if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
 		return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, reader).
 			WithHint("Drop the streaming tables that read it first.")
