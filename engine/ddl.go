@@ -283,9 +283,6 @@ func (s *Session) createSchema(c *pg_query.CreateSchemaStmt, io wire.ExecIO) (wi
 	if name == "" && c.Authrole != nil {
 		name = c.Authrole.Rolename
 	}
-	if err := s.requireDatabaseCreate(); err != nil { // alter_owner.go
-		return nil, err
-	}
 	owner, err := s.schemaOwner(c.Authrole) // owner.go
 	if err != nil {
 		return nil, err

@@ -23,20 +23,26 @@ func (s *Session) ownerOfNew(rel *catalog.Relation) uint32 {
 	return catalog.BootstrapRoleOID
 }
 
-// schemaOwner is the owner of a new schema: AUTHORIZATION's role, which
-// the current user must be able to become (PostgreSQL's check_can_set_role:
-// 42501 "must be able to SET ROLE \"x\""), or the current user.
+// schemaOwner is the owner of a new schema, which the current user may
+// create only with CREATE on the database: AUTHORIZATION's role, which
+// the current user must be a member of (PostgreSQL 15's
+// check_is_member_of_role: 42501 "must be member of role \"x\""), or the
+// current user.
 func (s *Session) schemaOwner(auth *pg_query.RoleSpec) (uint32, error) {
 	if auth == nil {
-		return s.ownerOfNew(&catalog.Relation{}), nil
+		return s.ownerOfNew(&catalog.Relation{}), s.requireDatabaseCreate()
 	}
 	name := s.roleSpecName(auth)
 	r, ok := s.eng.cat.Role(name)
 	if !ok {
 		return 0, sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
 	}
-	if !s.superuser && !s.eng.cat.IsMemberOf(s.currentRoleOID(), r.OID) {
-		return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "must be able to SET ROLE \"%s\"", name)
+	// CreateSchemaCommand: CREATE on the database, then membership.
+	if err := s.requireDatabaseCreate(); err != nil { // alter_owner.go
+		return 0, err
+	}
+	if err := s.requireSetRole(r); err != nil { // alter_owner.go
+		return 0, err
 	}
 	return r.OID, nil
 }

@@ -1,0 +1,220 @@
+package engine_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/weir-sql/weir/engine"
+	"github.com/weir-sql/weir/internal/pgtest"
+)
+
+// Side-by-side tests of GRANT and REVOKE on schemas, the database and
+// secrets, of ownership (ALTER ... OWNER TO, DROP and CREATE OR REPLACE
+// by owners only, CREATE needing CREATE on the schema), of INHERIT, and
+// of what DROP ROLE, REASSIGN OWNED and DROP OWNED do: each step runs on
+// PostgreSQL 15 (a fresh database of the shared server) and on weir, and
+// its outcome (error with DETAIL, warnings and notices) and the state
+// after it must be the same.
+
+// aclStep is one statement, run as who ("" is the superuser); weir is
+// the statement weir runs when it differs from PostgreSQL's (secrets,
+// which PostgreSQL's foreign servers stand for).
+type aclStep struct {
+	who, sql, weir string
+}
+
+// aclScenario runs steps on both servers and compares them step by
+// step. names are the object names the steps use, made unique per run;
+// state, if set, is a query of the superuser whose answer is recorded
+// after each step.
+type aclScenario struct {
+	roles []string
+	cfg   func(t *testing.T) engine.Config
+	steps func(r []string, n func(string) string) []aclStep
+	state func(r []string, n func(string) string) string
+	// setup runs as the superuser on PostgreSQL only, first.
+	pgSetup []string
+}
+
+func (sc aclScenario) run(t *testing.T) {
+	pg := pgtest.Shared(t)
+	cfg := engine.Config{DataDir: t.TempDir()}
+	if sc.cfg != nil {
+		cfg = sc.cfg(t)
+	}
+	w := startServerWith(t, cfg)
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	roles := make([]string, len(sc.roles))
+	for i, r := range sc.roles {
+		roles[i] = r + "_" + suffix
+	}
+	name := func(s string) string { return s + "_" + suffix }
+	targets := []target{{"PostgreSQL", pg.FreshDatabase(t)}, {"weir", w.url()}}
+	var got [2][]string
+	for i, tg := range targets {
+		admin := tg.connect(t, "")
+		for _, r := range roles {
+			if err := execErr(admin, "CREATE ROLE "+r+" LOGIN"); err != nil {
+				t.Fatalf("%s: %v", tg.name, err)
+			}
+		}
+		if i == 0 {
+			for _, q := range sc.pgSetup {
+				if err := execErr(admin, q); err != nil {
+					t.Fatalf("%s: %s: %v", tg.name, q, err)
+				}
+			}
+		}
+		super := admin.query("SELECT current_user")
+		db := admin.query("SELECT current_database()")
+		as := map[string]*session{"": admin}
+		for _, r := range roles {
+			as[r] = tg.connect(t, r)
+		}
+		norm := func(s string) string {
+			for _, p := range []string{"database %s", "DATABASE %s", `database "%s"`, `for "%s"`} {
+				s = strings.ReplaceAll(s, fmt.Sprintf(p, db), fmt.Sprintf(p, "DB"))
+			}
+			s = strings.ReplaceAll(s, "_"+suffix, "")
+			return strings.ReplaceAll(s, super, "SUPER")
+		}
+		for _, st := range sc.steps(roles, name) {
+			s := as[st.who]
+			q := st.sql
+			if i == 1 && st.weir != "" {
+				q = st.weir
+			}
+			q = strings.ReplaceAll(q, "$DB", db)
+			out := aclOutcome(execErr(s, q))
+			if n := s.takeNotices(); len(n) > 0 {
+				out += " | " + strings.Join(n, " | ")
+			}
+			line := st.who + "> " + st.sql + " => " + out
+			if i == 0 {
+				// PostgreSQL's foreign servers stand for weir's secrets.
+				line = strings.NewReplacer("foreign server", "secret", "server \"", "secret \"").Replace(line)
+			}
+			if sc.state != nil {
+				line += " ; " + admin.query(sc.state(roles, name))
+			}
+			got[i] = append(got[i], norm(line))
+		}
+		t.Logf("%s:\n%s", tg.name, strings.Join(got[i], "\n"))
+	}
+	for i := 0; i < max(len(got[0]), len(got[1])); i++ {
+		var p, q string
+		if i < len(got[0]) {
+			p = got[0][i]
+		}
+		if i < len(got[1]) {
+			q = got[1][i]
+		}
+		if p != q {
+			t.Errorf("step %d\n  PostgreSQL: %s\n  weir:       %s", i, p, q)
+		}
+	}
+}
+
+// aclOutcome is "ok" or the error's SQLSTATE, message and DETAIL.
+func aclOutcome(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		out := pe.Code + " " + pe.Message
+		if pe.Detail != "" {
+			out += " DETAIL: " + strings.ReplaceAll(pe.Detail, "\n", "; ")
+		}
+		return out
+	}
+	return errOutcome(err)
+}
+
+// TestGrantSchemaSideBySide: USAGE and CREATE on a schema, CREATE needed
+// to create in it (public too, as PostgreSQL 15 has it), DROP and CREATE
+// OR REPLACE by owners only, the schema owner dropping what others made
+// in it.
+func TestGrantSchemaSideBySide(t *testing.T) {
+	aclScenario{
+		roles: []string{"sa", "sb"},
+		steps: func(r []string, n func(string) string) []aclStep {
+			a, b, s := r[0], r[1], n("gs")
+			return []aclStep{
+				{"", "CREATE SCHEMA " + s, ""},
+				{a, "CREATE TABLE " + s + ".t1 (x int)", ""},
+				{a, "CREATE TABLE public.ta (x int)", ""},
+				{"", "GRANT USAGE ON SCHEMA " + s + " TO " + a, ""},
+				{a, "CREATE TABLE " + s + ".t1 (x int)", ""},
+				{"", "GRANT CREATE ON SCHEMA " + s + " TO " + a + " WITH GRANT OPTION", ""},
+				{a, "CREATE TABLE " + s + ".t1 (x int)", ""},
+				{a, "CREATE TABLE IF NOT EXISTS " + s + ".t1 (x int)", ""},
+				{a, "CREATE VIEW " + s + ".v1 AS SELECT x FROM " + s + ".t1", ""},
+				{a, "GRANT USAGE ON SCHEMA " + s + " TO " + b, ""},
+				{a, "GRANT CREATE ON SCHEMA " + s + " TO " + b, ""},
+				{b, "CREATE TABLE " + s + ".t2 (x int)", ""},
+				{"", "GRANT USAGE ON SCHEMA " + s + " TO " + b, ""},
+				{b, "DROP TABLE " + s + ".t1", ""},
+				{b, "DROP VIEW " + s + ".v1", ""},
+				{b, "CREATE OR REPLACE VIEW " + s + ".v1 AS SELECT 1 AS x", ""},
+				{b, "DROP TABLE IF EXISTS " + s + ".nosuch", ""},
+				{b, "DROP SCHEMA " + s, ""},
+				{"", "GRANT SELECT ON SCHEMA " + s + " TO " + a, ""},
+				{"", "GRANT USAGE ON SCHEMA nosuch_zz TO " + a, ""},
+				{"", "REVOKE CREATE ON SCHEMA " + s + " FROM " + a, ""},
+				{"", "REVOKE CREATE ON SCHEMA " + s + " FROM " + a + " CASCADE", ""},
+				{b, "CREATE TABLE " + s + ".t3 (x int)", ""},
+				{a, "CREATE OR REPLACE VIEW " + s + ".v1 AS SELECT x FROM " + s + ".t1", ""},
+				{"", "GRANT ALL ON SCHEMA " + s + " TO PUBLIC", ""},
+				{b, "CREATE TABLE " + s + ".t3 (x int)", ""},
+				{a, "DROP TABLE " + s + ".t3", ""},
+				{"", "REVOKE ALL ON SCHEMA " + s + " FROM PUBLIC", ""},
+				{"", "ALTER SCHEMA " + s + " OWNER TO " + a, ""},
+				{a, "DROP TABLE " + s + ".t3, " + s + ".t2", ""},
+				{a, "DROP VIEW " + s + ".v1", ""},
+				{a, "DROP TABLE " + s + ".t1", ""},
+				{a, "DROP SCHEMA " + s, ""},
+			}
+		},
+		state: func(r []string, n func(string) string) string {
+			return "SELECT coalesce(string_agg(c.relname || ':' || o.rolname, ' ' ORDER BY c.relname), '-') FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_roles o ON o.oid = c.relowner WHERE s.nspname = '" + n("gs") + "'"
+		},
+	}.run(t)
+}
+
+// TestGrantDatabaseSideBySide: CONNECT, CREATE and TEMPORARY on the
+// database; CREATE SCHEMA needs CREATE on it.
+func TestGrantDatabaseSideBySide(t *testing.T) {
+	aclScenario{
+		roles: []string{"dx", "dy"},
+		steps: func(r []string, n func(string) string) []aclStep {
+			a, b := r[0], r[1]
+			return []aclStep{
+				{a, "CREATE SCHEMA " + n("ds2"), ""},
+				{"", "GRANT CREATE ON DATABASE $DB TO " + a, ""},
+				{a, "CREATE SCHEMA " + n("ds2"), ""},
+				{a, "CREATE TABLE " + n("ds2") + ".t (x int)", ""},
+				{b, "CREATE SCHEMA " + n("ds3") + " AUTHORIZATION " + a, ""},
+				{a, "CREATE SCHEMA " + n("ds3") + " AUTHORIZATION " + b, ""},
+				{a, "CREATE SCHEMA " + n("ds3") + " AUTHORIZATION nosuch_role_zz", ""},
+				{"", "GRANT CONNECT ON DATABASE $DB TO " + a + " WITH GRANT OPTION", ""},
+				{a, "GRANT CONNECT ON DATABASE $DB TO " + b, ""},
+				{a, "GRANT CREATE ON DATABASE $DB TO " + b, ""},
+				{a, "GRANT ALL ON DATABASE $DB TO " + b, ""},
+				{"", "GRANT USAGE ON DATABASE $DB TO " + a, ""},
+				{"", "GRANT CONNECT ON DATABASE nosuch_db_zz TO " + a, ""},
+				{"", "REVOKE CONNECT ON DATABASE $DB FROM " + a, ""},
+				{"", "REVOKE ALL ON DATABASE $DB FROM " + a + " CASCADE", ""},
+				{a, "CREATE SCHEMA " + n("ds4"), ""},
+				{"", "GRANT TEMP ON DATABASE $DB TO " + b, ""},
+				{"", "DROP ROLE " + b, ""},
+				{"", "DROP OWNED BY " + b, ""},
+				{"", "DROP ROLE " + b, ""},
+				{a, "DROP TABLE " + n("ds2") + ".t", ""},
+				{a, "DROP SCHEMA " + n("ds2"), ""},
+			}
+		},
+	}.run(t)
+}
