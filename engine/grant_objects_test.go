@@ -218,3 +218,99 @@ func TestGrantDatabaseSideBySide(t *testing.T) {
 		},
 	}.run(t)
 }
+
+// TestAlterOwnerSideBySide: ALTER TABLE|VIEW|SCHEMA ... OWNER TO with
+// PostgreSQL's checks and order (owner, membership, CREATE of the new
+// owner on the schema, CREATE on the database for a schema), the ACL
+// following the owner, DROP ROLE refused while a role owns or holds
+// anything, REASSIGN OWNED and DROP OWNED.
+func TestAlterOwnerSideBySide(t *testing.T) {
+	aclScenario{
+		roles: []string{"oa", "ob", "oc"},
+		steps: func(r []string, n func(string) string) []aclStep {
+			a, b, c, tb, v, s := r[0], r[1], r[2], n("ot"), n("ov"), n("os")
+			return []aclStep{
+				{"", "CREATE TABLE " + tb + " (x int, y int)", ""},
+				{"", "CREATE VIEW " + v + " AS SELECT x FROM " + tb, ""},
+				{"", "GRANT SELECT ON " + tb + " TO " + a + " WITH GRANT OPTION", ""},
+				{"", "GRANT INSERT (y) ON " + tb + " TO " + c, ""},
+				{a, "GRANT SELECT ON " + tb + " TO " + c, ""},
+				{a, "ALTER TABLE " + tb + " OWNER TO " + a, ""},
+				{"", "ALTER TABLE " + tb + " OWNER TO " + a, ""},
+				{a, "ALTER TABLE " + tb + " OWNER TO " + b, ""},
+				{"", "GRANT " + b + " TO " + a, ""},
+				{a, "ALTER TABLE " + tb + " OWNER TO " + b, ""},
+				{"", "GRANT CREATE ON SCHEMA public TO " + b, ""},
+				{a, "ALTER TABLE " + tb + " OWNER TO " + b, ""},
+				{a, "ALTER TABLE " + tb + " OWNER TO " + b, ""},
+				{c, "ALTER TABLE " + tb + " OWNER TO " + b, ""},
+				{a, "ALTER VIEW " + tb + " OWNER TO " + a, ""},
+				{c, "ALTER VIEW " + tb + " OWNER TO " + a, ""},
+				{a, "ALTER TABLE nosuch_zz OWNER TO " + a, ""},
+				{"", "ALTER TABLE IF EXISTS nosuch_zz OWNER TO " + a, ""},
+				{"", "ALTER VIEW " + v + " OWNER TO nosuch_role_zz", ""},
+				{"", "ALTER VIEW " + v + " OWNER TO " + c, ""},
+				{"", "CREATE SCHEMA " + s, ""},
+				{a, "ALTER SCHEMA " + s + " OWNER TO " + a, ""},
+				{"", "ALTER SCHEMA " + s + " OWNER TO " + a, ""},
+				{a, "ALTER SCHEMA " + s + " OWNER TO " + b, ""},
+				{"", "GRANT CREATE ON DATABASE $DB TO " + a, ""},
+				{a, "ALTER SCHEMA " + s + " OWNER TO " + b, ""},
+				{a, "ALTER SCHEMA " + s + " OWNER TO " + c, ""},
+				{c, "ALTER SCHEMA " + s + " OWNER TO " + b, ""},
+				{"", "ALTER SCHEMA nosuch_zz OWNER TO " + a, ""},
+				{"", "DROP ROLE " + b, ""},
+				{"", "DROP ROLE " + c, ""},
+				{c, "DROP OWNED BY " + a, ""},
+				{c, "REASSIGN OWNED BY " + c + " TO " + a, ""},
+				{"", "REASSIGN OWNED BY " + b + " TO " + c, ""},
+				{"", "DROP ROLE " + b, ""},
+				{"", "DROP OWNED BY " + b, ""},
+				{"", "DROP ROLE " + b, ""},
+				{"", "DROP OWNED BY " + c, ""},
+				{"", "DROP ROLE " + c, ""},
+				{"", "REVOKE CREATE ON DATABASE $DB FROM " + a, ""},
+			}
+		},
+		state: func(r []string, n func(string) string) string {
+			return "SELECT coalesce(string_agg(c.relname || ':' || o.rolname || ':' || coalesce(c.relacl::text, 'NULL'), ' ' ORDER BY c.relname), '-') || ' cols ' || " +
+				"(SELECT coalesce(string_agg(attname || ':' || attacl::text, ' '), '') FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = '" + n("ot") + "' AND attacl IS NOT NULL) || ' schema ' || " +
+				"(SELECT coalesce(max(o.rolname), '-') FROM pg_namespace s JOIN pg_roles o ON o.oid = s.nspowner WHERE s.nspname = '" + n("os") + "') " +
+				"FROM pg_class c JOIN pg_roles o ON o.oid = c.relowner WHERE c.relname IN ('" + n("ot") + "', '" + n("ov") + "')"
+		},
+	}.run(t)
+}
+
+// TestInheritSideBySide: NOINHERIT keeps a member from using its roles'
+// privileges (but not from SET ROLE to them), rolinherit shows it, and
+// only a role with CREATEROLE may change it.
+func TestInheritSideBySide(t *testing.T) {
+	aclScenario{
+		roles: []string{"ia", "ib", "ic"},
+		steps: func(r []string, n func(string) string) []aclStep {
+			a, b, c, tb := r[0], r[1], r[2], n("it")
+			return []aclStep{
+				{"", "CREATE TABLE " + tb + " (x int)", ""},
+				{"", "GRANT SELECT ON " + tb + " TO " + b + " WITH GRANT OPTION", ""},
+				{"", "GRANT " + b + " TO " + a, ""},
+				{"", "ALTER ROLE " + a + " NOINHERIT", ""},
+				{a, "GRANT SELECT ON " + tb + " TO " + c, ""},
+				{a, "SET ROLE " + b, ""},
+				{a, "GRANT SELECT ON " + tb + " TO " + c, ""},
+				{a, "RESET ROLE", ""},
+				{a, "ALTER ROLE " + a + " INHERIT", ""},
+				{"", "ALTER ROLE " + a + " INHERIT", ""},
+				{a, "GRANT INSERT ON " + tb + " TO " + c, ""},
+				{a, "REVOKE SELECT ON " + tb + " FROM " + c, ""},
+				{"", "CREATE ROLE " + n("inh") + " NOINHERIT", ""},
+				{"", "CREATE ROLE " + n("inh2") + " INHERIT", ""},
+				{"", "DROP ROLE " + n("inh") + ", " + n("inh2"), ""},
+				{"", "DROP ROLE " + b, ""},
+				{"", "DROP TABLE " + tb, ""},
+			}
+		},
+		state: func(r []string, n func(string) string) string {
+			return "SELECT string_agg(rolname || ':' || rolinherit::text, ' ' ORDER BY rolname) FROM pg_roles WHERE rolname LIKE 'i%" + strings.TrimPrefix(n(""), "_") + "'"
+		},
+	}.run(t)
+}
