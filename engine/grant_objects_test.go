@@ -97,7 +97,7 @@ func (sc aclScenario) run(t *testing.T) {
 			line := st.who + "> " + st.sql + " => " + out
 			if i == 0 {
 				// PostgreSQL's foreign servers stand for weir's secrets.
-				line = strings.NewReplacer("foreign server", "secret", "server \"", "secret \"").Replace(line)
+				line = strings.NewReplacer("foreign server", "secret", "server \"", "secret \"", "of server ", "of secret ", "for server ", "for secret ").Replace(line)
 			}
 			if sc.state != nil {
 				line += " ; " + admin.query(sc.state(roles, name))
@@ -311,6 +311,62 @@ func TestInheritSideBySide(t *testing.T) {
 		},
 		state: func(r []string, n func(string) string) string {
 			return "SELECT string_agg(rolname || ':' || rolinherit::text, ' ' ORDER BY rolname) FROM pg_roles WHERE rolname LIKE 'i%" + strings.TrimPrefix(n(""), "_") + "'"
+		},
+	}.run(t)
+}
+
+// TestGrantSecretSideBySide: weir's GRANT USAGE ON SECRET, ALTER SECRET
+// ... OWNER TO and DROP SECRET against PostgreSQL's foreign servers,
+// whose privilege rules they follow (USAGE only, the owner's rights).
+func TestGrantSecretSideBySide(t *testing.T) {
+	aclScenario{
+		roles: []string{"ka", "kb", "kc"},
+		cfg: func(t *testing.T) engine.Config {
+			key := make([]byte, 32)
+			for i := range key {
+				key[i] = byte(i + 7)
+			}
+			return engine.Config{DataDir: t.TempDir(), SecretKey: key}
+		},
+		steps: func(r []string, n func(string) string) []aclStep {
+			a, b, c, k, w := r[0], r[1], r[2], n("ks"), n("kw")
+			on := func(pg, weir string) aclStep { return aclStep{"", pg, weir} }
+			as := func(who string, st aclStep) aclStep { st.who = who; return st }
+			grant := func(rest string) aclStep {
+				return on("GRANT "+strings.ReplaceAll(rest, "%", "FOREIGN SERVER "+k), "GRANT "+strings.ReplaceAll(rest, "%", "SECRET "+k))
+			}
+			revoke := func(rest string) aclStep {
+				return on("REVOKE "+strings.ReplaceAll(rest, "%", "FOREIGN SERVER "+k), "REVOKE "+strings.ReplaceAll(rest, "%", "SECRET "+k))
+			}
+			owner := func(to string) aclStep {
+				return on("ALTER SERVER "+k+" OWNER TO "+to, "ALTER SECRET "+k+" OWNER TO "+to)
+			}
+			drop := on("DROP SERVER "+k, "DROP SECRET "+k)
+			return []aclStep{
+				on("CREATE FOREIGN DATA WRAPPER "+w, "SELECT 1"),
+				on("CREATE SERVER "+k+" FOREIGN DATA WRAPPER "+w, "CREATE SECRET "+k+" AS 'hunter2'"),
+				grant("USAGE ON % TO " + a + " WITH GRANT OPTION"),
+				as(a, grant("USAGE ON % TO "+b)),
+				as(b, grant("USAGE ON % TO "+c)),
+				as(c, grant("USAGE ON % TO "+b)),
+				grant("SELECT ON % TO " + a),
+				grant("ALL ON % TO " + c),
+				on("GRANT USAGE ON FOREIGN SERVER nosuch_zz TO "+a, "GRANT USAGE ON SECRET nosuch_zz TO "+a),
+				revoke("USAGE ON % FROM " + a),
+				revoke("USAGE ON % FROM " + a + " CASCADE"),
+				as(a, owner(a)),
+				owner(a),
+				as(a, owner(b)),
+				as(b, drop),
+				{"", "DROP ROLE " + a, ""},
+				{"", "DROP ROLE " + c, ""},
+				{"", "CREATE TABLE secret (x int)", ""},
+				{"", "GRANT SELECT ON secret TO " + b, ""},
+				{"", "REVOKE SELECT ON secret FROM " + b, ""},
+				{"", "DROP TABLE secret", ""},
+				as(a, drop),
+				{"", "DROP ROLE " + c, ""},
+			}
 		},
 	}.run(t)
 }
