@@ -97,7 +97,8 @@ func (sc aclScenario) run(t *testing.T) {
 			line := st.who + "> " + st.sql + " => " + out
 			if i == 0 {
 				// PostgreSQL's foreign servers stand for weir's secrets.
-				line = strings.NewReplacer("foreign server", "secret", "server \"", "secret \"", "of server ", "of secret ", "for server ", "for secret ").Replace(line)
+				line = strings.NewReplacer("foreign server", "secret", "server \"", "secret \"", "of server ", "of secret ", "for server ", "for secret ",
+					"materialized view", "streaming table", "foreign table", "source").Replace(line)
 			}
 			if sc.state != nil {
 				line += " ; " + admin.query(sc.state(roles, name))
@@ -367,6 +368,46 @@ func TestGrantSecretSideBySide(t *testing.T) {
 				as(a, drop),
 				{"", "DROP ROLE " + c, ""},
 			}
+		},
+	}.run(t)
+}
+
+// TestOwnerStreamingSideBySide: ALTER STREAMING TABLE and ALTER SOURCE
+// ... OWNER TO, and DROP of them by owners only, against PostgreSQL's
+// materialized views and foreign tables, the relation kinds weir's
+// stand in for in pg_class.
+func TestOwnerStreamingSideBySide(t *testing.T) {
+	aclScenario{
+		roles: []string{"ma", "mb"},
+		steps: func(r []string, n func(string) string) []aclStep {
+			a, b, tb, m, f, w := r[0], r[1], n("mt"), n("mm"), n("mf"), n("mw")
+			return []aclStep{
+				{"", "CREATE FOREIGN DATA WRAPPER " + w, "SELECT 1"},
+				{"", "CREATE SERVER " + w + " FOREIGN DATA WRAPPER " + w, "SELECT 1"},
+				{"", "CREATE TABLE " + tb + " (x int)", ""},
+				{"", "CREATE MATERIALIZED VIEW " + m + " AS SELECT x FROM " + tb, "CREATE STREAMING TABLE " + m + " AS SELECT x FROM STREAM " + tb},
+				{"", "CREATE FOREIGN TABLE " + f + " (x int) SERVER " + w, "CREATE SOURCE " + f + " WITH (connector = 'nexmark', table = 'bid', max_events = 10)"},
+				{"", "GRANT SELECT ON " + m + ", " + f + " TO " + b, ""},
+				{a, "ALTER MATERIALIZED VIEW " + m + " OWNER TO " + a, "ALTER STREAMING TABLE " + m + " OWNER TO " + a},
+				{"", "GRANT CREATE ON SCHEMA public TO " + a, ""},
+				{"", "ALTER MATERIALIZED VIEW " + m + " OWNER TO " + a, "ALTER STREAMING TABLE " + m + " OWNER TO " + a},
+				{b, "DROP MATERIALIZED VIEW " + m, "DROP STREAMING TABLE " + m},
+				{a, "ALTER FOREIGN TABLE " + f + " OWNER TO " + a, "ALTER SOURCE " + f + " OWNER TO " + a},
+				{"", "ALTER FOREIGN TABLE " + f + " OWNER TO " + a, "ALTER SOURCE " + f + " OWNER TO " + a},
+				{b, "DROP FOREIGN TABLE " + f, "DROP SOURCE " + f},
+				{a, "ALTER MATERIALIZED VIEW " + tb + " OWNER TO " + a, "ALTER STREAMING TABLE " + tb + " OWNER TO " + a},
+				{"", "ALTER MATERIALIZED VIEW " + tb + " OWNER TO " + a, "ALTER STREAMING TABLE " + tb + " OWNER TO " + a},
+				{"", "ALTER TABLE " + m + " OWNER TO " + b, ""},
+				{"", "DROP ROLE " + a, ""},
+				{"", "REVOKE CREATE ON SCHEMA public FROM " + a, ""},
+				{a, "DROP FOREIGN TABLE " + f, "DROP SOURCE " + f},
+				{b, "DROP MATERIALIZED VIEW " + m, "DROP STREAMING TABLE " + m},
+				{"", "DROP TABLE " + tb, ""},
+			}
+		},
+		state: func(r []string, n func(string) string) string {
+			return "SELECT coalesce(string_agg(c.relname || ':' || o.rolname || ':' || coalesce(c.relacl::text, 'NULL'), ' ' ORDER BY c.relname), '-') " +
+				"FROM pg_class c JOIN pg_roles o ON o.oid = c.relowner WHERE c.relname IN ('" + n("mm") + "', '" + n("mf") + "')"
 		},
 	}.run(t)
 }
