@@ -139,6 +139,9 @@ func (s *Session) sinkDefinition(ss *parse.StreamingStmt) (*catalog.Sink, error)
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "option \"connector\" is required").
 			WithHint("For example WITH (connector = 'files', path = 'lake/silver', format = 'parquet').")
 	}
+	if err := s.requireSecretUsage(ss.Options); err != nil { // secret_usage.go
+		return nil, err
+	}
 	conn = strings.ToLower(conn)
 	def := &catalog.Sink{Schema: ss.Schema, Name: ss.Name, Connector: conn}
 	switch conn {

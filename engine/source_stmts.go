@@ -67,6 +67,9 @@ func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.Exe
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "option \"connector\" is required").
 			WithHint("For example WITH (connector = 'nexmark', table = 'bid', max_events = 1000000).")
 	}
+	if err := s.requireSecretUsage(ss.Options); err != nil { // secret_usage.go
+		return nil, err
+	}
 	switch strings.ToLower(conn) {
 	case "nexmark":
 	case "files":
