@@ -32,16 +32,34 @@ func TestSecretUsage(t *testing.T) {
 	bob := target{"weir", srv.url()}.connect(t, "bob")
 	source := "CREATE SOURCE events WITH (connector = 'files', path = secret('landing_path'), format = 'json')"
 	sink := fmt.Sprintf("CREATE SINK out FROM copied WITH (connector = 'files', path = '%s/out', format = 'json')", root)
-	for _, step := range []struct {
+	type step struct {
 		s         *session
 		sql, want string
-	}{
+	}
+	run := func(steps []step) {
+		t.Helper()
+		for _, st := range steps {
+			if got := aclOutcome(execErr(st.s, st.sql)); got != st.want {
+				t.Errorf("%s: got %s, want %s", st.sql, got, st.want)
+			}
+		}
+	}
+	run([]step{
 		{alice, source, "42501 permission denied for secret landing_path"},
 		{alice, "GRANT USAGE ON SECRET landing_path TO bob", "42501 permission denied for secret landing_path"},
 		{admin, "GRANT USAGE ON SECRET landing_path TO alice", "ok"},
 		{alice, source, "ok"},
 		{alice, "SELECT count(*) FROM events", "ok"},
 		{alice, "CREATE STREAMING TABLE copied AS SELECT * FROM STREAM events", "ok"},
+		{admin, "GRANT SELECT ON copied TO bob", "ok"},
+		{admin, "CREATE OR REPLACE STREAMING TABLE copied AS SELECT * FROM STREAM events", "ok"},
+		{bob, "CREATE OR REPLACE STREAMING TABLE copied AS SELECT * FROM STREAM events", "42501 must be owner of streaming table copied"},
+	})
+	// CREATE OR REPLACE keeps the owner and the ACL.
+	if got := admin.query("SELECT relacl::text FROM pg_class WHERE relname = 'copied'"); got != "{alice=arwdDxt/alice,bob=r/alice}" {
+		t.Errorf("the replaced streaming table's ACL: %s", got)
+	}
+	run([]step{
 		{alice, sink, "ok"},
 		{bob, "DROP SINK out", "42501 must be owner of sink out"},
 		{bob, "DROP STREAMING TABLE copied", "42501 must be owner of streaming table copied"},
@@ -52,11 +70,7 @@ func TestSecretUsage(t *testing.T) {
 		{admin, "DROP OWNED BY alice", "ok"},
 		{admin, "SELECT count(*) FROM pg_class WHERE relname IN ('events', 'copied')", "ok"},
 		{admin, "DROP ROLE alice", "ok"},
-	} {
-		if got := aclOutcome(execErr(step.s, step.sql)); got != step.want {
-			t.Errorf("%s: got %s, want %s", step.sql, got, step.want)
-		}
-	}
+	})
 	if n := admin.query("SELECT count(*) FROM pg_class WHERE relname IN ('events', 'copied')"); n != "0" {
 		t.Errorf("DROP OWNED left %s of alice's relations", n)
 	}
