@@ -68,3 +68,22 @@ func (s *Session) databaseNamed(name string) (*catalog.Database, bool) {
 	}
 	return nil, false
 }
+
+// checkConnect is PostgreSQL's CheckMyDatabase: a role that is not a
+// superuser needs CONNECT on the database to start a session (FATAL
+// 42501). PUBLIC holds CONNECT by default; REVOKE CONNECT ON DATABASE
+// ... FROM PUBLIC makes the database open only to those granted it.
+func (e *Engine) checkConnect(role *catalog.Role, name string) error {
+	if role == nil || role.Superuser {
+		return nil
+	}
+	db, ok := e.cat.Database(name)
+	if !ok {
+		return nil
+	}
+	if have, _ := e.cat.Privileges(role.OID, catalog.ObjDatabase, db.ACL, catalog.BootstrapRoleOID); have&catalog.PrivConnect != 0 {
+		return nil
+	}
+	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InsufficientPrivilege,
+		Message: "permission denied for database \"" + name + "\"", Detail: "User does not have CONNECT privilege."}
+}

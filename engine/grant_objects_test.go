@@ -1,12 +1,14 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/weir-sql/weir/engine"
@@ -90,6 +92,11 @@ func (sc aclScenario) run(t *testing.T) {
 				q = st.weir
 			}
 			q = strings.ReplaceAll(q, "$DB", db)
+			if q == `\connect` {
+				// A new session of who: CONNECT on the database.
+				got[i] = append(got[i], norm(st.who+`> \connect => `+aclConnect(tg, st.who)))
+				continue
+			}
 			out := aclOutcome(execErr(s, q))
 			if n := s.takeNotices(); len(n) > 0 {
 				out += " | " + strings.Join(n, " | ")
@@ -119,6 +126,27 @@ func (sc aclScenario) run(t *testing.T) {
 			t.Errorf("step %d\n  PostgreSQL: %s\n  weir:       %s", i, p, q)
 		}
 	}
+}
+
+// aclConnect is the outcome of a new session of user.
+func aclConnect(tg target, user string) string {
+	cfg, err := pgx.ParseConfig(tg.url)
+	if err != nil {
+		return err.Error()
+	}
+	cfg.User = user
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return pe.Severity + " " + aclOutcome(pe)
+		}
+		return err.Error()
+	}
+	c.Close(ctx)
+	return "ok"
 }
 
 // aclOutcome is "ok" or the error's SQLSTATE, message and DETAIL.
@@ -209,6 +237,12 @@ func TestGrantDatabaseSideBySide(t *testing.T) {
 				{"", "REVOKE CONNECT ON DATABASE $DB FROM " + a, ""},
 				{"", "REVOKE ALL ON DATABASE $DB FROM " + a + " CASCADE", ""},
 				{a, "CREATE SCHEMA " + n("ds4"), ""},
+				{"", "REVOKE CONNECT ON DATABASE $DB FROM PUBLIC", ""},
+				{b, `\connect`, ""},
+				{a, `\connect`, ""},
+				{"", "GRANT CONNECT ON DATABASE $DB TO " + b, ""},
+				{b, `\connect`, ""},
+				{"", "GRANT CONNECT ON DATABASE $DB TO PUBLIC", ""},
 				{"", "GRANT TEMP ON DATABASE $DB TO " + b, ""},
 				{"", "DROP ROLE " + b, ""},
 				{"", "DROP OWNED BY " + b, ""},
