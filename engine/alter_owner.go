@@ -41,6 +41,9 @@ func (s *Session) alterRelationOwner(a *pg_query.AlterTableStmt) (wire.Result, e
 		tag = "ALTER TABLE"
 	}
 	rv := a.Relation
+	if err := s.requireNamedSchemaUsage(rv.GetSchemaname()); err != nil { // owner.go
+		return nil, err
+	}
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), rv.GetSchemaname(), rv.GetRelname())
 	if err != nil {
 		if a.MissingOk && sqlerr.From(err).Code == sqlerr.UndefinedTable {

@@ -321,6 +321,9 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 		if len(names) > 1 {
 			schema = names[len(names)-2]
 		}
+		if err := s.requireNamedSchemaUsage(schema); err != nil { // owner.go
+			return nil, err
+		}
 		if rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, name); err == nil {
 			if rel.Kind == kind {
 				if err := s.requireDropOwner(rel); err != nil { // owner.go

@@ -166,6 +166,9 @@ func (s *Session) grantTargets(g *pg_query.GrantStmt, kind catalog.ObjectKind, n
 	case pg_query.GrantTargetType_ACL_TARGET_OBJECT:
 		for _, n := range g.Objects {
 			rv := n.GetRangeVar()
+			if err := s.requireNamedSchemaUsage(rv.GetSchemaname()); err != nil { // owner.go
+				return nil, err
+			}
 			rel, err := s.eng.cat.LookupRelation(s.searchPath(), rv.GetSchemaname(), rv.GetRelname())
 			if err != nil {
 				return nil, sqlerr.PositionIfNone(err, int(rv.GetLocation())+1)
@@ -177,6 +180,9 @@ func (s *Session) grantTargets(g *pg_query.GrantStmt, kind catalog.ObjectKind, n
 			name := n.GetString_().GetSval()
 			if _, ok := s.eng.cat.Schema(name); !ok {
 				return nil, sqlerr.New(sqlerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+			}
+			if err := s.requireNamedSchemaUsage(name); err != nil { // owner.go
+				return nil, err
 			}
 			for _, r := range s.eng.cat.Relations() {
 				if r.Schema == name {

@@ -103,3 +103,20 @@ func (s *Session) requireSinkOwner(def *catalog.Sink) error {
 	}
 	return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of sink %s", def.Name)
 }
+
+// requireNamedSchemaUsage is LookupExplicitNamespace's check for a name
+// qualified by schema ("" for none): USAGE on it, or 42501 "permission
+// denied for schema s" before anything in it is looked up, so that a
+// role without USAGE learns nothing of what the schema holds (DROP ...
+// IF EXISTS included, as in PostgreSQL). A schema that does not exist is
+// the lookup's to report.
+func (s *Session) requireNamedSchemaUsage(schema string) error {
+	if schema == "" || s.superuser {
+		return nil
+	}
+	sc, ok := s.eng.cat.Schema(schema)
+	if !ok {
+		return nil
+	}
+	return s.requireSchemaPrivilege(sc, catalog.PrivUsage)
+}

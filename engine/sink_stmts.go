@@ -231,6 +231,9 @@ func (s *Session) checkSinkFolder(path string) error {
 func (s *Session) dropSinks(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
 	var defs []*catalog.Sink
 	for _, n := range ss.Names {
+		if err := s.requireNamedSchemaUsage(n.Schema); err != nil { // owner.go
+			return nil, err
+		}
 		def, err := s.eng.cat.LookupSink(s.searchPath(), n.Schema, n.Name)
 		if err != nil {
 			if ss.IfExists && sqlerr.Code(err) == sqlerr.UndefinedObject {

@@ -223,6 +223,9 @@ func (e *Engine) readersOf(oid uint32) []*catalog.Relation {
 func (s *Session) dropSource(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
 	var drop []*catalog.Relation
 	for _, n := range ss.Names {
+		if err := s.requireNamedSchemaUsage(n.Schema); err != nil { // owner.go
+			return nil, err
+		}
 		rel, err := s.eng.cat.LookupRelation(s.searchPath(), n.Schema, n.Name)
 		if err != nil {
 			if sqlerr.Code(err) == sqlerr.UndefinedTable {

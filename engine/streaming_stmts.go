@@ -142,6 +142,9 @@ func (s *Session) streamingRunner(ss *parse.StreamingStmt) (*runner, error) {
 }
 
 func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	if err := s.requireNamedSchemaUsage(ss.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
 	if err != nil {
 		if ss.IfExists && sqlerr.Code(err) == sqlerr.UndefinedTable {
