@@ -300,11 +300,11 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 	case pg_query.ObjectType_OBJECT_VIEW:
 		kind, tag = catalog.KindView, "DROP VIEW"
 	case pg_query.ObjectType_OBJECT_SCHEMA:
+		if err := s.checkDropSchemas(d); err != nil { // owner.go
+			return nil, err
+		}
 		for _, o := range d.Objects {
 			name := o.GetString_().GetSval()
-			if err := s.requireSchemaOwner(name); err != nil { // owner.go
-				return nil, err
-			}
 			if err := s.eng.cat.DropSchema(name, d.MissingOk, d.Behavior == pg_query.DropBehavior_DROP_CASCADE); err != nil {
 				if _, err := noticeOr(err, io, ""); err != nil {
 					return nil, err
@@ -315,21 +315,16 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DROP of this object type is not supported")
 	}
+	if err := s.checkDropRelations(d, kind); err != nil { // owner.go
+		return nil, err
+	}
 	for _, o := range d.Objects {
 		names := stringNames(o.GetList().GetItems())
 		schema, name := "", names[len(names)-1]
 		if len(names) > 1 {
 			schema = names[len(names)-2]
 		}
-		if err := s.requireNamedSchemaUsage(schema); err != nil { // owner.go
-			return nil, err
-		}
 		if rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, name); err == nil {
-			if rel.Kind == kind {
-				if err := s.requireDropOwner(rel); err != nil { // owner.go
-					return nil, err
-				}
-			}
 			if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
 				return nil, sqlerr.New("2BP01", "cannot drop %s %s because streaming table %s reads it", rel.Kind.Noun(), rel.Name, reader).
 					WithHint("Drop the streaming table first (DROP STREAMING TABLE " + reader + ").")

@@ -207,6 +207,7 @@ func TestGrantSchemaSideBySide(t *testing.T) {
 				{"", "GRANT ALL ON SCHEMA " + s + " TO PUBLIC", ""},
 				{b, "CREATE TABLE " + s + ".t3 (x int)", ""},
 				{a, "DROP TABLE " + s + ".t3", ""},
+				{b, "DROP TABLE " + s + ".t3, " + s + ".t1", ""},
 				{"", "REVOKE ALL ON SCHEMA " + s + " FROM PUBLIC", ""},
 				{"", "ALTER SCHEMA " + s + " OWNER TO " + a, ""},
 				{a, "DROP TABLE " + s + ".t3, " + s + ".t2", ""},

@@ -120,3 +120,37 @@ func (s *Session) requireNamedSchemaUsage(schema string) error {
 	}
 	return s.requireSchemaPrivilege(sc, catalog.PrivUsage)
 }
+
+// checkDropRelations makes DROP TABLE|VIEW's privilege checks for every
+// relation named before any is dropped, as PostgreSQL's RemoveRelations
+// looks all of them up (USAGE on a named schema, then ownership) before
+// deleting: a DROP naming one table of another role drops none.
+func (s *Session) checkDropRelations(d *pg_query.DropStmt, kind catalog.RelKind) error {
+	for _, o := range d.Objects {
+		names := stringNames(o.GetList().GetItems())
+		schema, name := "", names[len(names)-1]
+		if len(names) > 1 {
+			schema = names[len(names)-2]
+		}
+		if err := s.requireNamedSchemaUsage(schema); err != nil {
+			return err
+		}
+		if rel, err := s.eng.cat.LookupRelation(s.searchPath(), schema, name); err == nil && rel.Kind == kind {
+			if err := s.requireDropOwner(rel); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkDropSchemas is DROP SCHEMA's ownership check of every schema
+// named, before any is dropped.
+func (s *Session) checkDropSchemas(d *pg_query.DropStmt) error {
+	for _, o := range d.Objects {
+		if err := s.requireSchemaOwner(o.GetString_().GetSval()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
