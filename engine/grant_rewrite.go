@@ -46,8 +46,8 @@ func aclStatementText(text string) string {
 		for i := 1; i+2 < len(toks); i++ {
 			if word(i) == "on" && word(i+1) == "secret" && toks[i+1].Token == pg_query.Token_IDENT {
 				switch word(i + 2) {
-				case "to", "from", ",", ";":
-					return text // a table called secret
+				case "to", "from", ",", ";", ".":
+					return text // a table (or schema) called secret
 				}
 				return replace(i+1, i+1, "FOREIGN SERVER")
 			}
