@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // What depends on a role, as PostgreSQL's pg_shdepend records it: the
@@ -98,4 +99,16 @@ func (r *Relation) describedName() string {
 		return r.Schema + "." + r.Name
 	}
 	return r.Name
+}
+
+// OwnedObjects is the part of Dependents that is ownership: "owner of
+// schema s", "owner of table t", ... by OID.
+func (tx *RoleTx) OwnedObjects(role uint32) []string {
+	var out []string
+	for _, d := range tx.Dependents(role) {
+		if strings.HasPrefix(d, "owner of ") {
+			out = append(out, d)
+		}
+	}
+	return out
 }
