@@ -2,13 +2,15 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
 
 // What depends on a role, as PostgreSQL's pg_shdepend records it: the
-// objects it owns and the ACLs that name it (as grantee or grantor,
-// other than the object's owner). DROP ROLE refuses while any remain,
+// objects it owns, the ACLs that name it (as grantee or grantor, other
+// than the object's owner) and the row-security policies that apply to
+// it. DROP ROLE refuses while any remain,
 // listing them in checkSharedDependencies' order: by object OID, then
 // column (the whole object first), then "privileges" before "owner".
 
@@ -52,6 +54,11 @@ func (tx *RoleTx) Dependents(role uint32) []string {
 		}
 		if names(r.ACL, r.Owner) {
 			deps = append(deps, roleDependent{oid: r.OID, desc: "privileges for " + what})
+		}
+		for _, p := range r.Policies {
+			if slices.Contains(p.Roles, role) && role != 0 {
+				deps = append(deps, roleDependent{oid: p.OID, desc: "target of policy " + p.Name + " on " + what})
+			}
 		}
 		for i, c := range r.Columns {
 			if names(c.ACL, r.Owner) {

@@ -88,6 +88,15 @@ func TestDependents(t *testing.T) {
 	if _, err := c.CreateRelation(tb, false); err != nil {
 		t.Fatal(err)
 	}
+	p, err := c.CreateRole("p", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := table("t0", "a")
+	pt.Policies = []Policy{{OID: 1, Name: "mine", Permissive: true, Command: '*', Roles: []uint32{p.OID, o.OID}}}
+	if _, err := c.CreateRelation(pt, false); err != nil {
+		t.Fatal(err)
+	}
 	v := &Relation{Schema: "pg_catalog", Name: "v1", Kind: KindView, Owner: o.OID, ViewSQL: "SELECT 1"}
 	if _, err := c.CreateRelation(v, false); err != nil {
 		t.Fatal(err)
@@ -100,7 +109,7 @@ func TestDependents(t *testing.T) {
 	}
 	var owned []string
 	c.UpdateRoles(func(tx *RoleTx) error { owned = tx.Dependents(o.OID); return nil })
-	want := []string{"privileges for schema public", "owner of table t1", "owner of view pg_catalog.v1"}
+	want := []string{"target of policy mine on table t0", "privileges for schema public", "owner of table t1", "owner of view pg_catalog.v1"}
 	if strings.Join(owned, "|") != strings.Join(want, "|") {
 		t.Fatalf("dependents %q, want %q", owned, want)
 	}

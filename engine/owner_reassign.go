@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -186,12 +187,16 @@ func (s *Session) revokeAllFrom(role uint32) error {
 				cols[i] = ca
 			}
 		}
-		if !changed && len(cols) == 0 {
+		policies, policiesChanged := withoutRole(rel.Policies, role)
+		if !changed && len(cols) == 0 && !policiesChanged {
 			continue
 		}
 		if _, err := cat.UpdateRelation(rel.OID, func(r *catalog.Relation) error {
 			if changed {
 				r.ACL = acl
+			}
+			if policiesChanged {
+				r.Policies = policies
 			}
 			for i, a := range cols {
 				r.Columns[i].ACL = a
@@ -311,4 +316,26 @@ func quotedQualifiedName(schema, name string) string {
 		return quoteIdentIfNeeded(name)
 	}
 	return quoteIdentIfNeeded(schema) + "." + quoteIdentIfNeeded(name)
+}
+
+// withoutRole is DROP OWNED's change of a relation's row-security
+// policies (RemoveRoleFromObjectPolicy): role is taken from the policies
+// that name it, and a policy that named it alone is dropped.
+func withoutRole(policies []catalog.Policy, role uint32) ([]catalog.Policy, bool) {
+	var out []catalog.Policy
+	changed := false
+	for _, p := range policies {
+		i := slices.Index(p.Roles, role)
+		if i < 0 {
+			out = append(out, p)
+			continue
+		}
+		changed = true
+		if len(p.Roles) == 1 {
+			continue
+		}
+		p.Roles = slices.Delete(slices.Clone(p.Roles), i, i+1)
+		out = append(out, p)
+	}
+	return out, changed
 }
