@@ -46,6 +46,16 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.grantRole(x.GrantRoleStmt, st.parsed, io)
 	case *pg_query.Node_GrantStmt:
 		return s.grant(x.GrantStmt, io) // grant.go
+	case *pg_query.Node_AlterTableStmt:
+		if isChangeOwner(x.AlterTableStmt) {
+			return s.alterRelationOwner(x.AlterTableStmt) // alter_owner.go
+		}
+	case *pg_query.Node_AlterOwnerStmt:
+		return s.alterOwner(x.AlterOwnerStmt) // alter_owner.go
+	case *pg_query.Node_ReassignOwnedStmt:
+		return s.reassignOwned(x.ReassignOwnedStmt) // owner_reassign.go
+	case *pg_query.Node_DropOwnedStmt:
+		return s.dropOwned(x.DropOwnedStmt, io) // owner_reassign.go
 	case *pg_query.Node_VariableSetStmt:
 		return s.set(x.VariableSetStmt, io)
 	case *pg_query.Node_VariableShowStmt:
