@@ -258,6 +258,9 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 
 func (v *catalogView) RelationOID(name string) (uint32, error) {
 	schema, rel := splitQualified(name)
+	if _, ok := v.SchemaOID(schema); schema != "" && !ok && schema != "pg_catalog" && schema != "information_schema" {
+		return 0, sqlerr.New(sqlerr.InvalidSchemaName, "schema \"%s\" does not exist", schema) // privilege_funcs.go
+	}
 	r, err := v.LookupRelation(schema, rel)
 	if err != nil {
 		return 0, err

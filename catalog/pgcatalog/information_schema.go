@@ -27,7 +27,7 @@ func informationSchema() []*Table {
 		isTables(), isColumns(), isSchemata(), isTableConstraints(),
 		isKeyColumnUsage(), isViews(), isRoutines(),
 		isEnabledRoles(), isApplicableRoles(), isAdministrableRoleAuthorizations(),
-		isTablePrivileges(), isRoleTableGrants(), isColumnPrivileges(),
+		isTablePrivileges(), isRoleTableGrants(), isColumnPrivileges(), isRoleColumnGrants(), isUsagePrivileges(),
 	}
 	for i, t := range tables {
 		t.OID = informationSchemaOIDBase + uint32(i)
