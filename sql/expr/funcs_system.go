@@ -201,7 +201,7 @@ func init() {
 	}
 	RegisterScalar("obj_description",
 		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)},
-		Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: nullText(2)})
+		Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: Strict(types.Text, objDescription)})
 	RegisterScalar("col_description", Overload{Args: []types.T{types.Oid, types.Int4}, Ret: types.Text, Impl: nullText(2)})
 	RegisterScalar("shobj_description", Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: nullText(2)})
 	// The only indexes and constraints weir has are primary keys; their
