@@ -258,8 +258,8 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 
 func (v *catalogView) RelationOID(name string) (uint32, error) {
 	schema, rel := splitQualified(name)
-	if _, ok := v.SchemaOID(schema); schema != "" && !ok && schema != "pg_catalog" && schema != "information_schema" {
-		return 0, sqlerr.New(sqlerr.InvalidSchemaName, "schema \"%s\" does not exist", schema) // privilege_funcs.go
+	if err := v.explicitSchema(schema); err != nil { // privilege_funcs.go
+		return 0, err
 	}
 	r, err := v.LookupRelation(schema, rel)
 	if err != nil {

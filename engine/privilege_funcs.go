@@ -209,3 +209,20 @@ func virtualRelationByOID(oid uint32) *planner.Relation {
 	}
 	return nil
 }
+
+// explicitSchema is LookupExplicitNamespace for a relation name given as
+// text (regclass input, has_table_privilege): a schema that does not
+// exist is 3F000, one the current user may not use 42501, as PostgreSQL
+// refuses them before looking for the relation. "" (no schema) passes.
+func (v *catalogView) explicitSchema(schema string) error {
+	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
+		return nil
+	}
+	if _, ok := v.SchemaOID(schema); !ok {
+		return sqlerr.New(sqlerr.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	if sc, ok := v.s.eng.cat.Schema(schema); ok {
+		return v.s.requireSchemaPrivilege(sc, catalog.PrivUsage)
+	}
+	return nil
+}

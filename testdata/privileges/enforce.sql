@@ -1,0 +1,2 @@
+-- as weir
+SELECT 1;
