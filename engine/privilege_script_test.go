@@ -175,20 +175,37 @@ func freshWeirDatabase(t *testing.T, pg *pgtest.Server) string {
 	t.Helper()
 	url := pgAsWeir(t, pg)
 	admin := pg.Connect(t)
-	ctx := context.Background()
-	mustExec(t, admin, "DROP DATABASE IF EXISTS weir WITH (FORCE)")
-	rows, err := admin.Query(ctx, "SELECT rolname FROM pg_roles WHERE rolname LIKE 'pv\\_%'")
-	if err != nil {
+	clean := func() error {
+		ctx := context.Background()
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS weir WITH (FORCE)"); err != nil {
+			return err
+		}
+		rows, err := admin.Query(ctx, "SELECT rolname FROM pg_roles WHERE rolname LIKE 'pv\\_%'")
+		if err != nil {
+			return err
+		}
+		roles, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		for _, r := range roles {
+			if _, err := admin.Exec(ctx, `DROP ROLE "`+r+`"`); err != nil {
+				return err
+			}
+		}
+		_, err = admin.Exec(ctx, "CREATE DATABASE weir OWNER weir")
+		return err
+	}
+	if err := clean(); err != nil {
 		t.Fatal(err)
 	}
-	roles, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range roles {
-		mustExec(t, admin, `DROP ROLE "`+r+`"`)
-	}
-	mustExec(t, admin, "CREATE DATABASE weir OWNER weir")
+	// Leave no pv_ roles behind: other tests read the shared server's
+	// pg_auth_members.
+	t.Cleanup(func() {
+		if err := clean(); err != nil {
+			t.Errorf("cleaning PostgreSQL after the script: %v", err)
+		}
+	})
 	return url
 }
 

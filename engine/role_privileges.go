@@ -60,3 +60,7 @@ func (v *catalogView) IsMemberOf(member, role uint32) bool {
 func (v *catalogView) IsAdminOf(member, role uint32) bool {
 	return v.s.eng.cat.IsAdminOf(member, role)
 }
+
+func (v *catalogView) HasPrivsOfRole(member, role uint32) bool {
+	return v.s.eng.cat.HasPrivsOfRole(member, role)
+}
