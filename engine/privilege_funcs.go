@@ -34,7 +34,7 @@ func (v *catalogView) ObjectPrivileges(role uint32, k byte, oid uint32) (uint32,
 		}
 	case expr.PrivObjSchema:
 		if sc := v.schemaByOID(oid); sc != nil {
-			p, g := cat.Privileges(role, catalog.ObjSchema, pgcatalog.SchemaACL(sc), sc.Owner)
+			p, g := v.schemaPrivileges(role, sc)
 			return uint32(p), uint32(g), true
 		}
 	case expr.PrivObjDatabase:
@@ -221,8 +221,23 @@ func (v *catalogView) explicitSchema(schema string) error {
 	if _, ok := v.SchemaOID(schema); !ok {
 		return sqlerr.New(sqlerr.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
-	if sc, ok := v.s.eng.cat.Schema(schema); ok {
-		return v.s.requireSchemaPrivilege(sc, catalog.PrivUsage)
+	if sc, ok := v.s.eng.cat.Schema(schema); ok && !v.s.superuser {
+		if p, _ := v.schemaPrivileges(v.s.currentRoleOID(), sc); p&catalog.PrivUsage == 0 {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for schema %s", sc.Name)
+		}
 	}
 	return nil
+}
+
+// schemaPrivileges is pg_namespace_aclmask: the schema's ACL, and USAGE
+// on every schema for the members of pg_read_all_data and
+// pg_write_all_data (PostgreSQL 14's predefined roles reach every
+// relation, so they must reach its schema).
+func (v *catalogView) schemaPrivileges(role uint32, sc *catalog.Schema) (catalog.Privileges, catalog.Privileges) {
+	cat := v.s.eng.cat
+	p, g := cat.Privileges(role, catalog.ObjSchema, pgcatalog.SchemaACL(sc), sc.Owner)
+	if p&catalog.PrivUsage == 0 && (cat.HasPrivsOfRole(role, catalog.ReadAllDataRoleOID) || cat.HasPrivsOfRole(role, catalog.WriteAllDataRoleOID)) {
+		p |= catalog.PrivUsage
+	}
+	return p, g
 }

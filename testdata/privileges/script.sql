@@ -256,6 +256,20 @@ GRANT SELECT ON pv_t TO PUBLIC WITH GRANT OPTION;
 -- as pv_dave
 GRANT SELECT ON pv_t TO pv_alice;
 
+-- The predefined roles that read or write everything.
+-- as weir
+CREATE ROLE pv_reader LOGIN IN ROLE pg_read_all_data;
+-- as weir
+CREATE ROLE pv_writer LOGIN IN ROLE pg_write_all_data;
+-- as pv_reader
+SELECT has_table_privilege('"PV Mixed"', 'select'), has_table_privilege('pv_t', 'insert'), has_column_privilege('pv_t', 'c', 'select'), has_any_column_privilege('pv_u', 'select');
+-- as pv_reader
+SELECT has_table_privilege('pv_t', 'select with grant option'), has_schema_privilege('pv_s', 'usage');
+-- as pv_writer
+SELECT has_table_privilege('pv_t', 'insert'), has_table_privilege('pv_t', 'update'), has_table_privilege('pv_t', 'delete'), has_table_privilege('pv_t', 'truncate'), has_table_privilege('pv_t', 'select');
+-- as weir
+SELECT count(*) FROM information_schema.table_privileges WHERE grantee = 'pv_reader';
+
 -- Superusers hold everything.
 -- as weir
 CREATE ROLE pv_root SUPERUSER;
