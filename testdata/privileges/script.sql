@@ -166,6 +166,21 @@ SELECT grantor, grantee, column_name, privilege_type, is_grantable FROM informat
 -- as pv_carol
 SELECT role_name FROM information_schema.enabled_roles WHERE role_name LIKE 'pv%' ORDER BY 1;
 
+-- information_schema shows a role only the tables, columns and schemas
+-- it may do something with.
+-- as pv_bob
+SELECT table_schema, table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'pv%' OR table_name = 'inner_t' ORDER BY 2;
+-- as pv_bob
+SELECT table_name, column_name FROM information_schema.columns WHERE table_name LIKE 'pv%' ORDER BY 1, 2;
+-- as pv_dave
+SELECT table_name, column_name FROM information_schema.columns WHERE table_name LIKE 'pv%' ORDER BY 1, 2;
+-- as pv_alice
+SELECT schema_name, schema_owner FROM information_schema.schemata WHERE schema_name IN ('public', 'pv_s') ORDER BY 1;
+-- as weir
+SELECT schema_name FROM information_schema.schemata WHERE schema_name IN ('public', 'pv_s') ORDER BY 1;
+-- as pv_alice
+SELECT count(*) FROM information_schema.tables WHERE table_schema = 'pg_catalog' AND table_name IN ('pg_class', 'pg_authid', 'pg_namespace');
+
 -- Revoking: grant options, CASCADE, the dependent grants.
 -- as weir
 REVOKE GRANT OPTION FOR SELECT ON pv_t FROM pv_alice;
