@@ -173,11 +173,15 @@ SELECT nspname, pg_get_userbyid(nspowner), nspacl FROM pg_namespace WHERE nspnam
 -- as pv_alice
 DROP TABLE pv_u;
 
--- Grants this branch of GRANT gets wrong for now.
+-- GRANT and REVOKE details: a column grant option covers that column
+-- only; a REVOKE without grant options warns for every column, system
+-- columns included; EXECUTE is invalid "for relation".
 -- as weir
 GRANT INSERT (a) ON pv_t TO pv_dave WITH GRANT OPTION;
 -- as pv_dave
 GRANT INSERT (b) ON pv_t TO pv_carol;
+-- as weir
+GRANT INSERT ON pv_t TO pv_bob;
 -- as pv_bob
 REVOKE INSERT ON pv_t FROM pv_bob;
 -- as weir
