@@ -46,7 +46,7 @@ func TestPsqlAccessPrivileges(t *testing.T) {
 		t.Fatal("psql not installed")
 	}
 	pg := pgtest.Shared(t)
-	pgURL := pgAsWeir(t, pg)
+	pgURL := freshWeirDatabase(t, pg)
 	w := startServer(t, t.TempDir())
 	p := fmt.Sprintf("dp%d_", time.Now().UnixNano())
 	a, b, c := p+"alice", p+"bob", p+"carol"
@@ -100,6 +100,66 @@ func TestPsqlAccessPrivileges(t *testing.T) {
 	})
 	run(w.url())
 	for _, cmd := range []string{`\dp ` + p + `*`, `\z ` + p + `t`, `\dp ` + p + `v`, `\dn+ public`, `\dn+ ` + p + `*`, `\l weir`, `\du ` + p + `*`} {
+		show := func(url string) string {
+			out, err := exec.Command(psql, url, "-X", "-c", cmd).CombinedOutput()
+			if err != nil {
+				t.Fatalf("psql %s: %v\n%s", cmd, err, out)
+			}
+			return string(out)
+		}
+		got, want := show(w.url()), show(pgURL)
+		if got != want {
+			t.Errorf("%s differs\nweir:\n%s\nPostgreSQL:\n%s", cmd, got, want)
+		}
+	}
+}
+
+// TestPsqlSchemaAndDatabasePrivileges compares psql's \dn+ and \l after
+// GRANT and REVOKE on a schema and on the database (which need GRANT on
+// schemas and databases, built beside this).
+func TestPsqlSchemaAndDatabasePrivileges(t *testing.T) {
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		t.Fatal("psql not installed")
+	}
+	pg := pgtest.Shared(t)
+	pgURL := freshWeirDatabase(t, pg)
+	w := startServer(t, t.TempDir())
+	p := fmt.Sprintf("dq%d_", time.Now().UnixNano())
+	a, b := p+"alice", p+"bob"
+	setup := []string{
+		"CREATE ROLE " + a + " LOGIN",
+		"CREATE ROLE " + b + " LOGIN",
+		"CREATE SCHEMA " + p + "s",
+		"GRANT USAGE ON SCHEMA " + p + "s TO " + a + " WITH GRANT OPTION",
+		"GRANT CREATE ON SCHEMA " + p + "s TO PUBLIC",
+		"GRANT CREATE ON SCHEMA public TO " + b,
+		"REVOKE TEMPORARY ON DATABASE weir FROM PUBLIC",
+		"GRANT CREATE ON DATABASE weir TO " + a,
+		"GRANT CONNECT ON DATABASE weir TO " + b + " WITH GRANT OPTION",
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), pgURL)
+		if err != nil {
+			return
+		}
+		defer conn.Close(context.Background())
+		for _, q := range []string{"DROP SCHEMA " + p + "s", "REVOKE ALL ON SCHEMA public FROM " + b, "REVOKE ALL ON DATABASE weir FROM " + a + ", " + b + " CASCADE",
+			"DROP ROLE " + a, "DROP ROLE " + b} {
+			conn.Exec(context.Background(), q)
+		}
+	})
+	for _, url := range []string{pgURL, w.url()} {
+		c, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range setup {
+			mustExec(t, c, q)
+		}
+		c.Close(context.Background())
+	}
+	for _, cmd := range []string{`\dn+ ` + p + `*`, `\dn+ public`, `\l weir`} {
 		show := func(url string) string {
 			out, err := exec.Command(psql, url, "-X", "-c", cmd).CombinedOutput()
 			if err != nil {

@@ -186,3 +186,15 @@ GRANT INSERT ON pv_t TO pv_bob;
 REVOKE INSERT ON pv_t FROM pv_bob;
 -- as weir
 GRANT EXECUTE ON pv_t TO pv_bob;
+
+-- A role that holds privileges cannot be dropped.
+-- as weir
+CREATE ROLE pv_gone;
+-- as weir
+GRANT SELECT ON pv_t TO pv_gone;
+-- as weir
+DROP ROLE pv_gone;
+-- as weir
+REVOKE ALL ON pv_t FROM pv_gone;
+-- as weir
+DROP ROLE pv_gone;
