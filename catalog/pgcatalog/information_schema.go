@@ -28,6 +28,7 @@ func informationSchema() []*Table {
 		isKeyColumnUsage(), isViews(), isRoutines(),
 		isEnabledRoles(), isApplicableRoles(), isAdministrableRoleAuthorizations(),
 		isTablePrivileges(), isRoleTableGrants(), isColumnPrivileges(), isRoleColumnGrants(), isUsagePrivileges(),
+		isRoutinePrivileges(), isRoleRoutineGrants(), isRoleUsageGrants(),
 	}
 	for i, t := range tables {
 		t.OID = informationSchemaOIDBase + uint32(i)

@@ -272,3 +272,67 @@ func isUsagePrivileges() *Table {
 			return rb.finish()
 		}}
 }
+
+// routinePrivileges is information_schema.routine_privileges (and, with
+// enabledOnly, role_routine_grants): EXECUTE on every function of
+// pg_proc, which weir's built-ins hold by PostgreSQL's default ACL
+// (acldefault('f', owner): PUBLIC's and the owner's, the owner's with
+// grant option); the owner's rows show only to those with its
+// privileges.
+func routinePrivileges(name string, enabledOnly bool) *Table {
+	cols := []catalog.Column{
+		col("grantor", sqlIdentifier),
+		col("grantee", sqlIdentifier),
+		col("specific_catalog", sqlIdentifier),
+		col("specific_schema", sqlIdentifier),
+		col("specific_name", sqlIdentifier),
+		col("routine_catalog", sqlIdentifier),
+		col("routine_schema", sqlIdentifier),
+		col("routine_name", sqlIdentifier),
+		col("privilege_type", characterData),
+		col("is_grantable", yesOrNo),
+	}
+	return &Table{Name: name, Columns: cols,
+		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
+			rb := newRows(cols)
+			owner := catalog.BootstrapRoleOID
+			ownerName := s.roleName(owner)
+			ownerVisible := s.usableRole(owner)
+			add := func(oid uint32, fn string) {
+				specific := fn + "_" + strconv.FormatUint(uint64(oid), 10)
+				if !enabledOnly || ownerVisible {
+					rb.add(ownerName, "PUBLIC", s.Database, "pg_catalog", specific, s.Database, "pg_catalog", fn, "EXECUTE", "NO")
+				}
+				if ownerVisible {
+					rb.add(ownerName, ownerName, s.Database, "pg_catalog", specific, s.Database, "pg_catalog", fn, "EXECUTE", "YES")
+				}
+			}
+			for _, p := range builtinProcs {
+				add(p.oid, p.name)
+			}
+			for i, f := range s.Functions {
+				add(s.FunctionOID(i), f.Name)
+			}
+			return rb.finish()
+		}}
+}
+
+func isRoutinePrivileges() *Table { return routinePrivileges("routine_privileges", false) }
+
+func isRoleRoutineGrants() *Table { return routinePrivileges("role_routine_grants", true) }
+
+// isRoleUsageGrants is role_usage_grants: usage_privileges' rows whose
+// grantor or grantee is an enabled role (for collations, whose grantee
+// is PUBLIC, those the owner's privileges reach).
+func isRoleUsageGrants() *Table {
+	t := isUsagePrivileges()
+	rows := t.Rows
+	t.Name = "role_usage_grants"
+	t.Rows = func(s *Snapshot) (arrow.RecordBatch, error) {
+		if !s.usableRole(catalog.BootstrapRoleOID) {
+			return newRows(t.Columns).finish()
+		}
+		return rows(s)
+	}
+	return t
+}

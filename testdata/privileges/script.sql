@@ -181,6 +181,13 @@ SELECT schema_name FROM information_schema.schemata WHERE schema_name IN ('publi
 -- as pv_alice
 SELECT count(*) FROM information_schema.tables WHERE table_schema = 'pg_catalog' AND table_name IN ('pg_class', 'pg_authid', 'pg_namespace');
 
+-- as pv_alice
+SELECT DISTINCT grantee, privilege_type, is_grantable FROM information_schema.routine_privileges WHERE routine_name IN ('lower', 'count', 'now') ORDER BY 1;
+-- as pv_alice
+SELECT count(*) FROM information_schema.role_routine_grants WHERE routine_name = 'lower';
+-- as pv_alice
+SELECT count(*) FROM information_schema.role_usage_grants;
+
 -- Revoking: grant options, CASCADE, the dependent grants.
 -- as weir
 REVOKE GRANT OPTION FOR SELECT ON pv_t FROM pv_alice;
