@@ -99,7 +99,7 @@ func TestPsqlAccessPrivileges(t *testing.T) {
 		}
 	})
 	run(w.url())
-	for _, cmd := range []string{`\dp ` + p + `*`, `\z ` + p + `t`, `\dp ` + p + `v`, `\dn+ public`, `\dn+ ` + p + `*`, `\l weir`, `\du ` + p + `*`} {
+	for _, cmd := range []string{`\dp ` + p + `*`, `\z ` + p + `t`, `\dp ` + p + `v`, `\dn+ public`, `\dn+ ` + p + `*`, `\l weir`, `\du ` + p + `*`, `\ddp`, `\dl+`} {
 		show := func(url string) string {
 			out, err := exec.Command(psql, url, "-X", "-c", cmd).CombinedOutput()
 			if err != nil {
