@@ -241,3 +241,16 @@ func (v *catalogView) schemaPrivileges(role uint32, sc *catalog.Schema) (catalog
 	}
 	return p, g
 }
+
+// mayUseSchema reports whether the current user holds USAGE on sc: the
+// effective search path leaves out schemas it may not use, as
+// PostgreSQL's recomputeNamespacePath does, so an unqualified name never
+// finds (nor reveals) a relation there.
+func (s *Session) mayUseSchema(sc *catalog.Schema) bool {
+	if s.superuser {
+		return true
+	}
+	v := catalogView{s: s}
+	p, _ := v.schemaPrivileges(s.currentRoleOID(), sc)
+	return p&catalog.PrivUsage != 0
+}

@@ -238,6 +238,24 @@ GRANT SELECT ON ALL TABLES IN SCHEMA pv_s TO pv_carol;
 -- as pv_carol
 SELECT has_table_privilege('pv_s.inner_t', 'select'), has_table_privilege('pv_carol', 'pv_s.inner_t', 'insert');
 
+-- The search path leaves out schemas the current user may not use.
+-- as pv_carol
+SET search_path = pv_s, public;
+-- as pv_carol
+SELECT current_schemas(false), current_schema();
+-- as pv_carol
+SELECT has_table_privilege('inner_t', 'select');
+-- as pv_carol
+SELECT has_table_privilege('pv_t', 'select');
+-- as pv_carol
+SHOW search_path;
+-- as weir
+SET search_path = pv_s, public;
+-- as weir
+SELECT current_schemas(false), has_table_privilege('inner_t', 'select');
+-- as weir
+RESET search_path;
+
 -- Bad input: PostgreSQL's SQLSTATEs and messages.
 -- as pv_alice
 SELECT has_table_privilege('pv_t', 'foo');
