@@ -155,6 +155,7 @@ func init() {
 		pgCollation(), pgLanguage(), pgTablespace(), pgExtension(),
 	}
 	registry = append(registry, emptyCatalogs()...)
+	registry = append(registry, privilegeCatalogs()...) // privilege_catalogs.go
 	registry = append(registry, informationSchema()...)
 }
 
