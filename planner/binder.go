@@ -28,6 +28,8 @@ type binder struct {
 	// sparkWindows holds the window(...) call a query level's GROUP BY
 	// assigned, by the scope it made (bind_window_struct.go).
 	sparkWindows map[*scope]*pg_query.FuncCall
+	// acc collects the relations the statement reads and writes (accesses.go).
+	acc *accessLog
 }
 
 type cteDef struct {
@@ -42,6 +44,7 @@ type cteDef struct {
 type Query struct {
 	Plan       Node
 	ParamTypes []types.T
+	Accesses   []Access // what it reads, for privilege checks (accesses.go)
 }
 
 // BindQuery binds a SELECT / VALUES statement. paramTypes holds the types
@@ -55,7 +58,7 @@ func BindQuery(cat Catalog, stmt *pg_query.Node, paramTypes []types.T) (*Query, 
 	if plan, err = b.regTypesAsNames(plan); err != nil {
 		return nil, err
 	}
-	return &Query{Plan: plan, ParamTypes: b.finalParams()}, nil
+	return &Query{Plan: plan, ParamTypes: b.finalParams(), Accesses: b.accesses()}, nil
 }
 
 // regTypesAsNames converts result columns of the reg* types (regclass,
