@@ -49,7 +49,7 @@ func (s *Session) searchPath() []string {
 		if p == "" || p == "$user" {
 			continue
 		}
-		if _, ok := s.eng.cat.Schema(p); ok {
+		if sc, ok := s.eng.cat.Schema(p); ok && (s.superuser || s.schemaUsable(sc)) { // privilege_checks.go: PostgreSQL skips schemas without USAGE
 			out = append(out, p)
 		}
 	}
@@ -80,6 +80,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 	}
 	if r := v.s.eng.inlineRelation(schema, name); r != nil {
 		return plannerRelation(r), nil
+	}
+	if err := v.s.checkSchemaUsage(schema); err != nil { // privilege_checks.go
+		return nil, err
 	}
 	rel, err := v.s.eng.cat.LookupRelation(v.s.searchPath(), schema, name)
 	if err != nil {

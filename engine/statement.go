@@ -153,6 +153,9 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 	if st.stream != nil {
 		return s.runStreaming(ctx, st, io)
 	}
+	if err := st.checkPrivileges(); err != nil { // privilege_checks_stmt.go
+		return nil, err
+	}
 	return s.dispatch(ctx, st, datums, io)
 }
 

@@ -103,6 +103,8 @@ type runner struct {
 	recoveryFailed chan struct{}
 	recoveryOnce   sync.Once
 	recoveryErr    error
+	// privs is when the owner's privileges were last checked (privilege_checks_stream.go).
+	privs privWatch
 }
 
 // recoverDropped rewinds a job whose state was dropped to its epoch log,
@@ -302,6 +304,9 @@ func (r *runner) step(ctx context.Context) (processed bool, err error) {
 			err = sqlerr.New(sqlerr.InternalError, "streaming table %s failed: %v", r.name, p)
 		}
 	}()
+	if err := r.checkOwnerPrivileges(); err != nil { // privilege_checks_stream.go
+		return false, err
+	}
 	return r.job.Step(ctx)
 }
 
@@ -380,6 +385,9 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io noticer) (string, error) {
 	sp, trig, err := s.planStreamingTable(st, nil) // streaming_ddl.go: declared columns
 	if err != nil {
+		return "", err
+	}
+	if err := s.checkAccesses(sp.Accesses); err != nil { // privilege_checks.go: it runs at once as its creator
 		return "", err
 	}
 	schema, name := st.Schema, st.Name
