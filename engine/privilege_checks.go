@@ -102,18 +102,15 @@ func (e *Engine) relationAllowed(role uint32, rel *catalog.Relation, want catalo
 	return true
 }
 
-// unplacedError is an error the binder must not give a statement
-// position: PostgreSQL's permission errors carry none, while the binder
-// places lookup errors at the name they concern (sqlerr.PositionIfNone
-// leaves other error types alone).
-type unplacedError struct{ err *sqlerr.Error }
-
-func (u unplacedError) Error() string { return u.err.Error() }
-func (u unplacedError) Unwrap() error { return u.err }
-
-// schemaUsable is whether the current user may look names up in sc.
+// schemaUsable is whether the current user may look names up in sc:
+// USAGE on it, or membership in pg_read_all_data or pg_write_all_data,
+// which PostgreSQL gives USAGE on every schema.
 func (s *Session) schemaUsable(sc *catalog.Schema) bool {
-	return s.requireSchemaPrivilege(sc, catalog.PrivUsage) == nil
+	if s.requireSchemaPrivilege(sc, catalog.PrivUsage) == nil {
+		return true
+	}
+	role := s.currentRoleOID()
+	return s.eng.cat.HasPrivsOfRole(role, catalog.ReadAllDataRoleOID) || s.eng.cat.HasPrivsOfRole(role, catalog.WriteAllDataRoleOID)
 }
 
 // checkSchemaUsage is PostgreSQL's LookupExplicitNamespace: a name
@@ -128,8 +125,8 @@ func (s *Session) checkSchemaUsage(schema string) error {
 	if !ok {
 		return nil
 	}
-	if err := s.requireSchemaPrivilege(sc, catalog.PrivUsage); err != nil {
-		return unplacedError{sqlerr.From(err)}
+	if !s.schemaUsable(sc) {
+		return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for schema %s", sc.Name)
 	}
 	return nil
 }
