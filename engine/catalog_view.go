@@ -127,10 +127,10 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 // ScanTable implements exec.TableSource.
 func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arrow.RecordBatch, error) {
 	if scan.Kind == planner.VirtualTable && scan.OID == progressOID {
-		return []arrow.RecordBatch{v.s.eng.progressRows()}, nil
+		return []arrow.RecordBatch{v.s.eng.progressRows(v.s.seesMonitoringOf)}, nil
 	}
 	if scan.Kind == planner.VirtualTable && scan.OID == expectationsOID {
-		return v.s.eng.expectationRows() // expectations_view.go
+		return v.s.eng.expectationRows(v.s.seesMonitoringOf) // expectations_view.go
 	}
 	if scan.Kind == planner.VirtualTable {
 		if b, ok, err := v.s.monitorRows(scan.OID); ok { // monitor_relations.go

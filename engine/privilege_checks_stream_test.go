@@ -116,4 +116,19 @@ func TestStreamingTableRunsAsOwner(t *testing.T) {
 	if _, err := peek.Exec(ctx, "SELECT count(*) FROM pubst"); errOutcome(err) != "42501 permission denied for streaming table pubst" {
 		t.Errorf("SELECT without SELECT: %s", errOutcome(err))
 	}
+	// Progress: only of tables it may SELECT, or of all as pg_monitor.
+	progress := func() string {
+		return strings.Join(textRows(t, peek, "SELECT name FROM weir_catalog.streaming_progress ORDER BY name"), ",")
+	}
+	if got := progress(); got != "" {
+		t.Errorf("streaming_progress without SELECT: %q", got)
+	}
+	mustExec(t, su, "GRANT SELECT ON pubst TO peeker")
+	if got := progress(); got != "pubst" {
+		t.Errorf("streaming_progress with SELECT on pubst: %q", got)
+	}
+	mustExec(t, su, "GRANT pg_monitor TO peeker")
+	if got := progress(); got != "pubst,st" {
+		t.Errorf("streaming_progress as pg_monitor: %q", got)
+	}
 }
