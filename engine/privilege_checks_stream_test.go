@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/weir-sql/weir/engine"
 )
 
 // TestStreamingTableRunsAsOwner: a streaming table reads its input with
@@ -131,4 +133,51 @@ func TestStreamingTableRunsAsOwner(t *testing.T) {
 	if got := progress(); got != "pubst,st" {
 		t.Errorf("streaming_progress as pg_monitor: %q", got)
 	}
+}
+
+// TestFlowsAndSinksRunAsOwner: CREATE FLOW (append and ONCE) and CREATE
+// SINK need SELECT on what they read, as their creator; an append flow
+// runs as its target's owner and fails with 42501 when that owner loses
+// SELECT on its input.
+func TestFlowsAndSinksRunAsOwner(t *testing.T) {
+	root := t.TempDir()
+	w := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
+	su := w.connect(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE ROLE flowuser LOGIN",
+		"GRANT pg_write_server_files TO flowuser",
+		"CREATE SCHEMA fs AUTHORIZATION flowuser",
+		"CREATE TABLE src (k bigint)",
+		"INSERT INTO src VALUES (1)",
+		"CREATE STREAMING TABLE pub AS SELECT k FROM src",
+	} {
+		mustExec(t, su, q)
+	}
+	u, err := connectAs(t, w.url(), "flowuser", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, u, "CREATE OR REFRESH STREAMING TABLE fs.tgt")
+	for _, q := range []string{
+		"CREATE FLOW f1 AS INSERT INTO fs.tgt BY NAME SELECT k FROM STREAM src",
+		"CREATE FLOW f2 AS INSERT INTO ONCE fs.tgt BY NAME SELECT k FROM src",
+	} {
+		if _, err := u.Exec(ctx, q); errOutcome(err) != "42501 permission denied for table src" {
+			t.Errorf("%s without SELECT: %s", q, errOutcome(err))
+		}
+	}
+	sink := "CREATE SINK fs.out FROM pub WITH (connector = 'files', path = '" + root + "/out', format = 'json')"
+	if _, err := u.Exec(ctx, sink); errOutcome(err) != "42501 permission denied for streaming table pub" {
+		t.Errorf("CREATE SINK without SELECT: %s", errOutcome(err))
+	}
+	mustExec(t, su, "GRANT SELECT ON src TO flowuser")
+	mustExec(t, u, "CREATE FLOW f1 AS INSERT INTO fs.tgt BY NAME SELECT k FROM STREAM src")
+	waitFor(t, su, "SELECT count(*) = 1 FROM fs.tgt")
+	mustExec(t, su, "REVOKE SELECT ON src FROM flowuser")
+	mustExec(t, su, "INSERT INTO src VALUES (2)")
+	waitUntil(t, "the flow failing after REVOKE", func() (bool, string) {
+		rows := strings.Join(textRows(t, su, "SELECT status || ': ' || coalesce(last_error, '') FROM weir_catalog.streaming_progress WHERE name = 'tgt'"), ",")
+		return rows == "failed: permission denied for table src", rows
+	})
 }
