@@ -37,8 +37,32 @@ func (r *runner) checkOwnerPrivileges() error {
 		r.privs.ok = false
 		return err
 	}
+	r.eng.checkSinkOwners(r.oid)
 	r.privs = privWatch{version: v, ok: true}
 	return nil
+}
+
+// checkSinkOwners fails each running sink of table oid whose owner may
+// no longer read the table; the table goes on, as with any failing sink,
+// and a REFRESH reopens the sink (checking again).
+func (e *Engine) checkSinkOwners(oid uint32) {
+	ts := e.sinksOf(oid)
+	rel, ok := e.cat.RelationByOID(oid)
+	if ts == nil || !ok {
+		return
+	}
+	ts.mu.Lock()
+	var denied []*liveSink
+	var errs []error
+	for _, l := range ts.sinks {
+		if err := e.sinkReadable(l.def, rel); err != nil && l.running() {
+			denied, errs = append(denied, l), append(errs, err)
+		}
+	}
+	ts.mu.Unlock()
+	for i, l := range denied {
+		l.fail(errs[i])
+	}
 }
 
 // jobOwner is the role a streaming job runs as: its table's owner (a

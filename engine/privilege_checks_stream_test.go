@@ -138,7 +138,9 @@ func TestStreamingTableRunsAsOwner(t *testing.T) {
 // TestFlowsAndSinksRunAsOwner: CREATE FLOW (append and ONCE) and CREATE
 // SINK need SELECT on what they read, as their creator; an append flow
 // runs as its target's owner and fails with 42501 when that owner loses
-// SELECT on its input.
+// SELECT on its input; a sink, owned by its creator, fails (its table
+// runs on) when its owner loses SELECT on its table, and a REFRESH with
+// the privilege back reopens it.
 func TestFlowsAndSinksRunAsOwner(t *testing.T) {
 	root := t.TempDir()
 	w := startServerWith(t, engine.Config{DataDir: t.TempDir(), FilesRoots: []string{root}})
@@ -171,9 +173,33 @@ func TestFlowsAndSinksRunAsOwner(t *testing.T) {
 	if _, err := u.Exec(ctx, sink); errOutcome(err) != "42501 permission denied for streaming table pub" {
 		t.Errorf("CREATE SINK without SELECT: %s", errOutcome(err))
 	}
+	sinkState := func() string {
+		return strings.Join(textRowsOf(t, su, "SHOW SINKS"), ",")
+	}
+	mustExec(t, su, "GRANT SELECT ON pub TO flowuser")
+	mustExec(t, u, sink)
+	mustExec(t, su, "INSERT INTO src VALUES (10)")
+	waitUntil(t, "the sink running", func() (bool, string) {
+		s := sinkState()
+		return strings.Contains(s, "|running|1") || strings.Contains(s, "|running|2"), s
+	})
+	mustExec(t, su, "REVOKE SELECT ON pub FROM flowuser")
+	mustExec(t, su, "INSERT INTO src VALUES (11)")
+	waitUntil(t, "the sink failing after REVOKE", func() (bool, string) {
+		s := sinkState()
+		return strings.Contains(s, "|failed|") && strings.Contains(s, "permission denied for streaming table pub"), s
+	})
+	waitFor(t, su, "SELECT count(*) = 3 FROM pub") // the table runs on
+	mustExec(t, su, "GRANT SELECT ON pub TO flowuser")
+	mustExec(t, su, "REFRESH STREAMING TABLE pub")
+	waitUntil(t, "the sink running again", func() (bool, string) {
+		s := sinkState()
+		return strings.Contains(s, "|running|"), s
+	})
+
 	mustExec(t, su, "GRANT SELECT ON src TO flowuser")
 	mustExec(t, u, "CREATE FLOW f1 AS INSERT INTO fs.tgt BY NAME SELECT k FROM STREAM src")
-	waitFor(t, su, "SELECT count(*) = 1 FROM fs.tgt")
+	waitFor(t, su, "SELECT count(*) = 3 FROM fs.tgt")
 	mustExec(t, su, "REVOKE SELECT ON src FROM flowuser")
 	mustExec(t, su, "INSERT INTO src VALUES (2)")
 	waitUntil(t, "the flow failing after REVOKE", func() (bool, string) {

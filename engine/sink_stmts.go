@@ -55,6 +55,7 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		return nil, err
 	}
 	def.Definition = text
+	def.Owner = s.ownerOfNew(&catalog.Relation{}) // owner.go: the creator, whose SELECT it reads with
 	if err := s.checkSchemaUsage(ss.Sink.From.Schema); err != nil { // privilege_checks.go
 		return nil, err
 	}
