@@ -55,7 +55,8 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		return nil, err
 	}
 	def.Definition = text
-	def.Owner = s.ownerOfNew(&catalog.Relation{}) // owner.go: the creator, whose SELECT it reads with
+	// The creator owns it: it reads its table with the owner's SELECT.
+	def.Owner = s.ownerOfNew(&catalog.Relation{}) // owner.go
 	if err := s.checkSchemaUsage(ss.Sink.From.Schema); err != nil { // privilege_checks.go
 		return nil, err
 	}
