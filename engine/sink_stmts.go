@@ -56,7 +56,7 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 	}
 	def.Definition = text
 	// The creator owns it: it reads its table with the owner's SELECT.
-	def.Owner = s.ownerOfNew(&catalog.Relation{}) // owner.go
+	def.Owner = s.ownerOfNew(&catalog.Relation{})                   // owner.go
 	if err := s.checkSchemaUsage(ss.Sink.From.Schema); err != nil { // privilege_checks.go
 		return nil, err
 	}
