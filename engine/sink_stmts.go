@@ -55,8 +55,10 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		return nil, err
 	}
 	def.Definition = text
-	// The creator owns it: it reads its table with the owner's SELECT.
-	def.Owner = s.ownerOfNew(&catalog.Relation{})                   // owner.go
+	// The creator owns it (owner.go): it reads its table with the
+	// owner's SELECT.
+	def.Owner = s.ownerOfNew(&catalog.Relation{})
+
 	if err := s.checkSchemaUsage(ss.Sink.From.Schema); err != nil { // privilege_checks.go
 		return nil, err
 	}
