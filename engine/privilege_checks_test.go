@@ -33,7 +33,11 @@ func privOutcome(s *session, sql string) string {
 	case strings.HasPrefix(sql, "EXPLAIN"):
 		_, err = s.c.Exec(ctx, sql)
 	default:
-		rows, qerr := s.c.Query(ctx, sql)
+		var args []any
+		if strings.Contains(sql, "$1") {
+			args = []any{1} // a prepared statement, cached by pgx and executed again
+		}
+		rows, qerr := s.c.Query(ctx, sql, args...)
 		if qerr == nil {
 			var lines []string
 			for rows.Next() {
@@ -149,6 +153,11 @@ func TestPrivilegeChecksSideBySide(t *testing.T) {
 			{a, "COPY " + pt + " (x) FROM STDIN"},
 			{a, "COPY " + pt + " FROM STDIN"},
 			{a, "EXPLAIN INSERT INTO " + pt + " VALUES (3, 4)"},
+			// A prepared statement is checked at each execution.
+			{"", "GRANT SELECT (y) ON " + pt + " TO " + a},
+			{a, "SELECT y FROM " + pt + " WHERE x = $1"},
+			{"", "REVOKE SELECT (y) ON " + pt + " FROM " + a},
+			{a, "SELECT y FROM " + pt + " WHERE x = $1"},
 			{"", "SET ROLE " + a},
 			{"", "SELECT y FROM " + pt},
 			{"", "RESET ROLE"},
