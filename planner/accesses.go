@@ -52,10 +52,13 @@ func (b *binder) accessLog() *accessLog {
 
 // recordScan records a scan of rel (a stored table, streaming table,
 // source or view; virtual catalog relations are readable by everyone) and
-// ties the scope's columns to it, so that references mark them.
-func (b *binder) recordScan(rel *Relation, sc *scope) {
+// ties the scope's columns to it, so that references mark them. A view
+// is recorded before its definition is bound (sc nil, tied later with
+// tieScope), so that it is checked before what it reads, as PostgreSQL's
+// range table orders them.
+func (b *binder) recordScan(rel *Relation, sc *scope) *Access {
 	if rel.Kind == VirtualTable {
-		return
+		return nil
 	}
 	l := b.accessLog()
 	a := &Access{OID: rel.OID, Schema: rel.Schema, Name: rel.Name, Privs: AccessSelect, rel: rel, used: make([]bool, len(rel.Cols))}
@@ -63,8 +66,17 @@ func (b *binder) recordScan(rel *Relation, sc *scope) {
 		a.ViaView = l.views[n-1]
 	}
 	l.list = append(l.list, a)
+	tieScope(a, sc)
+	return a
+}
+
+// tieScope makes references to sc's columns mark a's.
+func tieScope(a *Access, sc *scope) {
+	if a == nil || sc == nil {
+		return
+	}
 	for i := range sc.cols {
-		if i < len(rel.Cols) {
+		if i < len(a.rel.Cols) {
 			sc.cols[i].acc, sc.cols[i].accCol = a, i
 		}
 	}

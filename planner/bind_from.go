@@ -141,7 +141,8 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		b.views = append(b.views, rel.Name)
 		saved := b.ctes
 		b.ctes = nil
-		leaveView := b.enterView(rel) // accesses.go: checked as the view's owner
+		viewAccess := b.recordScan(rel, nil) // accesses.go: the view, as the current user
+		leaveView := b.enterView(rel)        // what it reads, as the view's owner
 		plan, err := b.bindSelectNode(stmts[0].Node, nil)
 		leaveView()
 		b.ctes = saved
@@ -156,7 +157,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 			}
 		}
 		vsc := scopeOf(plan.Columns(), alias, names, parent)
-		b.recordScan(rel, vsc) // accesses.go
+		tieScope(viewAccess, vsc) // accesses.go
 		return plan, vsc, nil
 	}
 	scan := &Scan{OID: rel.OID, Schema: rel.Schema, Name: rel.Name, Alias: alias, Kind: rel.Kind}
