@@ -130,3 +130,16 @@ func (s *Session) checkSchemaUsage(schema string) error {
 	}
 	return nil
 }
+
+// withoutPosition is err without a statement position, for errors of a
+// statement weir wrote itself (COPY t TO binds SELECT ... FROM t): a
+// position there points into text the client never sent, and
+// PostgreSQL's COPY gives none.
+func withoutPosition(err error) error {
+	if se, ok := err.(*sqlerr.Error); ok && se.Position != 0 {
+		cp := *se
+		cp.Position = 0
+		return &cp
+	}
+	return err
+}
