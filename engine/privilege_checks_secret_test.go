@@ -9,11 +9,11 @@ import (
 	"github.com/weir-sql/weir/engine"
 )
 
-// TestSecretUsage: secret('name') in a connector's options needs USAGE on
+// TestSecretUsageInOptions: secret('name') in a connector's options needs USAGE on
 // the secret unless the user owns it: 42501 "permission denied for
 // secret name" until it is granted (set here through the catalog: GRANT
 // USAGE ON SECRET comes from elsewhere); an unknown secret stays 42704.
-func TestSecretUsage(t *testing.T) {
+func TestSecretUsageInOptions(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)
 	root := t.TempDir()
