@@ -45,7 +45,7 @@ func (s *Session) monitorRows(oid uint32) (b arrow.RecordBatch, ok bool, err err
 		b, err = s.eventLogRows()
 		return b, true, err
 	case batchesOID:
-		return s.eng.batchesRows(), true, nil
+		return s.eng.batchesRows(s.seesMonitoringOf), true, nil
 	}
 	return nil, false, nil
 }

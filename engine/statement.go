@@ -31,6 +31,9 @@ type statement struct {
 
 	prepared   bool
 	catVersion uint64
+	// preparedAs is the current user it was bound as: the schemas a name
+	// is looked up in depend on the user's USAGE (privilege_checks.go).
+	preparedAs string
 	query      *planner.Query
 	insert     *planner.Insert
 	cols       []wire.Column
@@ -43,6 +46,7 @@ func (st *statement) prepare() error {
 	n := st.parsed.Node
 	st.prepared = true
 	st.catVersion = st.sess.eng.cat.Version()
+	st.preparedAs = st.sess.user
 	if err := st.checkDatabaseNames(); err != nil { // catalog.schema.table (database_names.go)
 		st.prepared = false
 		return err
@@ -144,7 +148,7 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 			s.tx.failed = true
 		}
 	}()
-	if !st.prepared || st.catVersion != s.eng.cat.Version() {
+	if !st.prepared || st.catVersion != s.eng.cat.Version() || st.preparedAs != s.user {
 		if err := st.prepare(); err != nil {
 			return nil, err
 		}
@@ -155,6 +159,9 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 	}
 	if st.stream != nil {
 		return s.runStreaming(ctx, st, io)
+	}
+	if err := st.checkPrivileges(); err != nil { // privilege_checks_stmt.go
+		return nil, err
 	}
 	return s.dispatch(ctx, st, datums, io)
 }
