@@ -1,0 +1,60 @@
+// Package auditlog is weir's durable audit log: who connected from where,
+// which DDL, GRANT and REVOKE statements ran (and failed), which
+// statements were refused for want of a privilege, which queries read
+// masked columns. The engine writes it (engine/audit_record.go) and
+// serves it as weir_catalog.audit_log; it is bounded by age and by a row
+// cap (Trim).
+//
+// Contract:
+//   - Append writes a batch of events in one transaction: all or none of
+//     them exist afterwards. Each gets the next sequence number, so the
+//     events read back in the order they were appended (Seq increases;
+//     it may skip after a restart, never go back).
+//   - An Event holds no secret: Statement is redacted by its writer
+//     before it reaches Append. The package stores what it is given.
+//   - A Log is used by one engine; Append and Trim may run concurrently
+//     with Read (each is one Badger transaction), Append and Trim are
+//     called from one goroutine (the engine's audit writer).
+package auditlog
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"time"
+
+	"github.com/weir-sql/weir/state"
+)
+
+// Event is one entry of the audit log (one row of weir_catalog.audit_log).
+type Event struct {
+	Seq         uint64    `json:"-"` // assigned by Append
+	Time        time.Time `json:"t"`
+	Kind        string    `json:"k"`
+	Role        string    `json:"r,omitempty"`
+	SessionUser string    `json:"u,omitempty"`
+	Client      string    `json:"c,omitempty"`
+	Object      string    `json:"o,omitempty"`
+	Statement   string    `json:"s,omitempty"`
+	Success     bool      `json:"ok"`
+	Detail      string    `json:"d,omitempty"`
+}
+
+// prefix is the log's key namespace: a/<seq u64 BE> (state/keys.go).
+const prefix = state.PrefixAuditLog
+
+// seqName is the durable counter the log's sequence numbers come from.
+const seqName = "auditlog"
+
+func key(seq uint64) []byte { return binary.BigEndian.AppendUint64([]byte(prefix), seq) }
+
+// Log is the audit log of one store.
+type Log struct {
+	st *state.Store
+	// last is the highest sequence number appended or found (0: not yet
+	// known), so that Trim need not read the whole log to find it.
+	last atomic.Uint64
+}
+
+// Open gives the audit log of st. It reads nothing: the first Trim before
+// any Append finds the newest event.
+func Open(st *state.Store) *Log { return &Log{st: st} }
