@@ -11,7 +11,7 @@ import (
 // streaming_progress is.
 
 func monitorRelations() []*planner.Relation {
-	return []*planner.Relation{eventLogRelation(), batchesRelation()}
+	return []*planner.Relation{eventLogRelation(), batchesRelation(), auditLogRelation()}
 }
 
 // monitorRelation is the relation schema.name of these, if it is one.
@@ -46,6 +46,9 @@ func (s *Session) monitorRows(oid uint32) (b arrow.RecordBatch, ok bool, err err
 		return b, true, err
 	case batchesOID:
 		return s.eng.batchesRows(), true, nil
+	case auditLogOID:
+		b, err = s.auditLogRows() // audit_log_relation.go
+		return b, true, err
 	}
 	return nil, false, nil
 }

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"crypto/tls"
+	"net"
+
+	"github.com/weir-sql/weir/wire"
+)
+
+// A session's start is the audit log's connect event: who (the
+// authenticated role), from where (the client's "ip:port", "local" for a
+// Unix socket or an in-process pipe), to which database, and whether the
+// connection is encrypted (Detail: "database=d tls=TLSv1.3" or
+// "database=d tls=off"). Failed logins are the wire layer's to report
+// (audit_auth.go).
+
+// auditConnect records that s started over backend b.
+func (s *Session) auditConnect(b wire.Backend) {
+	a := b.Activity()
+	s.client = auditClient(a.ClientAddr)
+	detail := "database=" + s.db + " tls=" + tlsVersion(a.TLS)
+	if app := *s.appName.Load(); app != "" {
+		detail += " application_name=" + app
+	}
+	s.audit(AuditEvent{Kind: AuditConnect, Success: true, Detail: detail})
+}
+
+// auditClient is how the audit log names a client address.
+func auditClient(addr net.Addr) string {
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		return a.String()
+	case nil, *net.UnixAddr:
+		return "local"
+	}
+	return addr.String()
+}
+
+// tlsVersion is a connection's TLS version as pg_stat_ssl names it ("off":
+// in the clear).
+func tlsVersion(cs *tls.ConnectionState) string {
+	if ssl := backendSSL(cs); ssl.SSL { // ssl.go
+		return ssl.Version
+	}
+	return "off"
+}

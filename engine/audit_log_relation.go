@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/wire"
+)
+
+// weir_catalog.audit_log is the audit log, oldest event first. Who reads
+// it: superusers and the members of pg_read_all_stats (pg_monitor is
+// one), as PostgreSQL lets them read every session's pg_stat_activity;
+// anybody else gets PostgreSQL's 42501 for a relation they may not read.
+// A read first waits for the events recorded before it to be written
+// (audit_writer.go), so a session sees what it just did.
+
+// auditLogOID is the fixed OID of weir_catalog.audit_log.
+const auditLogOID uint32 = 14030
+
+var auditLogColumns = []planner.RelColumn{
+	{Name: "seq", T: types.Int8},
+	{Name: "time", T: types.TimestampTZ},
+	{Name: "kind", T: types.Text},
+	{Name: "role", T: types.Text},
+	{Name: "session_user", T: types.Text},
+	{Name: "client", T: types.Text},
+	{Name: "object", T: types.Text},
+	{Name: "statement", T: types.Text},
+	{Name: "success", T: types.Bool},
+	{Name: "detail", T: types.Text},
+}
+
+func auditLogRelation() *planner.Relation {
+	return &planner.Relation{OID: auditLogOID, Schema: weirCatalogSchema, Name: "audit_log", Kind: planner.VirtualTable, Cols: auditLogColumns}
+}
+
+// mayReadAuditLog reports whether s may read the audit log.
+func (s *Session) mayReadAuditLog() bool {
+	return s.superuser || s.hasPrivsOfOID(catalog.ReadAllStatsRoleOID)
+}
+
+// auditLogRows builds weir_catalog.audit_log for s.
+func (s *Session) auditLogRows() (arrow.RecordBatch, error) {
+	if !s.mayReadAuditLog() {
+		return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for view audit_log")
+	}
+	s.eng.flushAudit()
+	evs, err := s.eng.auditLog.log.Read()
+	if err != nil {
+		return nil, err
+	}
+	cols := make([][]any, len(auditLogColumns))
+	for i := range evs {
+		ev := &evs[i]
+		appendRow(cols, []any{int64(ev.Seq), ev.Time.UnixMicro(), ev.Kind, nullIfEmpty(ev.Role), nullIfEmpty(ev.SessionUser),
+			nullIfEmpty(ev.Client), nullIfEmpty(ev.Object), nullIfEmpty(ev.Statement), ev.Success, nullIfEmpty(ev.Detail)})
+	}
+	wc := make([]wire.Column, len(auditLogColumns))
+	for i, c := range auditLogColumns {
+		wc[i] = wire.Column{Name: c.Name, Type: c.T}
+	}
+	return anyBatch(wc, cols), nil
+}
