@@ -13,7 +13,9 @@ import (
 // weir_catalog.audit_log is the audit log, oldest event first. Who reads
 // it: superusers and the members of pg_read_all_stats (pg_monitor is
 // one), as PostgreSQL lets them read every session's pg_stat_activity;
-// anybody else gets PostgreSQL's 42501 for a relation they may not read.
+// anybody else gets PostgreSQL's 42501 for a relation they may not read,
+// when the statement is bound (naming it, as in a ::regclass cast, is
+// allowed).
 // A read first waits for the events recorded before it to be written
 // (audit_writer.go), so a session sees what it just did.
 
@@ -42,10 +44,24 @@ func (s *Session) mayReadAuditLog() bool {
 	return s.superuser || s.hasPrivsOfOID(catalog.ReadAllStatsRoleOID)
 }
 
+// checkMonitorRead is the 42501 of a weir_catalog relation s may not
+// read, checked when a statement is bound (catalog_view.go) as
+// PostgreSQL checks it before a query runs; nil for the others.
+func (s *Session) checkMonitorRead(oid uint32) error {
+	if oid == auditLogOID && !s.mayReadAuditLog() {
+		return errAuditLogDenied()
+	}
+	return nil
+}
+
+func errAuditLogDenied() error {
+	return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for view audit_log")
+}
+
 // auditLogRows builds weir_catalog.audit_log for s.
 func (s *Session) auditLogRows() (arrow.RecordBatch, error) {
-	if !s.mayReadAuditLog() {
-		return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for view audit_log")
+	if !s.mayReadAuditLog() { // a plan bound before a SET ROLE
+		return nil, errAuditLogDenied()
 	}
 	s.eng.flushAudit()
 	evs, err := s.eng.auditLog.log.Read()

@@ -20,7 +20,8 @@ import (
 //     first word so that new statement types are audited without a list
 //     to keep;
 //   - grant / revoke: GRANT and REVOKE, of privileges and of roles;
-//   - denied: any other statement that failed with 42501.
+//   - denied: any statement that failed with 42501, a DDL or GRANT one
+//     too (with its object): "what was refused" is one kind to search.
 //
 // Each with its success, the SQLSTATE and message of a failure, the
 // object's name when the statement names one, and the text redacted
@@ -76,7 +77,10 @@ func (s *Session) auditStatement(st *statement, p *auditPending, err *error) {
 	}
 	ev := AuditEvent{Kind: AuditDenied, Statement: st.parsed.Text, Success: *err == nil}
 	if p != nil {
-		ev.Kind, ev.Object = p.kind, p.object
+		ev.Object = p.object
+		if code != sqlerr.InsufficientPrivilege {
+			ev.Kind = p.kind
+		}
 		if p.rel != "" && *err == nil {
 			if q := s.qualifyRelation(p.rel); q != "" {
 				ev.Object = q

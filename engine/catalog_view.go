@@ -64,6 +64,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 		return expectationsRelation(), nil // expectations_view.go
 	}
 	if r := monitorRelation(schema, name); r != nil { // monitor_relations.go
+		if err := v.s.checkMonitorRead(r.OID); err != nil { // audit_log_relation.go
+			return nil, err
+		}
 		return r, nil
 	}
 	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
@@ -258,6 +261,9 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 
 func (v *catalogView) RelationOID(name string) (uint32, error) {
 	schema, rel := splitQualified(name)
+	if r := monitorRelation(schema, rel); r != nil {
+		return r.OID, nil // naming one needs no privilege to read it
+	}
 	r, err := v.LookupRelation(schema, rel)
 	if err != nil {
 		return 0, err
