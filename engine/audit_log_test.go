@@ -204,3 +204,81 @@ func TestAuditLogEvents(t *testing.T) {
 		})
 	}
 }
+
+func auditExec(t *testing.T, c *pgx.Conn, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if _, err := c.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestAuditLogBounds: past --audit-log-max-rows the oldest events go;
+// past --audit-log-retention every older one does, the younger stay.
+func TestAuditLogBounds(t *testing.T) {
+	t.Run("max_rows", func(t *testing.T) {
+		s := startServerWith(t, engine.Config{DataDir: t.TempDir(), AuditLogMaxRows: 5})
+		c := s.connect(t)
+		for i := 0; i < 6; i++ {
+			auditExec(t, c, "CREATE TABLE t (k bigint)", "DROP TABLE t")
+		}
+		if n := s.eng.TrimAuditLog(); n != 8 { // a connect and 12 DDL events
+			t.Errorf("the trim deleted %d events, want 8", n)
+		}
+		rows := readAudit(t, c)
+		if len(rows) != 5 || str(rows[4].statement) != "DROP TABLE t" || str(rows[3].statement) != "CREATE TABLE t (k bigint)" {
+			t.Fatalf("after the trim %d events remain, the last %q", len(rows), str(rows[len(rows)-1].statement))
+		}
+		if s.eng.TrimAuditLog() != 0 {
+			t.Error("a second trim deleted events")
+		}
+	})
+	t.Run("retention", func(t *testing.T) {
+		s := startServerWith(t, engine.Config{DataDir: t.TempDir(), AuditLogRetention: 2 * time.Second})
+		c := s.connect(t)
+		auditExec(t, c, "CREATE TABLE old (k bigint)")
+		deadline := time.Now().Add(20 * time.Second)
+		for len(readAudit(t, c)) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("events older than the retention are still there")
+			}
+			s.eng.TrimAuditLog()
+			time.Sleep(50 * time.Millisecond) // polling: the events must age
+		}
+		auditExec(t, c, "CREATE TABLE young (k bigint)")
+		s.eng.TrimAuditLog()
+		if rows := readAudit(t, c); len(rows) != 1 || str(rows[0].object) != "public.young" {
+			t.Fatalf("the young event went with the old: %d rows", len(rows))
+		}
+	})
+}
+
+// TestAuditLogRestart: the audit log is durable: a restart of the engine
+// on the same data directory reads every event, and numbers new ones
+// after them.
+func TestAuditLogRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	c := s.connect(t)
+	auditExec(t, c, "CREATE TABLE t (k bigint)", "CREATE ROLE r", "GRANT pg_monitor TO r")
+	before := readAudit(t, c)
+	c.Close(context.Background())
+	s.stop()
+
+	s = startServer(t, dir)
+	c = s.connect(t)
+	after := readAudit(t, c)
+	if len(after) != len(before)+1 {
+		t.Fatalf("%d events before the restart, %d after (want one more: the new connect)", len(before), len(after))
+	}
+	for i, r := range before {
+		a := after[i]
+		if a.seq != r.seq || a.kind != r.kind || str(a.statement) != str(r.statement) || !a.at.Equal(r.at) || a.success != r.success {
+			t.Errorf("event %d changed across the restart: %+v, was %+v", i, a, r)
+		}
+	}
+	if last := after[len(after)-1]; last.kind != "connect" || last.seq <= before[len(before)-1].seq {
+		t.Errorf("the new connect: %s seq %d", last.kind, last.seq)
+	}
+}
