@@ -128,6 +128,28 @@ func TestAuditLogEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := readAudit(t, wc)
+	// The queries of docs/security.md.
+	for _, q := range []string{
+		`SELECT time, role, client, detail FROM weir_catalog.audit_log WHERE kind = 'connect' AND time > now() - interval '1 hour' ORDER BY seq`,
+		`SELECT time, role, statement, detail FROM weir_catalog.audit_log WHERE kind = 'denied' AND time > current_date ORDER BY seq`,
+		`SELECT 'weir_catalog.audit_log'::regclass::oid::bigint`,
+	} {
+		var n int
+		rs, err := wc.Query(ctx, q)
+		if err == nil {
+			for rs.Next() {
+				n++
+			}
+			err = rs.Err()
+		}
+		if err != nil || n < 1 {
+			t.Errorf("%s: %d rows, %v", q, n, err)
+		}
+	}
+	var oid int64
+	if err := ac.QueryRow(ctx, `SELECT 'weir_catalog.audit_log'::regclass::oid::bigint`).Scan(&oid); err != nil || oid != 14030 {
+		t.Errorf("alice names audit_log: %d, %v (want 14030: naming needs no privilege)", oid, err)
+	}
 
 	conn := rows[0]
 	if conn.kind != "connect" || str(conn.role) != "weir" || str(conn.sessionUser) != "weir" || !strings.HasPrefix(str(conn.client), "127.0.0.1:") ||
