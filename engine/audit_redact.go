@@ -8,12 +8,14 @@ import (
 
 // What the audit log stores of a statement is its text with every secret
 // taken out: a role's password (CREATE/ALTER ROLE|USER|GROUP … [ENCRYPTED]
-// PASSWORD '…', also a SCRAM verifier psql's \password sends) and a
-// secret's value (CREATE SECRET … AS '…', redacted as pg_stat_activity
-// redacts it, redactSecrets). The password is found by the statement's
-// tokens, so every way of quoting it (E'…', $$…$$, U&'…') is covered, and
-// a text the scanner cannot read (an unterminated literal) loses
-// everything after the word PASSWORD.
+// PASSWORD '…', also a SCRAM verifier psql's \password sends), a secret's
+// value (CREATE SECRET … AS '…', redacted as pg_stat_activity redacts it,
+// redactSecrets) and a connector option's literal value whose name says it
+// is one (password = '…', sasl_password = '…', 'api.token' = '…'; a
+// secret('name') reference stays). They are found by the statement's
+// tokens, so every way of quoting (E'…', $$…$$, U&'…') is covered, and a
+// text the scanner cannot read (an unterminated literal) loses everything
+// after the first such word.
 
 // auditRedacted is what replaces a secret in an audited text.
 const auditRedacted = "'<redacted>'"
@@ -22,16 +24,19 @@ const auditRedacted = "'<redacted>'"
 // the values it took out (to scrub an error message that quotes one).
 func auditRedact(text string) (string, []string) {
 	upper := strings.ToUpper(text)
-	hasPassword, hasSecret := strings.Contains(upper, "PASSWORD"), strings.Contains(upper, "SECRET")
-	if !hasPassword && !hasSecret {
+	first := -1
+	for _, w := range sensitiveWords {
+		if i := strings.Index(upper, w); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	if first < 0 {
 		return text, nil
 	}
+	hasSecret := strings.Contains(upper, "SECRET")
 	res, err := pg_query.Scan(text)
 	if err != nil {
-		if i := strings.Index(upper, "PASSWORD"); i >= 0 {
-			return text[:i+len("PASSWORD")] + " " + auditRedacted, nil
-		}
-		return redactSecrets(text), nil
+		return text[:first] + auditRedacted, nil
 	}
 	toks := res.Tokens
 	var removed []string
@@ -53,9 +58,13 @@ func auditRedact(text string) (string, []string) {
 	afterAS := false
 	for i, t := range toks {
 		switch {
-		case t.Token == pg_query.Token_PASSWORD && i+1 < len(toks) && toks[i+1].Token != pg_query.Token_NULL_P:
-			// PASSWORD NULL removes one: nothing to hide.
+		case t.Token == pg_query.Token_PASSWORD && i+1 < len(toks) && toks[i+1].Token != pg_query.Token_NULL_P &&
+			toks[i+1].Token != pg_query.Token_ASCII_61:
+			// A role's: PASSWORD NULL removes one, nothing to hide; an
+			// unquoted word is a syntax error that would echo it.
 			cut(toks[i+1])
+		case isSensitiveName(text, t) && i+2 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_61 && isLiteral(toks[i+2]):
+			cut(toks[i+2]) // an option: name = 'value'
 		case secretStmt && t.Token == pg_query.Token_AS:
 			afterAS = true
 		case secretStmt && afterAS && (t.Token == pg_query.Token_SCONST || t.Token == pg_query.Token_USCONST):
@@ -67,6 +76,32 @@ func auditRedact(text string) (string, []string) {
 	}
 	b.WriteString(text[last:])
 	return redactSecrets(b.String()), removed
+}
+
+// sensitiveWords are the words whose value a text hides.
+var sensitiveWords = []string{"PASSWORD", "SECRET", "TOKEN", "CREDENTIAL"}
+
+// isSensitiveName reports whether token t names a value to hide: a word
+// or a quoted option name holding one of sensitiveWords.
+func isSensitiveName(text string, t *pg_query.ScanToken) bool {
+	switch t.Token {
+	case pg_query.Token_SCONST, pg_query.Token_IDENT, pg_query.Token_PASSWORD:
+	default:
+		if t.KeywordKind == pg_query.KeywordKind_NO_KEYWORD {
+			return false
+		}
+	}
+	w := strings.ToUpper(tokenText(text, t))
+	for _, s := range sensitiveWords {
+		if strings.Contains(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLiteral(t *pg_query.ScanToken) bool {
+	return t.Token == pg_query.Token_SCONST || t.Token == pg_query.Token_USCONST
 }
 
 // auditScrub takes the values auditRedact removed out of msg (an error

@@ -16,6 +16,9 @@ func TestAuditRedact(t *testing.T) {
 		{"CREATE ROLE x PASSWORD hunter2ident", "hunter2ident"},
 		{"CREATE SECRET shop_pw AS 's3cr3t-value'", "s3cr3t-value"},
 		{"CREATE SECRET shop_pw AS $$s3cr3t-dollar$$", "s3cr3t-dollar"},
+		{"CREATE SOURCE cdc FROM POSTGRES WITH (host = 'db', user = 'u', password = 'opt-hunter2', database = 'shop')", "opt-hunter2"},
+		{"CREATE SINK k INTO KAFKA WITH (sasl_password = 'sasl-hunter2')", "sasl-hunter2"},
+		{"CREATE SINK k INTO KAFKA WITH ('api.token' = 'tok-hunter2')", "tok-hunter2"},
 	} {
 		out, removed := auditRedact(c.in)
 		// An error quoting the whole value loses it too.
@@ -29,7 +32,8 @@ func TestAuditRedact(t *testing.T) {
 			t.Errorf("auditScrub left %q in %q", c.secret, msg)
 		}
 	}
-	for _, keep := range []string{"CREATE TABLE t (k bigint)", "ALTER ROLE alice PASSWORD NULL", "GRANT SELECT ON t TO alice"} {
+	for _, keep := range []string{"CREATE TABLE t (k bigint)", "ALTER ROLE alice PASSWORD NULL", "GRANT SELECT ON t TO alice",
+		"CREATE SOURCE cdc FROM POSTGRES WITH (host = 'db', password = secret('shop_pw'))", "CREATE TABLE tokens (token text)"} {
 		if out, _ := auditRedact(keep); out != keep {
 			t.Errorf("auditRedact(%q) = %q, want it unchanged", keep, out)
 		}

@@ -37,16 +37,20 @@ type auditPending struct {
 	rel string
 }
 
+// auditKinds are the audit kinds of statements by their first word.
+var auditKinds = []struct{ word, kind string }{
+	{"CREATE", AuditDDL}, {"ALTER", AuditDDL}, {"DROP", AuditDDL}, {"COMMENT", AuditDDL}, {"REFRESH", AuditDDL},
+	{"SECURITY", AuditDDL}, {"REASSIGN", AuditDDL}, {"IMPORT", AuditDDL},
+	{"GRANT", AuditGrant}, {"REVOKE", AuditRevoke},
+}
+
 // auditKindOf is the audit kind of a statement starting with word ("":
-// none).
+// none). It allocates nothing: every statement asks.
 func auditKindOf(word string) string {
-	switch word {
-	case "CREATE", "ALTER", "DROP", "COMMENT", "REFRESH", "SECURITY", "REASSIGN", "IMPORT":
-		return AuditDDL
-	case "GRANT":
-		return AuditGrant
-	case "REVOKE":
-		return AuditRevoke
+	for _, k := range auditKinds {
+		if strings.EqualFold(word, k.word) {
+			return k.kind
+		}
 	}
 	return ""
 }
@@ -110,8 +114,8 @@ func (s *Session) qualifyRelation(name string) string {
 	return ""
 }
 
-// firstWord is the first keyword of a statement text, upper-cased, past
-// blanks and comments.
+// firstWord is the first keyword of a statement text, past blanks and
+// comments.
 func firstWord(text string) string {
 	i := 0
 	for i < len(text) {
@@ -135,7 +139,7 @@ func firstWord(text string) string {
 			for j < len(text) && (text[j]|0x20 >= 'a' && text[j]|0x20 <= 'z') {
 				j++
 			}
-			return strings.ToUpper(text[i:j])
+			return text[i:j]
 		}
 	}
 	return ""

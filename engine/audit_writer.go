@@ -26,7 +26,9 @@ import (
 // than a login that waits for a commit. An event the store refuses (the
 // disk is full) is written to the server's log instead.
 //
-// The writer also applies the log's bounds, every auditTrimEvery.
+// A goroutine of its own applies the log's bounds, every auditTrimEvery:
+// a long first trim (after the bounds were lowered) must not hold up the
+// writer and, through its queue, the logins.
 
 const (
 	auditQueueSize = 4096
@@ -53,6 +55,8 @@ type auditWriter struct {
 	closed bool
 	queue  chan auditItem
 	done   chan struct{} // closed when the writer has written its last batch
+	// trimmed is closed when the trim loop has stopped (on e.closing).
+	trimmed chan struct{}
 }
 
 // auditItem is one queued event, or (flushed set) a marker whose channel
@@ -71,13 +75,32 @@ func (e *Engine) startAuditWriter(age time.Duration, rows int) {
 		rows = DefaultAuditLogMaxRows
 	}
 	e.auditLog = &auditWriter{log: auditlog.Open(e.store), age: age, rows: rows,
-		queue: make(chan auditItem, auditQueueSize), done: make(chan struct{})}
+		queue: make(chan auditItem, auditQueueSize), done: make(chan struct{}), trimmed: make(chan struct{})}
 	go e.auditLog.run(e)
+	go e.auditTrimLoop()
 }
 
-// stopAuditWriter writes what is queued and stops the writer (Close).
+// auditTrimLoop trims the audit log every auditTrimEvery until the engine
+// closes.
+func (e *Engine) auditTrimLoop() {
+	defer close(e.auditLog.trimmed)
+	tick := time.NewTicker(auditTrimEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.closing:
+			return
+		case now := <-tick.C:
+			e.trimAuditLog(now)
+		}
+	}
+}
+
+// stopAuditWriter writes what is queued and stops the writer (Close,
+// after e.closing is closed: the trim loop stops too).
 func (e *Engine) stopAuditWriter() {
 	w := e.auditLog
+	<-w.trimmed
 	w.mu.Lock()
 	if !w.closed {
 		w.closed = true
@@ -109,35 +132,25 @@ func (e *Engine) flushAudit() {
 
 func (w *auditWriter) run(e *Engine) {
 	defer close(w.done)
-	tick := time.NewTicker(auditTrimEvery)
-	defer tick.Stop()
 	batch := make([]auditItem, 0, auditBatchMax)
-	for {
-		select {
-		case it, ok := <-w.queue:
-			if !ok {
-				return
-			}
-			batch = append(batch[:0], it)
-			linger := time.NewTimer(auditLinger)
-		gather:
-			for it.flushed == nil && len(batch) < auditBatchMax {
-				select {
-				case next, ok := <-w.queue:
-					if !ok {
-						break gather // written now; the loop then sees the close
-					}
-					it = next
-					batch = append(batch, it)
-				case <-linger.C:
-					break gather
+	for it := range w.queue {
+		batch = append(batch[:0], it)
+		linger := time.NewTimer(auditLinger)
+	gather:
+		for it.flushed == nil && len(batch) < auditBatchMax {
+			select {
+			case next, ok := <-w.queue:
+				if !ok {
+					break gather // written now; the range then ends
 				}
+				it = next
+				batch = append(batch, it)
+			case <-linger.C:
+				break gather
 			}
-			linger.Stop()
-			w.write(e, batch)
-		case now := <-tick.C:
-			e.trimAuditLog(now)
 		}
+		linger.Stop()
+		w.write(e, batch)
 	}
 }
 
