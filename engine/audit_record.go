@@ -3,6 +3,7 @@ package engine
 import (
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/weir-sql/weir/catalog/auditlog"
 )
@@ -14,6 +15,7 @@ import (
 // closing) is only logged.
 func (e *Engine) auditRecord(ev AuditEvent) {
 	stmt, removed := auditRedact(ev.Statement)
+	stmt = truncateUTF8(stmt, auditStatementMax)
 	rec := auditlog.Event{Time: time.Now(), Kind: ev.Kind, Role: ev.Role, SessionUser: ev.SessionUser, Client: ev.Client,
 		Object: ev.Object, Statement: stmt, Success: ev.Success, Detail: auditScrub(ev.Detail, removed)}
 	attrs := auditAttrs(rec)
@@ -22,6 +24,22 @@ func (e *Engine) auditRecord(ev AuditEvent) {
 		return
 	}
 	e.logger().Info("audit: "+ev.Kind, attrs...)
+}
+
+// auditStatementMax is the most of a statement's text an event keeps
+// (bytes): what the row cap bounds is then the log's size too.
+const auditStatementMax = 16 << 10
+
+// truncateUTF8 is s cut to at most n bytes on a character boundary, with
+// "…" when it was cut.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // auditAttrs are ev's fields as log attributes.
