@@ -5,6 +5,7 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,6 +234,25 @@ func auditExec(t *testing.T, c *pgx.Conn, qs ...string) {
 		if _, err := c.Exec(context.Background(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+}
+
+// TestAuditLogLocalClient: a client over a Unix socket is "local".
+func TestAuditLogLocalClient(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	sock := t.TempDir()
+	l, err := net.Listen("unix", filepath.Join(sock, ".s.PGSQL.5432"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.srv.Serve(l)
+	uc, err := connectAs(t, "host="+sock+" port=5432 dbname=weir sslmode=disable", "weir", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readAudit(t, uc)
+	if last := rows[len(rows)-1]; last.kind != "connect" || str(last.client) != "local" || str(last.detail) != "database=weir tls=off" {
+		t.Errorf("a Unix socket's connect: %s client %s detail %s", last.kind, str(last.client), str(last.detail))
 	}
 }
 
