@@ -13,10 +13,10 @@ import (
 // records them: a login or a DDL statement only puts its event on a
 // bounded queue. The writer waits up to auditLinger after the first event
 // of a batch for more (up to auditBatchMax), then appends them in one
-// transaction. Without the wait every DDL statement cost two commits and
-// two fsyncs (the catalog's, then its event's), and a single client's
-// CREATE TABLE rate halved; with it, the events of ten milliseconds share
-// one. So an event is committed at most auditLinger plus one commit after
+// transaction. Without the wait every DDL statement would cost two
+// commits and two fsyncs (the catalog's, then its event's), the second
+// delaying the next statement's; with it, the events of ten milliseconds
+// share one. So an event is committed at most auditLinger plus one commit after
 // it is recorded: that is all a kill -9 can lose. A read of audit_log
 // does not wait (its flush marker ends the batch), and Close drains the
 // queue before the store closes.

@@ -12,9 +12,11 @@
 //     it may skip after a restart, never go back).
 //   - An Event holds no secret: Statement is redacted by its writer
 //     before it reaches Append. The package stores what it is given.
-//   - A Log is used by one engine; Append and Trim may run concurrently
-//     with Read (each is one Badger transaction), Append and Trim are
-//     called from one goroutine (the engine's audit writer).
+//   - A Log is used by one engine. Append, Read and Trim may run at the
+//     same time: Trim deletes only events older than the newest it knows
+//     of, and Append only adds newer ones. Appends come from one
+//     goroutine (the engine's audit writer), so sequence numbers and
+//     commit order agree.
 package auditlog
 
 import (
