@@ -108,6 +108,11 @@ func TestAuditLogEvents(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// Privilege GRANT and REVOKE are audited whether this build runs them
+	// or refuses them (0A000 before the privilege work lands).
+	c.Exec(ctx, "CREATE TABLE g (k bigint)")
+	c.Exec(ctx, "GRANT SELECT ON g TO alice")
+	c.Exec(ctx, "REVOKE SELECT ON TABLE public.g FROM alice")
 	if _, err := c.Exec(ctx, "CREATE TABLE public.u (k bigint); CREATE TABLE u (k bigint)"); err == nil {
 		t.Fatal("a second CREATE TABLE u succeeded")
 	}
@@ -177,6 +182,11 @@ func TestAuditLogEvents(t *testing.T) {
 		r := findAudit(t, rows, w.kind, w.text)
 		if !r.success || str(r.object) != w.object || str(r.role) != "weir" || r.detail != nil || !strings.HasPrefix(str(r.client), "127.0.0.1:") {
 			t.Errorf("%s %q: success %v object %s role %s detail %s client %s", w.kind, w.text, r.success, str(r.object), str(r.role), str(r.detail), str(r.client))
+		}
+	}
+	for _, w := range []struct{ kind, text string }{{"grant", "GRANT SELECT ON g"}, {"revoke", "REVOKE SELECT ON TABLE public.g"}} {
+		if r := findAudit(t, rows, w.kind, w.text); str(r.object) != "public.g" || r.success != (r.detail == nil) {
+			t.Errorf("%s: object %s success %v detail %s", w.text, str(r.object), r.success, str(r.detail))
 		}
 	}
 	if r := findAudit(t, rows, "ddl", "CREATE TABLE u"); r.success || str(r.detail) != `42P07: relation "u" already exists` || str(r.object) != "public.u" {
