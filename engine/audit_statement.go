@@ -33,7 +33,9 @@ type auditPending struct {
 	kind   string
 	object string
 	// rel is the object when it is a relation named without its schema,
-	// resolved after the statement ran when it was not before (CREATE).
+	// to be resolved on the search path: before the statement runs (DROP
+	// and ALTER act on the relation that is there), or after it for
+	// CREATE (the one it made, or the one whose name it could not take).
 	rel string
 }
 
@@ -58,13 +60,14 @@ func auditKindOf(word string) string {
 // auditBefore is what the audit log will record of st whatever its
 // outcome (nil: only a 42501).
 func (s *Session) auditBefore(st *statement) *auditPending {
-	kind := auditKindOf(firstWord(st.parsed.Text))
+	word := firstWord(st.parsed.Text)
+	kind := auditKindOf(word)
 	if kind == "" {
 		return nil
 	}
 	p := &auditPending{kind: kind}
 	p.object, p.rel = s.auditObject(st)
-	if p.rel != "" {
+	if p.rel != "" && !strings.EqualFold(word, "CREATE") {
 		if q := s.qualifyRelation(p.rel); q != "" {
 			p.object, p.rel = q, ""
 		}
@@ -85,7 +88,7 @@ func (s *Session) auditStatement(st *statement, p *auditPending, err *error) {
 		if code != sqlerr.InsufficientPrivilege {
 			ev.Kind = p.kind
 		}
-		if p.rel != "" && *err == nil {
+		if p.rel != "" {
 			if q := s.qualifyRelation(p.rel); q != "" {
 				ev.Object = q
 			}
