@@ -17,16 +17,16 @@ import (
 // auditConnect records that s started over backend b.
 func (s *Session) auditConnect(b wire.Backend) {
 	a := b.Activity()
-	s.client = auditClient(a.ClientAddr)
-	detail := "database=" + s.db + " tls=" + tlsVersion(a.TLS)
+	s.client = auditClientName(a.ClientAddr)
+	detail := "database=" + s.db + " tls=" + auditTLSVersion(a.TLS)
 	if app := *s.appName.Load(); app != "" {
 		detail += " application_name=" + app
 	}
 	s.audit(AuditEvent{Kind: AuditConnect, Success: true, Detail: detail})
 }
 
-// auditClient is how the audit log names a client address.
-func auditClient(addr net.Addr) string {
+// auditClientName is how the audit log names a client address.
+func auditClientName(addr net.Addr) string {
 	switch a := addr.(type) {
 	case *net.TCPAddr:
 		return a.String()
@@ -36,9 +36,9 @@ func auditClient(addr net.Addr) string {
 	return addr.String()
 }
 
-// tlsVersion is a connection's TLS version as pg_stat_ssl names it ("off":
+// auditTLSVersion is a connection's TLS version as pg_stat_ssl names it ("off":
 // in the clear).
-func tlsVersion(cs *tls.ConnectionState) string {
+func auditTLSVersion(cs *tls.ConnectionState) string {
 	if ssl := backendSSL(cs); ssl.SSL { // ssl.go
 		return ssl.Version
 	}

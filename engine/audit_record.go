@@ -15,7 +15,7 @@ import (
 // closing) is only logged.
 func (e *Engine) auditRecord(ev AuditEvent) {
 	stmt, removed := auditRedact(ev.Statement)
-	stmt = truncateUTF8(stmt, auditStatementMax)
+	stmt = auditTruncate(stmt, auditStatementMax)
 	rec := auditlog.Event{Time: time.Now(), Kind: ev.Kind, Role: ev.Role, SessionUser: ev.SessionUser, Client: ev.Client,
 		Object: ev.Object, Statement: stmt, Success: ev.Success, Detail: auditScrub(ev.Detail, removed)}
 	attrs := auditAttrs(rec)
@@ -30,9 +30,9 @@ func (e *Engine) auditRecord(ev AuditEvent) {
 // (bytes): what the row cap bounds is then the log's size too.
 const auditStatementMax = 16 << 10
 
-// truncateUTF8 is s cut to at most n bytes on a character boundary, with
+// auditTruncate is s cut to at most n bytes on a character boundary, with
 // "…" when it was cut.
-func truncateUTF8(s string, n int) string {
+func auditTruncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -25,7 +25,7 @@ const auditRedacted = "'<redacted>'"
 func auditRedact(text string) (string, []string) {
 	upper := strings.ToUpper(text)
 	first := -1
-	for _, w := range sensitiveWords {
+	for _, w := range auditSensitiveWords {
 		if i := strings.Index(upper, w); i >= 0 && (first < 0 || i < first) {
 			first = i
 		}
@@ -49,12 +49,12 @@ func auditRedact(text string) (string, []string) {
 		}
 		b.WriteString(text[last:start])
 		b.WriteString(auditRedacted)
-		removed = append(removed, unquoteLiteral(text[start:end]))
+		removed = append(removed, auditUnquote(text[start:end]))
 		last = end
 	}
 	// A secret's value is a literal after AS in CREATE or ALTER SECRET.
 	secretStmt := hasSecret && len(toks) > 2 && (toks[0].Token == pg_query.Token_CREATE || toks[0].Token == pg_query.Token_ALTER) &&
-		strings.EqualFold(tokenText(text, toks[1]), "secret")
+		strings.EqualFold(auditTokenText(text, toks[1]), "secret")
 	afterAS := false
 	for i, t := range toks {
 		switch {
@@ -63,7 +63,7 @@ func auditRedact(text string) (string, []string) {
 			// A role's: PASSWORD NULL removes one, nothing to hide; an
 			// unquoted word is a syntax error that would echo it.
 			cut(toks[i+1])
-		case isSensitiveName(text, t) && i+2 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_61 && isLiteral(toks[i+2]):
+		case auditSensitiveName(text, t) && i+2 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_61 && auditIsLiteral(toks[i+2]):
 			cut(toks[i+2]) // an option: name = 'value'
 		case secretStmt && t.Token == pg_query.Token_AS:
 			afterAS = true
@@ -78,12 +78,12 @@ func auditRedact(text string) (string, []string) {
 	return redactSecrets(b.String()), removed
 }
 
-// sensitiveWords are the words whose value a text hides.
-var sensitiveWords = []string{"PASSWORD", "SECRET", "TOKEN", "CREDENTIAL"}
+// auditSensitiveWords are the words whose value a text hides.
+var auditSensitiveWords = []string{"PASSWORD", "SECRET", "TOKEN", "CREDENTIAL"}
 
-// isSensitiveName reports whether token t names a value to hide: a word
-// or a quoted option name holding one of sensitiveWords.
-func isSensitiveName(text string, t *pg_query.ScanToken) bool {
+// auditSensitiveName reports whether token t names a value to hide: a word
+// or a quoted option name holding one of auditSensitiveWords.
+func auditSensitiveName(text string, t *pg_query.ScanToken) bool {
 	switch t.Token {
 	case pg_query.Token_SCONST, pg_query.Token_IDENT, pg_query.Token_PASSWORD:
 	default:
@@ -91,8 +91,8 @@ func isSensitiveName(text string, t *pg_query.ScanToken) bool {
 			return false
 		}
 	}
-	w := strings.ToUpper(tokenText(text, t))
-	for _, s := range sensitiveWords {
+	w := strings.ToUpper(auditTokenText(text, t))
+	for _, s := range auditSensitiveWords {
 		if strings.Contains(w, s) {
 			return true
 		}
@@ -100,7 +100,7 @@ func isSensitiveName(text string, t *pg_query.ScanToken) bool {
 	return false
 }
 
-func isLiteral(t *pg_query.ScanToken) bool {
+func auditIsLiteral(t *pg_query.ScanToken) bool {
 	return t.Token == pg_query.Token_SCONST || t.Token == pg_query.Token_USCONST
 }
 
@@ -115,16 +115,16 @@ func auditScrub(msg string, removed []string) string {
 	return msg
 }
 
-func tokenText(text string, t *pg_query.ScanToken) string {
+func auditTokenText(text string, t *pg_query.ScanToken) string {
 	if int(t.End) > len(text) || t.Start < 0 || t.Start > t.End {
 		return ""
 	}
 	return text[t.Start:t.End]
 }
 
-// unquoteLiteral is the value of a literal's text, near enough to find it
+// auditUnquote is the value of a literal's text, near enough to find it
 // quoted in a message (a doubled quote is one; $$x$$ and E'x' are x).
-func unquoteLiteral(lit string) string {
+func auditUnquote(lit string) string {
 	s := lit
 	if len(s) > 0 && (s[0] == 'E' || s[0] == 'e') && len(s) > 1 && s[1] == '\'' {
 		s = s[1:]

@@ -60,7 +60,7 @@ func auditKindOf(word string) string {
 // auditBefore is what the audit log will record of st whatever its
 // outcome (nil: only a 42501).
 func (s *Session) auditBefore(st *statement) *auditPending {
-	word := firstWord(st.parsed.Text)
+	word := auditFirstWord(st.parsed.Text)
 	kind := auditKindOf(word)
 	if kind == "" {
 		return nil
@@ -68,7 +68,7 @@ func (s *Session) auditBefore(st *statement) *auditPending {
 	p := &auditPending{kind: kind}
 	p.object, p.rel = s.auditObject(st)
 	if p.rel != "" && !strings.EqualFold(word, "CREATE") {
-		if q := s.qualifyRelation(p.rel); q != "" {
+		if q := s.auditQualify(p.rel); q != "" {
 			p.object, p.rel = q, ""
 		}
 	}
@@ -89,7 +89,7 @@ func (s *Session) auditStatement(st *statement, p *auditPending, err *error) {
 			ev.Kind = p.kind
 		}
 		if p.rel != "" {
-			if q := s.qualifyRelation(p.rel); q != "" {
+			if q := s.auditQualify(p.rel); q != "" {
 				ev.Object = q
 			}
 		}
@@ -108,18 +108,18 @@ func (s *Session) auditRefused(text string, err error) {
 	s.audit(AuditEvent{Kind: AuditDenied, Statement: text, Detail: sqlerr.InsufficientPrivilege + ": " + sqlerr.From(err).Message})
 }
 
-// qualifyRelation is schema.name of the relation name resolves to on the
+// auditQualify is schema.name of the relation name resolves to on the
 // search path ("" if none).
-func (s *Session) qualifyRelation(name string) string {
+func (s *Session) auditQualify(name string) string {
 	if r, err := s.eng.cat.LookupRelation(s.searchPath(), "", name); err == nil {
 		return qualifiedName(r.Schema, r.Name)
 	}
 	return ""
 }
 
-// firstWord is the first keyword of a statement text, past blanks and
+// auditFirstWord is the first keyword of a statement text, past blanks and
 // comments.
-func firstWord(text string) string {
+func auditFirstWord(text string) string {
 	i := 0
 	for i < len(text) {
 		switch {
@@ -168,14 +168,14 @@ func (s *Session) auditObject(st *statement) (object, rel string) {
 	n := st.parsed.Node
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_CreateStmt:
-		return rangeVarName(x.CreateStmt.Relation)
+		return auditRangeVarName(x.CreateStmt.Relation)
 	case *pg_query.Node_ViewStmt:
-		return rangeVarName(x.ViewStmt.View)
+		return auditRangeVarName(x.ViewStmt.View)
 	case *pg_query.Node_AlterTableStmt:
-		return rangeVarName(x.AlterTableStmt.Relation)
+		return auditRangeVarName(x.AlterTableStmt.Relation)
 	case *pg_query.Node_RenameStmt:
 		if x.RenameStmt.Relation != nil {
-			return rangeVarName(x.RenameStmt.Relation)
+			return auditRangeVarName(x.RenameStmt.Relation)
 		}
 		return x.RenameStmt.Subname, ""
 	case *pg_query.Node_CreateSchemaStmt:
@@ -187,26 +187,26 @@ func (s *Session) auditObject(st *statement) (object, rel string) {
 			return r.Rolename, ""
 		}
 	case *pg_query.Node_DropRoleStmt:
-		return roleSpecNames(x.DropRoleStmt.Roles), ""
+		return auditRoleNames(x.DropRoleStmt.Roles), ""
 	case *pg_query.Node_GrantRoleStmt:
-		return accessPrivNames(x.GrantRoleStmt.GrantedRoles), ""
+		return auditGrantedRoleNames(x.GrantRoleStmt.GrantedRoles), ""
 	case *pg_query.Node_DropStmt:
-		names := objectNames(x.DropStmt.Objects)
-		if len(names) == 1 && !strings.Contains(names[0], ".") && isRelationObject(x.DropStmt.RemoveType) {
+		names := auditObjectNames(x.DropStmt.Objects)
+		if len(names) == 1 && !strings.Contains(names[0], ".") && auditIsRelation(x.DropStmt.RemoveType) {
 			return names[0], names[0]
 		}
 		return strings.Join(names, ", "), ""
 	case *pg_query.Node_GrantStmt:
 		g := x.GrantStmt
-		names := objectNames(g.Objects)
+		names := auditObjectNames(g.Objects)
 		if g.Targtype == pg_query.GrantTargetType_ACL_TARGET_OBJECT && len(names) == 1 && !strings.Contains(names[0], ".") &&
-			isRelationObject(g.Objtype) {
+			auditIsRelation(g.Objtype) {
 			return names[0], names[0]
 		}
 		return strings.Join(names, ", "), ""
 	case *pg_query.Node_CommentStmt:
-		if o := objectNames([]*pg_query.Node{x.CommentStmt.Object}); len(o) == 1 {
-			if !strings.Contains(o[0], ".") && isRelationObject(x.CommentStmt.Objtype) {
+		if o := auditObjectNames([]*pg_query.Node{x.CommentStmt.Object}); len(o) == 1 {
+			if !strings.Contains(o[0], ".") && auditIsRelation(x.CommentStmt.Objtype) {
 				return o[0], o[0]
 			}
 			return o[0], ""
@@ -215,7 +215,7 @@ func (s *Session) auditObject(st *statement) (object, rel string) {
 	return "", ""
 }
 
-func rangeVarName(rv *pg_query.RangeVar) (object, rel string) {
+func auditRangeVarName(rv *pg_query.RangeVar) (object, rel string) {
 	if rv == nil {
 		return "", ""
 	}
@@ -225,7 +225,7 @@ func rangeVarName(rv *pg_query.RangeVar) (object, rel string) {
 	return rv.Relname, rv.Relname
 }
 
-func isRelationObject(t pg_query.ObjectType) bool {
+func auditIsRelation(t pg_query.ObjectType) bool {
 	switch t {
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW, pg_query.ObjectType_OBJECT_MATVIEW,
 		pg_query.ObjectType_OBJECT_FOREIGN_TABLE, pg_query.ObjectType_OBJECT_SEQUENCE, pg_query.ObjectType_OBJECT_COLUMN:
@@ -234,9 +234,9 @@ func isRelationObject(t pg_query.ObjectType) bool {
 	return false
 }
 
-// objectNames are the names of a statement's objects: a.b for a qualified
+// auditObjectNames are the names of a statement's objects: a.b for a qualified
 // name, the word itself for a schema, role or database.
-func objectNames(objs []*pg_query.Node) []string {
+func auditObjectNames(objs []*pg_query.Node) []string {
 	var out []string
 	for _, o := range objs {
 		switch {
@@ -251,7 +251,7 @@ func objectNames(objs []*pg_query.Node) []string {
 		case o.GetString_() != nil:
 			out = append(out, o.GetString_().Sval)
 		case o.GetRangeVar() != nil:
-			name, _ := rangeVarName(o.GetRangeVar())
+			name, _ := auditRangeVarName(o.GetRangeVar())
 			out = append(out, name)
 		case o.GetRoleSpec() != nil:
 			out = append(out, o.GetRoleSpec().Rolename)
@@ -260,7 +260,7 @@ func objectNames(objs []*pg_query.Node) []string {
 	return out
 }
 
-func roleSpecNames(roles []*pg_query.Node) string {
+func auditRoleNames(roles []*pg_query.Node) string {
 	var out []string
 	for _, r := range roles {
 		if rs := r.GetRoleSpec(); rs != nil {
@@ -270,7 +270,7 @@ func roleSpecNames(roles []*pg_query.Node) string {
 	return strings.Join(out, ", ")
 }
 
-func accessPrivNames(privs []*pg_query.Node) string {
+func auditGrantedRoleNames(privs []*pg_query.Node) string {
 	var out []string
 	for _, p := range privs {
 		if ap := p.GetAccessPriv(); ap != nil {
