@@ -128,6 +128,11 @@ func TestAuditLogEvents(t *testing.T) {
 	if _, err := ac.Exec(ctx, "CREATE ROLE mallory"); err == nil {
 		t.Fatal("alice created a role")
 	}
+	// A failed login (the wire layer reports it, audit_auth.go).
+	const wrongPassword = "pw-Hunter2-wrong"
+	if _, err := connectAs(t, s.url(), "alice", wrongPassword); err == nil {
+		t.Fatal("alice logged in with a wrong password")
+	}
 	// A pg_monitor member may read it.
 	wc, err := connectAs(t, s.url(), "watcher", "")
 	if err != nil {
@@ -189,7 +194,7 @@ func TestAuditLogEvents(t *testing.T) {
 			t.Errorf("%s: object %s success %v detail %s", w.text, str(r.object), r.success, str(r.detail))
 		}
 	}
-	if r := findAudit(t, rows, "ddl", "CREATE TABLE u"); r.success || str(r.detail) != `42P07: relation "u" already exists` || str(r.object) != "public.u" {
+	if r := findAudit(t, rows, "ddl", "CREATE TABLE u"); r.success || str(r.detail) != `42P07 relation "u" already exists` || str(r.object) != "public.u" {
 		t.Errorf("failed CREATE TABLE: success %v detail %s object %s", r.success, str(r.detail), str(r.object))
 	}
 	if r := findAudit(t, rows, "ddl", "CREATE ROLE alice"); str(r.statement) != "CREATE ROLE alice LOGIN PASSWORD '<redacted>'" {
@@ -199,10 +204,14 @@ func TestAuditLogEvents(t *testing.T) {
 		t.Errorf("CREATE SECRET reads %q", str(r.statement))
 	}
 	d := findAudit(t, rows, "denied", "audit_log")
-	if d.success || str(d.role) != "alice" || str(d.detail) != "42501: permission denied for view audit_log" {
+	if d.success || str(d.role) != "alice" || str(d.detail) != "42501 permission denied for view audit_log" {
 		t.Errorf("denied read: success %v role %s detail %s", d.success, str(d.role), str(d.detail))
 	}
-	if r := findAudit(t, rows, "denied", "CREATE ROLE mallory"); r.success || str(r.object) != "mallory" || !strings.HasPrefix(str(r.detail), "42501: ") {
+	if r := findAudit(t, rows, "login_failed", ""); str(r.role) != "alice" || r.success || !strings.HasPrefix(str(r.client), "127.0.0.1:") ||
+		!strings.HasPrefix(str(r.detail), "28P01 ") {
+		t.Errorf("failed login: role %s success %v client %s detail %s", str(r.role), r.success, str(r.client), str(r.detail))
+	}
+	if r := findAudit(t, rows, "denied", "CREATE ROLE mallory"); r.success || str(r.object) != "mallory" || !strings.HasPrefix(str(r.detail), "42501 ") {
 		t.Errorf("denied CREATE ROLE: success %v object %s detail %s", r.success, str(r.object), str(r.detail))
 	}
 	for i := 1; i < len(rows); i++ {
@@ -221,7 +230,7 @@ func TestAuditLogEvents(t *testing.T) {
 	if !strings.Contains(logText, "audit=ddl") {
 		t.Errorf("the server's log has no audit lines:\n%s", logText)
 	}
-	for _, secret := range []string{pw1, pw2, secretValue} {
+	for _, secret := range []string{pw1, pw2, secretValue, wrongPassword} {
 		if strings.Contains(logText, secret) {
 			t.Errorf("the server's log holds %q", secret)
 		}

@@ -95,7 +95,7 @@ func (s *Session) auditStatement(st *statement, p *auditPending, err *error) {
 		}
 	}
 	if *err != nil {
-		ev.Detail = code + ": " + sqlerr.From(*err).Message
+		ev.Detail = code + " " + sqlerr.From(*err).Message
 	}
 	s.audit(ev)
 }
@@ -105,7 +105,7 @@ func (s *Session) auditRefused(text string, err error) {
 	if sqlerr.Code(err) != sqlerr.InsufficientPrivilege {
 		return
 	}
-	s.audit(AuditEvent{Kind: AuditDenied, Statement: text, Detail: sqlerr.InsufficientPrivilege + ": " + sqlerr.From(err).Message})
+	s.audit(AuditEvent{Kind: AuditDenied, Statement: text, Detail: sqlerr.InsufficientPrivilege + " " + sqlerr.From(err).Message})
 }
 
 // auditQualify is schema.name of the relation name resolves to on the
