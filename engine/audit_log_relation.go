@@ -2,12 +2,14 @@ package engine
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/catalog/auditlog"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/sql/types"
-	"github.com/weir-sql/weir/wire"
 )
 
 // weir_catalog.audit_log is the audit log, oldest event first. Who reads
@@ -68,15 +70,51 @@ func (s *Session) auditLogRows() (arrow.RecordBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := make([][]any, len(auditLogColumns))
+	return auditLogBatch(evs)
+}
+
+// auditLogBatch is evs as audit_log's columns, built straight into Arrow
+// arrays: the log holds up to --audit-log-max-rows events, read whole by
+// every query of it.
+func auditLogBatch(evs []auditlog.Event) (arrow.RecordBatch, error) {
+	mem := memory.DefaultAllocator
+	fields := make([]arrow.Field, len(auditLogColumns))
+	builders := make([]array.Builder, len(auditLogColumns))
+	for i, c := range auditLogColumns {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.T.Arrow(), Nullable: true}
+		builders[i] = array.NewBuilder(mem, c.T.Arrow())
+		defer builders[i].Release()
+		builders[i].Reserve(len(evs))
+	}
+	seq, okSeq := builders[0].(*array.Int64Builder)
+	at, okTime := builders[1].(*array.TimestampBuilder)
+	success, okBool := builders[8].(*array.BooleanBuilder)
+	texts := make([]*array.StringBuilder, 0, 7)
+	for _, i := range []int{2, 3, 4, 5, 6, 7, 9} {
+		if b, ok := builders[i].(*array.StringBuilder); ok {
+			texts = append(texts, b)
+		}
+	}
+	if !okSeq || !okTime || !okBool || len(texts) != 7 {
+		return nil, sqlerr.New(sqlerr.InternalError, "audit_log: unexpected column representation")
+	}
 	for i := range evs {
 		ev := &evs[i]
-		appendRow(cols, []any{int64(ev.Seq), ev.Time.UnixMicro(), ev.Kind, nullIfEmpty(ev.Role), nullIfEmpty(ev.SessionUser),
-			nullIfEmpty(ev.Client), nullIfEmpty(ev.Object), nullIfEmpty(ev.Statement), ev.Success, nullIfEmpty(ev.Detail)})
+		seq.Append(int64(ev.Seq))
+		at.Append(arrow.Timestamp(ev.Time.UnixMicro()))
+		success.Append(ev.Success)
+		for k, v := range [...]string{ev.Kind, ev.Role, ev.SessionUser, ev.Client, ev.Object, ev.Statement, ev.Detail} {
+			if v == "" && k > 0 { // kind is never empty; the others are NULL when unknown
+				texts[k].AppendNull()
+			} else {
+				texts[k].Append(v)
+			}
+		}
 	}
-	wc := make([]wire.Column, len(auditLogColumns))
-	for i, c := range auditLogColumns {
-		wc[i] = wire.Column{Name: c.Name, Type: c.T}
+	arrs := make([]arrow.Array, len(builders))
+	for i, b := range builders {
+		arrs[i] = b.NewArray()
+		defer arrs[i].Release()
 	}
-	return anyBatch(wc, cols), nil
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(evs))), nil
 }

@@ -65,8 +65,8 @@ import "encoding/binary"
 //	                                  written in the epoch's commit; the
 //	                                  newest 1000 per job are kept
 //	a/<seq u64 BE>                    one entry of the audit log (package
-//	                                  catalog/auditlog): JSON, in order of
-//	                                  writing
+//	                                  catalog/auditlog, codec.go), in order
+//	                                  of writing
 //
 // Big-endian integers make byte order equal numeric order, which is what
 // iteration order over a prefix relies on.

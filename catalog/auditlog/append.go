@@ -1,11 +1,6 @@
 package auditlog
 
-import (
-	"encoding/json"
-	"time"
-
-	"github.com/weir-sql/weir/sql/sqlerr"
-)
+import "time"
 
 // Append writes evs in one transaction and returns them with their
 // sequence numbers. A zero Time is now.
@@ -26,11 +21,7 @@ func (l *Log) Append(evs []Event) error {
 		if ev.Time.IsZero() {
 			ev.Time = time.Now()
 		}
-		v, err := json.Marshal(ev)
-		if err != nil {
-			return sqlerr.New(sqlerr.InternalError, "audit log: %v", err)
-		}
-		if err := tx.Set(key(seq), v); err != nil {
+		if err := tx.Set(key(seq), encode(ev)); err != nil {
 			return err
 		}
 		newest = seq

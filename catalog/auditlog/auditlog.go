@@ -29,19 +29,20 @@ import (
 
 // Event is one entry of the audit log (one row of weir_catalog.audit_log).
 type Event struct {
-	Seq         uint64    `json:"-"` // assigned by Append
-	Time        time.Time `json:"t"`
-	Kind        string    `json:"k"`
-	Role        string    `json:"r,omitempty"`
-	SessionUser string    `json:"u,omitempty"`
-	Client      string    `json:"c,omitempty"`
-	Object      string    `json:"o,omitempty"`
-	Statement   string    `json:"s,omitempty"`
-	Success     bool      `json:"ok"`
-	Detail      string    `json:"d,omitempty"`
+	Seq         uint64    // assigned by Append
+	Time        time.Time // stored to the microsecond (codec.go)
+	Kind        string
+	Role        string
+	SessionUser string
+	Client      string
+	Object      string
+	Statement   string
+	Success     bool
+	Detail      string
 }
 
-// prefix is the log's key namespace: a/<seq u64 BE> (state/keys.go).
+// prefix is the log's key namespace: a/<seq u64 BE> (state/keys.go); the
+// values are codec.go's.
 const prefix = state.PrefixAuditLog
 
 // seqName is the durable counter the log's sequence numbers come from.

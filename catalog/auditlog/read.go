@@ -1,11 +1,6 @@
 package auditlog
 
-import (
-	"encoding/binary"
-	"encoding/json"
-
-	"github.com/weir-sql/weir/sql/sqlerr"
-)
+import "encoding/binary"
 
 // Read returns every event, oldest first, as of one read transaction.
 func (l *Log) Read() ([]Event, error) {
@@ -14,8 +9,8 @@ func (l *Log) Read() ([]Event, error) {
 	var out []Event
 	err := tx.IteratePrefix([]byte(prefix), func(k, v []byte) error {
 		var ev Event
-		if len(k) != len(prefix)+8 || json.Unmarshal(v, &ev) != nil {
-			return sqlerr.New(sqlerr.DataCorrupted, "unreadable audit log entry")
+		if len(k) != len(prefix)+8 || decode(v, &ev) != nil {
+			return errUnreadable
 		}
 		ev.Seq = binary.BigEndian.Uint64(k[len(prefix):])
 		out = append(out, ev)

@@ -2,7 +2,6 @@ package auditlog
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"time"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -28,10 +27,7 @@ func (l *Log) Trim(before time.Time, keep int) (int, error) {
 		over := keep > 0 && seq+uint64(keep) <= last
 		old := false
 		if !over && !before.IsZero() {
-			var ev struct {
-				Time time.Time `json:"t"`
-			}
-			old = json.Unmarshal(v, &ev) == nil && ev.Time.Before(before)
+			old = len(v) >= headerSize && eventTime(v).Before(before)
 		}
 		if !over && !old {
 			return errStop
