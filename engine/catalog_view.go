@@ -261,11 +261,11 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 
 func (v *catalogView) RelationOID(name string) (uint32, error) {
 	schema, rel := splitQualified(name)
-	if r := monitorRelation(schema, rel); r != nil {
-		return r.OID, nil // naming one needs no privilege to read it
-	}
 	r, err := v.LookupRelation(schema, rel)
 	if err != nil {
+		if m := monitorRelation(schema, rel); m != nil {
+			return m.OID, nil // naming audit_log needs no privilege to read it
+		}
 		return 0, err
 	}
 	return r.OID, nil

@@ -44,11 +44,11 @@ func (s *Session) monitorRows(oid uint32) (b arrow.RecordBatch, ok bool, err err
 	case eventLogOID:
 		b, err = s.eventLogRows()
 		return b, true, err
-	case batchesOID:
-		return s.eng.batchesRows(), true, nil
 	case auditLogOID:
 		b, err = s.auditLogRows() // audit_log_relation.go
 		return b, true, err
+	case batchesOID:
+		return s.eng.batchesRows(), true, nil
 	}
 	return nil, false, nil
 }
