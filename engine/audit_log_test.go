@@ -227,7 +227,7 @@ func TestAuditLogEvents(t *testing.T) {
 	c.Close(ctx)
 	s.stop()
 	logText := auditLogText(&logBuf)
-	if !strings.Contains(logText, "audit=ddl") {
+	if !strings.Contains(logText, "msg=audit kind=ddl") {
 		t.Errorf("the server's log has no audit lines:\n%s", logText)
 	}
 	for _, secret := range []string{pw1, pw2, secretValue, wrongPassword} {

@@ -23,7 +23,7 @@ func (e *Engine) auditRecord(ev AuditEvent) {
 		e.logger().Warn("audit log: closed; the event is only logged", attrs...)
 		return
 	}
-	e.logger().Info("audit: "+ev.Kind, attrs...)
+	e.logger().Info("audit", attrs...)
 }
 
 // auditStatementMax is the most of a statement's text an event keeps
@@ -42,9 +42,11 @@ func auditTruncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// auditAttrs are ev's fields as log attributes.
+// auditAttrs are ev's fields as log attributes of a line whose message is
+// "audit" (what the stub before the store wrote, and what log readers
+// match).
 func auditAttrs(ev auditlog.Event) []any {
-	attrs := []any{slog.String("audit", ev.Kind), slog.Bool("success", ev.Success)}
+	attrs := []any{slog.String("kind", ev.Kind), slog.Bool("success", ev.Success)}
 	for _, kv := range [][2]string{{"role", ev.Role}, {"session_user", ev.SessionUser}, {"client", ev.Client},
 		{"object", ev.Object}, {"statement", ev.Statement}, {"detail", ev.Detail}} {
 		if kv[1] != "" {

@@ -59,7 +59,7 @@ func TestAuditLogAcrossKill(t *testing.T) {
 	}
 	killed := time.Now()
 	s.kill()
-	if !strings.Contains(s.log.String(), "audit=ddl") {
+	if !strings.Contains(s.log.String(), "msg=audit kind=ddl") {
 		t.Errorf("the server's log has no audit lines:\n%s", s.log.String())
 	}
 
