@@ -34,6 +34,8 @@ type targetSubscription struct {
 	pending []arrow.RecordBatch
 	at      int64 // the log position of pending[0] minus one
 	out     arrow.RecordBatch
+	// mask applies the target's column masks (nil: none; column_masks.go).
+	mask func(arrow.RecordBatch) (arrow.RecordBatch, error)
 }
 
 var _ wire.StreamingResult = (*targetSubscription)(nil)
@@ -52,6 +54,9 @@ func (s *Session) subscribeTarget(ctx context.Context, rel *catalog.Relation, ss
 		return nil, err
 	}
 	res := &targetSubscription{eng: s.eng, src: src, cols: cols, schema: schema, next: start}
+	if res.mask, err = s.subscribeMask(rel); err != nil { // column_masks.go
+		return nil, err
+	}
 	if ss.CopyOut {
 		defer res.Close()
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
@@ -83,6 +88,14 @@ func (t *targetSubscription) Next(ctx context.Context) (arrow.RecordBatch, error
 			t.pending = t.pending[1:]
 			t.at++
 			t.out = t.wrap(b, t.at)
+			if t.mask != nil {
+				masked, err := t.mask(t.out)
+				if err != nil {
+					return nil, err
+				}
+				t.out.Release()
+				t.out = masked
+			}
 			return t.out, nil
 		}
 		wake := t.eng.commitSignal() // taken before reading, so no commit is missed

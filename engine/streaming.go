@@ -384,10 +384,14 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	}
 	schema, name := st.Schema, st.Name
 	var keepEpochsOf uint32
+	var kept *catalog.Relation // the table replaced: its owner and ACL stay (owner.go)
 	if schema == "" {
 		if sp := s.searchPath(); len(sp) > 0 {
 			schema = sp[0]
 		}
+	}
+	if err := s.requireCreateIn(schema); err != nil { // owner.go
+		return "", err
 	}
 	if existing, err := s.eng.cat.LookupRelation(nil, schema, name); err == nil {
 		switch {
@@ -395,6 +399,10 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			io.Notice("NOTICE", sqlerr.DuplicateTable, fmt.Sprintf("relation \"%s\" already exists, skipping", name))
 			return "CREATE STREAMING TABLE", nil
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
+			if err := s.requireOwner(existing); err != nil { // privileges.go
+				return "", err
+			}
+			kept = existing
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
 			// under the new query, which needs every input row they read.
@@ -419,7 +427,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			keepEpochsOf = existing.OID
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query, Owner: s.currentRoleOID(),
 		Streaming: &catalog.StreamingTable{Definition: text, OutputMode: sp.Mode, Trigger: trig.kind,
 			StateFingerprint: sp.StateFingerprint(), Files: s.eng.storedFilesInputs(sp)}}
 	if lateName := st.Options["late_rows"]; lateName != "" {
@@ -440,6 +448,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	}
 	if err := s.applyTableSpec(rel, st, io); err != nil { // streaming_ddl.go
 		return "", err
+	}
+	if kept != nil {
+		rel.Owner, rel.ACL = kept.Owner, kept.ACL
 	}
 	rel.Owner = s.ownerOfNew(rel) // owner.go
 	created, err := s.eng.cat.CreateRelation(rel, false)
@@ -470,6 +481,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	rel = e.followPlanColumns(rel, sp) // files_evolve.go: its input's columns grew
 	sys := e.systemSession()
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
+	e.runAsOwner(env.Ctx, rel) // column_masks.go: masks are computed as the table's owner
 	input := sp.Input
 	inputSchema := planner.Schema(relColumns(input))
 	// A table's chunks, or an append-mode streaming table's stored rows:

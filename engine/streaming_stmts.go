@@ -55,6 +55,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	if parse.IsSecret(ss.Kind) {
 		return s.runSecretStatement(st, io) // secrets.go
 	}
+	if parse.IsColumnMask(ss.Kind) {
+		return s.runColumnMaskStatement(ss) // column_masks.go
+	}
 	if ss.Name != "" {
 		// [catalog.]schema.name: the parser keeps the parts joined; every
 		// statement below uses the schema and the name apart (the catalog
@@ -72,10 +75,20 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	}
 	switch ss.Kind {
 	case parse.CreateStreamingTable:
+		if err := s.checkDeclaredMasks(ss); err != nil { // column_masks.go
+			return nil, err
+		}
 		if ss.Spec != nil && ss.Spec.NoQuery {
-			return s.createDeclaredStreamingTable(ss, st.parsed.Text, io) // streaming_ddl.go
+			res, err := s.createDeclaredStreamingTable(ss, st.parsed.Text, io) // streaming_ddl.go
+			if err == nil {
+				err = s.setDeclaredMasks(ss)
+			}
+			return res, err
 		}
 		tag, err := s.createStreamingTable(ss, st.parsed.Text, io)
+		if err == nil {
+			err = s.setDeclaredMasks(ss) // column_masks.go
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +155,9 @@ func (s *Session) streamingRunner(ss *parse.StreamingStmt) (*runner, error) {
 }
 
 func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	if err := s.requireNamedSchemaUsage(ss.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
 	if err != nil {
 		if ss.IfExists && sqlerr.Code(err) == sqlerr.UndefinedTable {
@@ -152,6 +168,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	}
 	if rel.Kind != catalog.KindStreamingTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
+	}
+	if err := s.requireDropOwner(rel); err != nil { // owner.go
+		return nil, err
 	}
 	if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
 		return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, reader).

@@ -44,6 +44,11 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 		cols = append(cols, wire.Column{Name: c.Name, Type: t})
 	}
 	res := &subscription{r: r, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
+	if rel, ok := s.eng.cat.RelationByOID(r.oid); ok {
+		if res.mask, err = s.subscribeMask(rel); err != nil { // column_masks.go
+			return nil, err
+		}
+	}
 	if ss.CopyOut {
 		defer res.Close()
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
@@ -68,6 +73,9 @@ type subscription struct {
 	// unfollow tells it the client no longer follows (exec.StreamJob.Follow).
 	job      *exec.StreamJob
 	unfollow func()
+	// mask applies the table's column masks to the rows sent (nil: none
+	// is masked; column_masks.go).
+	mask func(arrow.RecordBatch) (arrow.RecordBatch, error)
 }
 
 // subscribeSink is SUBSCRIBE's connector.Sink. It is fed in two ways.
@@ -160,6 +168,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if !s.started || seq != s.seq || r.job != s.job {
 			s.started, s.seq = true, seq
 			if b := s.catchUp(ctx, r, epoch); b != nil {
+				if s.mask != nil {
+					return s.mask(b)
+				}
 				return b, nil
 			}
 		}
