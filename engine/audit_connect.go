@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"net"
 
+	"github.com/weir-sql/weir/sql/sqlerr"
 	"github.com/weir-sql/weir/wire"
 )
 
@@ -12,7 +13,9 @@ import (
 // Unix socket or an in-process pipe), to which database, and whether the
 // connection is encrypted (Detail: "database=d tls=TLSv1.3" or
 // "database=d tls=off"). Failed logins are the wire layer's to report
-// (audit_auth.go).
+// (audit_auth.go); a login the engine refuses after authentication (no
+// such database, no CONNECT privilege on it) is auditSessionRefused's,
+// a login_failed event as theirs are.
 
 // auditConnect records that s started over backend b.
 func (s *Session) auditConnect(b wire.Backend) {
@@ -23,6 +26,13 @@ func (s *Session) auditConnect(b wire.Backend) {
 		detail += " application_name=" + app
 	}
 	s.audit(AuditEvent{Kind: AuditConnect, Success: true, Detail: detail})
+}
+
+// auditSessionRefused records that user, authenticated over b, was
+// refused a session with err.
+func (e *Engine) auditSessionRefused(user string, b wire.Backend, err error) {
+	se := sqlerr.From(err)
+	e.audit(AuditEvent{Kind: AuditLoginFailed, Role: user, Client: auditClientName(b.Activity().ClientAddr), Detail: se.Code + " " + se.Message})
 }
 
 // auditClientName is how the audit log names a client address.

@@ -275,6 +275,35 @@ func TestAuditLogLocalClient(t *testing.T) {
 	}
 }
 
+// TestAuditLogRefusedSession: a login the engine refuses after
+// authentication (no CONNECT on the database, no such database) is a
+// login_failed event, as a wrong password is.
+func TestAuditLogRefusedSession(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	c := s.connect(t)
+	auditExec(t, c, "CREATE ROLE bob LOGIN", "REVOKE CONNECT ON DATABASE weir FROM PUBLIC")
+	if _, err := connectAs(t, s.url(), "bob", ""); err == nil {
+		t.Fatal("bob connected without CONNECT")
+	}
+	if _, err := connectAs(t, strings.Replace(s.url(), "/weir?", "/nosuch?", 1), "bob", ""); err == nil {
+		t.Fatal("bob connected to a database that does not exist")
+	}
+	rows := readAudit(t, c)
+	var got []string
+	for _, r := range rows {
+		if r.kind == "login_failed" {
+			if str(r.role) != "bob" || r.success || !strings.HasPrefix(str(r.client), "127.0.0.1:") {
+				t.Errorf("login_failed: role %s success %v client %s", str(r.role), r.success, str(r.client))
+			}
+			got = append(got, str(r.detail))
+		}
+	}
+	want := []string{`42501 permission denied for database "weir"`, `3D000 database "nosuch" does not exist`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("login_failed details: %q, want %q", got, want)
+	}
+}
+
 // TestAuditLogBounds: past --audit-log-max-rows the oldest events go;
 // past --audit-log-retention every older one does, the younger stay.
 func TestAuditLogBounds(t *testing.T) {

@@ -193,10 +193,13 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wir
 		db = user
 	}
 	if _, ok := e.cat.Database(db); !ok {
-		return nil, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidCatalogName, Message: "database \"" + db + "\" does not exist"}
+		err := &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidCatalogName, Message: "database \"" + db + "\" does not exist"}
+		e.auditSessionRefused(user, b, err) // audit_connect.go
+		return nil, err
 	}
 	role, _ := e.cat.Role(user)
 	if err := e.checkConnect(role, db); err != nil { // grant_objects.go
+		e.auditSessionRefused(user, b, err)
 		return nil, err
 	}
 	s := newSession(e, user, db, pid, role != nil && role.Superuser, params)
