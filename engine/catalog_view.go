@@ -65,6 +65,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 		return expectationsRelation(), nil // expectations_view.go
 	}
 	if r := monitorRelation(schema, name); r != nil { // monitor_relations.go
+		if err := v.s.checkMonitorRead(r.OID); err != nil { // audit_log_relation.go
+			return nil, err
+		}
 		return r, nil
 	}
 	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
@@ -267,6 +270,9 @@ func (v *catalogView) RelationOID(name string) (uint32, error) {
 	}
 	r, err := v.LookupRelation(schema, rel)
 	if err != nil {
+		if m := monitorRelation(schema, rel); m != nil {
+			return m.OID, nil // naming audit_log needs no privilege to read it
+		}
 		return 0, err
 	}
 	return r.OID, nil

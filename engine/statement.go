@@ -135,6 +135,7 @@ func (st *statement) Columns() []wire.Column {
 func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.ExecIO) (res wire.Result, err error) {
 	s := st.sess
 	s.countStatement() // server_stats.go
+	defer s.auditStatement(st, s.auditBefore(st), &err)
 	defer func() { s.countError(err) }()
 	// Functions that wait (pg_sleep) and pg_cancel_backend's WARNINGs
 	// need the statement's cancellation and connection.
