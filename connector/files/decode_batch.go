@@ -44,6 +44,9 @@ type batchWriter struct {
 
 	resc rescueBuf
 	line int64
+	// lineBase is added to every row's line: DecodeRecords numbers a
+	// message's row by its position in its log, not in the text.
+	lineBase int64
 	raw  []byte // the row's text as the file has it (for a last-resort rescue)
 	rows int    // rows in the batch being built
 
@@ -177,7 +180,7 @@ func (w *batchWriter) column(name []byte) int {
 }
 
 func (w *batchWriter) beginRow(line int64, raw []byte) {
-	w.line, w.raw = line, raw
+	w.line, w.raw = line+w.lineBase, raw
 	w.gen++
 	if w.gen == 0 { // wrapped: forget every mark
 		clear(w.setGen)
