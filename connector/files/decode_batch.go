@@ -47,8 +47,8 @@ type batchWriter struct {
 	// lineBase is added to every row's line: DecodeRecords numbers a
 	// message's row by its position in its log, not in the text.
 	lineBase int64
-	raw  []byte // the row's text as the file has it (for a last-resort rescue)
-	rows int    // rows in the batch being built
+	raw      []byte // the row's text as the file has it (for a last-resort rescue)
+	rows     int    // rows in the batch being built
 
 	lastData []int // each string builder's bytes in the last batch
 
