@@ -44,11 +44,8 @@ type batchWriter struct {
 
 	resc rescueBuf
 	line int64
-	// lineBase is added to every row's line: DecodeRecords numbers a
-	// message's row by its position in its log, not in the text.
-	lineBase int64
-	raw      []byte // the row's text as the file has it (for a last-resort rescue)
-	rows     int    // rows in the batch being built
+	raw  []byte // the row's text as the file has it (for a last-resort rescue)
+	rows int    // rows in the batch being built
 
 	lastData []int // each string builder's bytes in the last batch
 
@@ -58,6 +55,10 @@ type batchWriter struct {
 	stats    DecodeStats
 	newCols  newColumns
 	inferOff bool // o.InferColumnTypes false: new columns are text
+
+	// lineBase is added to every row's line: DecodeRecords numbers a
+	// message's row by its position in its log, not in the text.
+	lineBase int64
 }
 
 func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWriter {
