@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -110,60 +111,13 @@ func (s *Source) Rediscover() {
 func (s *Source) discover(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var td kadm.TopicDetails
-	var err error
-	switch {
-	case s.match != nil:
-		td, err = s.adm.ListTopics(ctx)
-	case s.o.Assign != nil:
-		var ts []string
-		for t := range s.o.Assign {
-			ts = append(ts, t)
-		}
-		td, err = s.adm.ListTopics(ctx, ts...)
-	default:
-		td, err = s.adm.ListTopics(ctx, s.o.Topics...)
-	}
+	found, missing, err := partitionsOf(ctx, s.adm, s.o, s.match)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return
 	}
 	if err != nil {
 		s.setTrouble("broker", sqlerr.From(brokerError(s.o.Brokers, err)).Message+"; retrying")
 		return
-	}
-	found := map[topicPart]bool{}
-	var missing string
-	want := s.o.Topics
-	if s.o.Assign != nil {
-		want = nil
-		for t := range s.o.Assign {
-			want = append(want, t)
-		}
-	}
-	for _, t := range want {
-		d, ok := td[t]
-		if !ok || d.Err != nil {
-			if missing == "" {
-				missing = t
-			}
-			continue
-		}
-		for p := range d.Partitions {
-			if s.o.Assign != nil && !containsPart(s.o.Assign[t], p) {
-				continue
-			}
-			found[topicPart{t, p}] = true
-		}
-	}
-	if s.match != nil {
-		for t, d := range td {
-			if d.IsInternal || d.Err != nil || !s.match.MatchString(t) {
-				continue
-			}
-			for p := range d.Partitions {
-				found[topicPart{t, p}] = true
-			}
-		}
 	}
 	if missing != "" {
 		s.setTrouble("topic", fmt.Sprintf("Kafka topic \"%s\" does not exist; looking again every %s", missing, s.tune.Discover))
@@ -194,6 +148,56 @@ func (s *Source) discover(ctx context.Context) {
 	if err := s.assign(starts, !first); err != nil {
 		s.setTrouble("broker", sqlerr.From(err).Message)
 	}
+}
+
+// partitionsOf lists the partitions o reads now; missing is a topic it
+// names that does not exist ("" when none).
+func partitionsOf(ctx context.Context, adm *kadm.Client, o Options, match *regexp.Regexp) (map[topicPart]bool, string, error) {
+	var td kadm.TopicDetails
+	var err error
+	want := o.Topics
+	if o.Assign != nil {
+		want = nil
+		for t := range o.Assign {
+			want = append(want, t)
+		}
+	}
+	if match != nil {
+		td, err = adm.ListTopics(ctx)
+	} else {
+		td, err = adm.ListTopics(ctx, want...)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	found := map[topicPart]bool{}
+	var missing string
+	for _, t := range want {
+		d, ok := td[t]
+		if !ok || d.Err != nil {
+			if missing == "" {
+				missing = t
+			}
+			continue
+		}
+		for p := range d.Partitions {
+			if o.Assign != nil && !containsPart(o.Assign[t], p) {
+				continue
+			}
+			found[topicPart{t, p}] = true
+		}
+	}
+	if match != nil {
+		for t, d := range td {
+			if d.IsInternal || d.Err != nil || !match.MatchString(t) {
+				continue
+			}
+			for p := range d.Partitions {
+				found[topicPart{t, p}] = true
+			}
+		}
+	}
+	return found, missing, nil
 }
 
 func containsPart(ps []int32, p int32) bool {

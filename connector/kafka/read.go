@@ -3,7 +3,6 @@ package kafka
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -227,7 +226,7 @@ func (s *Source) reread(ctx context.Context, from int64, entries []batchEntry) (
 			}
 		}
 	}
-	got, err := s.fetchRanges(ctx, lo, hi)
+	got, err := fetchUpTo(ctx, s.o, lo, hi)
 	if err != nil {
 		return nil, err
 	}
@@ -257,60 +256,3 @@ func (s *Source) reread(ctx context.Context, from int64, entries []batchEntry) (
 	return out, nil
 }
 
-// fetchRanges fetches each partition's records from lo up to hi with a
-// client of its own.
-func (s *Source) fetchRanges(ctx context.Context, lo, hi map[topicPart]int64) (map[topicPart][]*kgo.Record, error) {
-	parts := map[string]map[int32]kgo.Offset{}
-	for tp, off := range lo {
-		if parts[tp.Topic] == nil {
-			parts[tp.Topic] = map[int32]kgo.Offset{}
-		}
-		parts[tp.Topic][tp.Part] = kgo.NewOffset().At(off)
-	}
-	opts := append(clientOpts(s.o), kgo.ConsumePartitions(parts), kgo.FetchMaxWait(100*time.Millisecond))
-	if s.o.ReadCommitted {
-		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid Kafka client settings: %v", err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, rereadTimeout)
-	defer cancel()
-	got := map[topicPart][]*kgo.Record{}
-	done := map[topicPart]bool{}
-	for len(done) < len(lo) {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			var which string
-			for tp := range lo {
-				if !done[tp] {
-					which = fmt.Sprintf("%s/%d offsets %d to %d", tp.Topic, tp.Part, lo[tp], hi[tp]-1)
-					break
-				}
-			}
-			// The table pauses and retries (58030): the broker may be down.
-			return nil, sqlerr.New(sqlerr.IOError, "could not read logged Kafka records again (%s) from %v: %v", which, s.o.Brokers, ctx.Err())
-		}
-		fs.EachPartition(func(p kgo.FetchTopicPartition) {
-			tp := topicPart{p.Topic, p.Partition}
-			for _, r := range p.Records {
-				if r.Offset >= hi[tp] {
-					done[tp] = true
-					continue
-				}
-				got[tp] = append(got[tp], r)
-				if r.Offset == hi[tp]-1 {
-					done[tp] = true
-				}
-			}
-			// Past the range without its last record (compacted away,
-			// or an aborted transaction's end): done too.
-			if p.LastStableOffset >= hi[tp] && p.HighWatermark >= hi[tp] && len(p.Records) == 0 && len(got[tp]) > 0 {
-				done[tp] = true
-			}
-		})
-	}
-	return got, nil
-}
