@@ -245,6 +245,7 @@ func (r *runner) run(ctx context.Context) {
 				if r.filesAfterStep() { // files_evolve.go: restarting on a new files schema
 					return
 				}
+				r.kafkaAfterStep() // kafka_input.go
 				if !processed {
 					if r.trigger.kind == "available_now" {
 						r.setStatus(statusIdle, "")
@@ -565,6 +566,7 @@ func (e *Engine) stopRunner(oid uint32) {
 		<-r.done
 	}
 	e.closeFilesInputs(oid) // files_input.go
+	e.closeKafkaInputs(oid) // kafka_input.go
 }
 
 // systemSession is the session streaming jobs evaluate in: the bootstrap

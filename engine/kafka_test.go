@@ -1,0 +1,132 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/weir-sql/weir/engine"
+)
+
+// Kafka sources over the real wire: a kfake cluster in the test process
+// (franz-go's in-process Kafka, reached over TCP), JSON orders produced
+// to it, a streaming table aggregating them, compared with PostgreSQL's
+// batch SQL over the same messages, across a restart of weir.
+
+func kafkaCluster(t *testing.T, partitions int32, topics ...string) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// produceOrders produces orders first..first+n-1 to topic (spread over
+// its partitions by key) and the same messages into PostgreSQL's raw.
+func produceOrders(t *testing.T, c *kfake.Cluster, pg *pgx.Conn, topic string, first, n int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var recs []*kgo.Record
+	var lines []string
+	for i := first; i < first+n; i++ {
+		v := fmt.Sprintf(`{"order_id": %d, "customer": "c%d", "amount": %d.25, "event_time": "2026-01-01T00:%02d:%02dZ"}`, i, i%5, i%13, (i/60)%60, i%60)
+		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(fmt.Sprint(i)), Value: []byte(v)})
+		lines = append(lines, v)
+	}
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if _, err := pg.Exec(context.Background(), "INSERT INTO raw VALUES ($1)", l); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const pgOrders = `(SELECT (line::jsonb->>'order_id')::bigint AS order_id, line::jsonb->>'customer' AS customer,
+	(line::jsonb->>'amount')::numeric(18,2) AS amount FROM raw) AS o`
+
+func TestKafkaSourceStreaming(t *testing.T) {
+	c := kafkaCluster(t, 3, "orders")
+	broker := c.ListenAddrs()[0]
+	dir := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: dir})
+	w := srv.connect(t)
+	pg := pgFiles(t) // files_source_test.go: a fresh database with raw(line text)
+	produceOrders(t, c, pg, "orders", 0, 500)
+
+	mustExec(t, w, fmt.Sprintf(`CREATE SOURCE orders_k (order_id bigint, customer text, amount numeric(18,2), event_time timestamptz)
+		WITH (connector = 'kafka', topic = 'orders', bootstrap_servers = '%s', startup = 'earliest', format = 'json')`, broker))
+	mustExec(t, w, `CREATE STREAMING TABLE totals AS SELECT customer, count(*) AS n, sum(amount) AS total FROM STREAM orders_k GROUP BY customer`)
+	const wq = "SELECT customer, n, total FROM totals ORDER BY customer"
+	const pq = "SELECT customer, count(*), sum(amount) FROM " + pgOrders + " GROUP BY customer ORDER BY customer"
+	waitSame(t, w, pg, wq, pq)
+	// A batch SELECT reads what the topic holds now.
+	sameFileRows(t, w, pg, "SELECT count(*), sum(amount) FROM orders_k", "SELECT count(*), sum(amount) FROM "+pgOrders)
+	if got := textRows(t, w, "SHOW SOURCES"); len(got) != 1 || !strings.HasPrefix(got[0], "orders_k\tkafka\torders\tjson\t") || !strings.HasSuffix(got[0], "\ttotals") {
+		t.Errorf("SHOW SOURCES: %q", got)
+	}
+	waitFor(t, w, "SELECT backlog_rows = 0 AND status = 'running' FROM weir_catalog.streaming_progress WHERE name = 'totals'")
+
+	// A restart of weir: the table goes on from its checkpoint; more
+	// orders arrive, none is counted twice or lost.
+	srv.stop()
+	produceOrders(t, c, pg, "orders", 500, 300)
+	srv = startServerWith(t, engine.Config{DataDir: dir})
+	w = srv.connect(t)
+	waitSame(t, w, pg, wq, pq)
+	produceOrders(t, c, pg, "orders", 800, 50)
+	waitSame(t, w, pg, wq, pq)
+}
+
+func TestKafkaSourceBadInput(t *testing.T) {
+	c := kafkaCluster(t, 1, "there")
+	broker := c.ListenAddrs()[0]
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir()})
+	w := srv.connect(t)
+	for _, tc := range []struct{ sql, code string }{
+		{fmt.Sprintf(`CREATE SOURCE a WITH (connector = 'kafka', topic = 'missing', bootstrap_servers = '%s')`, broker), "42P01"},
+		{`CREATE SOURCE a WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '127.0.0.1:1')`, "08001"},
+		{fmt.Sprintf(`CREATE SOURCE a (x int) WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '%s')`, broker), "42611"},
+		{fmt.Sprintf(`CREATE SOURCE a WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '%s', format = 'json')`, broker), "22023"},
+		{fmt.Sprintf(`CREATE SOURCE a WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '%s', startup = 'soon')`, broker), "22023"},
+		{`CREATE SOURCE a WITH (connector = 'kafka', topic = 'there')`, "22023"},
+	} {
+		_, err := w.Exec(context.Background(), tc.sql)
+		if got := sqlstate(err); got != tc.code {
+			t.Errorf("%s: %v (SQLSTATE %s), want %s", tc.sql, err, got, tc.code)
+		}
+	}
+	// Raw messages, malformed JSON rescued, never stopping the table.
+	mustExec(t, w, fmt.Sprintf(`CREATE SOURCE raw_k WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '%s', startup = 'earliest')`, broker))
+	mustExec(t, w, fmt.Sprintf(`CREATE SOURCE typed_k (id int) WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '%s', startup = 'earliest', format = 'json')`, broker))
+	mustExec(t, w, `CREATE STREAMING TABLE raw_rows AS SELECT partition, "offset", convert_from(value, 'UTF8') AS v, key IS NULL AS nokey FROM STREAM raw_k`)
+	mustExec(t, w, `CREATE STREAMING TABLE typed_rows AS SELECT id, _rescued_data->>'_corrupt_record' AS bad FROM STREAM typed_k`)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "there", Value: []byte(`{"id": 1}`)}, &kgo.Record{Topic: "there", Value: []byte(`{"id": oops`)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w, "SELECT count(*) = 2 FROM typed_rows")
+	if got := textRows(t, w, "SELECT coalesce(id::text, 'NULL'), coalesce(bad, 'NULL') FROM typed_rows ORDER BY id"); strings.Join(got, ",") != "1\tNULL,NULL\t{\"id\": oops" {
+		t.Errorf("typed rows: %q", got)
+	}
+	waitFor(t, w, "SELECT count(*) = 2 FROM raw_rows")
+	if got := textRows(t, w, `SELECT partition, "offset", v, nokey FROM raw_rows ORDER BY "offset"`); strings.Join(got, ",") != "0\t0\t{\"id\": 1}\tt,0\t1\t{\"id\": oops\tt" {
+		t.Errorf("raw rows: %q", got)
+	}
+}
