@@ -255,4 +255,3 @@ func (s *Source) reread(ctx context.Context, from int64, entries []batchEntry) (
 	}
 	return out, nil
 }
-

@@ -162,4 +162,3 @@ func fetchUpTo(ctx context.Context, o Options, lo, hi map[topicPart]int64) (map[
 	}
 	return got, nil
 }
-
