@@ -130,3 +130,32 @@ func TestKafkaSourceBadInput(t *testing.T) {
 		t.Errorf("raw rows: %q", got)
 	}
 }
+
+// read_kafka inline, Databricks' form: a streaming table over STREAM
+// read_kafka(...) parsing the value, and a batch SELECT over read_kafka;
+// both equal PostgreSQL's over the same messages.
+func TestReadKafkaInline(t *testing.T) {
+	c := kafkaCluster(t, 2, "events")
+	broker := c.ListenAddrs()[0]
+	dir := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: dir})
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	produceOrders(t, c, pg, "events", 0, 200)
+	mustExec(t, w, fmt.Sprintf(`CREATE STREAMING TABLE by_customer AS
+		SELECT convert_from(value, 'UTF8')::jsonb ->> 'customer' AS customer, count(*) AS n
+		FROM STREAM read_kafka(bootstrapServers => '%s', subscribe => 'events', startingOffsets => 'earliest')
+		GROUP BY 1`, broker))
+	const pq = "SELECT line::jsonb ->> 'customer', count(*) FROM raw GROUP BY 1 ORDER BY 1"
+	waitSame(t, w, pg, "SELECT customer, n FROM by_customer ORDER BY 1", pq)
+	sameFileRows(t, w, pg, fmt.Sprintf(`SELECT convert_from(value, 'UTF8')::jsonb ->> 'customer', count(*)
+		FROM read_kafka(bootstrapServers => '%s', subscribe => 'events') GROUP BY 1 ORDER BY 1`, broker), pq)
+	srv.stop()
+	produceOrders(t, c, pg, "events", 200, 100)
+	srv = startServerWith(t, engine.Config{DataDir: dir})
+	w = srv.connect(t)
+	waitSame(t, w, pg, "SELECT customer, n FROM by_customer ORDER BY 1", pq)
+	if _, err := w.Exec(context.Background(), `SELECT * FROM read_kafka(bootstrapServers => '127.0.0.1:1', subscribe => 'x')`); sqlstate(err) != "08001" {
+		t.Errorf("unreachable broker: %v", err)
+	}
+}

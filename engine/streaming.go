@@ -367,6 +367,9 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 	if st, err = s.inlineReadFiles(st, s.storedFiles); err != nil { // files_inline.go
 		return nil, trig, err
 	}
+	if st, err = s.inlineReadKafka(st); err != nil { // kafka_inline.go
+		return nil, trig, err
+	}
 	sp, err := planner.PlanStreaming(s.catalogView(), st, opts)
 	if err != nil {
 		return nil, trig, err
