@@ -27,3 +27,27 @@ func (k *KafkaSource) clone() *KafkaSource {
 	c.Columns = append([]Column(nil), k.Columns...)
 	return &c
 }
+
+// KafkaSink is a Kafka sink's definition (connector/kafka's Sink).
+type KafkaSink struct {
+	// Options are the client options as written (bootstrap servers,
+	// SASL: a credential stays secret('name')).
+	Options []FilesOption
+	Topic   string
+	Format  string   // json
+	Key     []string `json:",omitempty"` // the key columns; the table's primary key when not given
+	// ProgressTopic is where the sink's committed epochs are recorded.
+	ProgressTopic string `json:",omitempty"`
+	// TransactionID is the producer's transactional.id, fixed at CREATE.
+	TransactionID string
+}
+
+func (k *KafkaSink) clone() *KafkaSink {
+	if k == nil {
+		return nil
+	}
+	c := *k
+	c.Options = append([]FilesOption(nil), k.Options...)
+	c.Key = append([]string(nil), k.Key...)
+	return &c
+}

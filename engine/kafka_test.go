@@ -3,10 +3,13 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -157,5 +160,120 @@ func TestReadKafkaInline(t *testing.T) {
 	waitSame(t, w, pg, "SELECT customer, n FROM by_customer ORDER BY 1", pq)
 	if _, err := w.Exec(context.Background(), `SELECT * FROM read_kafka(bootstrapServers => '127.0.0.1:1', subscribe => 'x')`); sqlstate(err) != "08001" {
 		t.Errorf("unreachable broker: %v", err)
+	}
+}
+
+// finalState reads a sink's topic as a read_committed consumer (from the
+// start until it has seen every record up to the topic's last stable
+// offset) and applies the records in order: per key the last value, a
+// tombstone removing it. Lines "key value", sorted.
+func finalState(t *testing.T, broker, topic string) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListCommittedOffsets(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := map[string]map[int32]kgo.Offset{topic: {}}
+	want := map[int32]int64{}
+	ends.Each(func(l kadm.ListedOffset) {
+		if l.Offset > 0 {
+			parts[topic][l.Partition] = kgo.NewOffset().AtStart()
+			want[l.Partition] = l.Offset
+		}
+	})
+	state := map[string]string{}
+	if len(want) > 0 {
+		cons, err := kgo.NewClient(kgo.SeedBrokers(broker), kgo.ConsumePartitions(parts), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cons.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		for len(want) > 0 {
+			fs := cons.PollFetches(ctx)
+			if ctx.Err() != nil {
+				t.Fatalf("reading %s: %v", topic, ctx.Err())
+			}
+			fs.EachRecord(func(r *kgo.Record) {
+				if r.Offset >= want[r.Partition]-1 {
+					delete(want, r.Partition)
+				}
+				if r.Attrs.IsControl() {
+					return
+				}
+				if r.Value == nil {
+					delete(state, string(r.Key))
+				} else {
+					state[string(r.Key)] = string(r.Value)
+				}
+			})
+		}
+	}
+	var out []string
+	for k, v := range state {
+		out = append(out, k+" "+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Kafka → weir → Kafka: orders from a topic, totals per customer (an
+// update-mode table), a Kafka sink of its changes keyed by customer. The
+// topic's final state, read by a read_committed consumer, is PostgreSQL's
+// aggregate of the same orders, across a restart of weir.
+func TestKafkaSinkPipeline(t *testing.T) {
+	c := kafkaCluster(t, 2, "orders", "totals_out")
+	broker := c.ListenAddrs()[0]
+	dir := t.TempDir()
+	srv := startServerWith(t, engine.Config{DataDir: dir})
+	w := srv.connect(t)
+	pg := pgFiles(t)
+	produceOrders(t, c, pg, "orders", 0, 300)
+	mustExec(t, w, fmt.Sprintf(`CREATE SOURCE orders_k (order_id bigint, customer text, amount numeric(18,2), event_time timestamptz)
+		WITH (connector = 'kafka', topic = 'orders', bootstrap_servers = '%s', startup = 'earliest', format = 'json')`, broker))
+	mustExec(t, w, `CREATE STREAMING TABLE totals AS SELECT customer, count(*) AS n, sum(amount) AS total FROM STREAM orders_k GROUP BY customer`)
+	if _, err := w.Exec(context.Background(), fmt.Sprintf(`CREATE SINK totals_k FROM totals WITH (connector = 'kafka', topic = 'totals_out', bootstrap_servers = '%s')`, broker)); sqlstate(err) != "22023" {
+		t.Errorf("a sink of an update-mode table without a key: %v", err)
+	}
+	if _, err := w.Exec(context.Background(), fmt.Sprintf(`CREATE SINK totals_k FROM totals WITH (connector = 'kafka', topic = 'nope', bootstrap_servers = '%s', key = 'customer')`, broker)); sqlstate(err) != "42P01" {
+		t.Errorf("a sink to a missing topic: %v", err)
+	}
+	mustExec(t, w, fmt.Sprintf(`CREATE SINK totals_k FROM totals WITH (connector = 'kafka', topic = 'totals_out', bootstrap_servers = '%s', key = 'customer', format = 'json')`, broker))
+	const pq = `SELECT json_build_object('customer', customer)::text || ' ' || json_build_object('customer', customer, 'n', count(*), 'total', sum(amount))::text
+		FROM ` + pgOrders + ` GROUP BY customer ORDER BY 1`
+	check := func() {
+		t.Helper()
+		want := textRows(t, pg, pq)
+		for i := range want {
+			want[i] = strings.ReplaceAll(want[i], " : ", ":")
+			want[i] = strings.ReplaceAll(want[i], ", ", ",")
+			want[i] = strings.Replace(want[i], "}{", "} {", 1)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			got := finalState(t, broker, "totals_out")
+			if strings.Join(got, "\n") == strings.Join(want, "\n") {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the sink's topic:\n%s\nPostgreSQL:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			time.Sleep(50 * time.Millisecond) // polling interval, with a deadline
+		}
+	}
+	check()
+	srv.stop()
+	produceOrders(t, c, pg, "orders", 300, 200)
+	srv = startServerWith(t, engine.Config{DataDir: dir})
+	w = srv.connect(t)
+	check()
+	if got := textRows(t, w, "SHOW SINKS"); len(got) != 1 || !strings.Contains(got[0], "\tkafka\ttopic=totals_out, format=json, bootstrap_servers="+broker+", key=customer\trunning\t") {
+		t.Errorf("SHOW SINKS: %q", got)
 	}
 }
