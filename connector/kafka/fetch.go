@@ -51,37 +51,59 @@ func (s *Source) fetchLoop(ctx context.Context) {
 				if r.Offset < s.bufEnd[tp] {
 					continue // fetched again: buffered or logged already
 				}
+				if r.Attrs.IsControl() {
+					s.bufEnd[tp] = r.Offset + 1
+					continue
+				}
 				s.buf[tp] = append(s.buf[tp], r)
 				s.bufEnd[tp] = r.Offset + 1
 				s.buffered++
 				s.lastRecord[tp] = now
 			}
 		})
-		if s.buffered >= s.tune.Buffer && !s.pausedAll {
-			s.pausedAll = true
-			s.cl.PauseFetchTopics(s.topicsLocked()...)
+		// Each partition pauses on its own once it holds its share of
+		// the buffer: a partition behind the others must still be
+		// fetched, or the aligned take (takeLocked) would wait for it
+		// forever.
+		share := s.shareLocked()
+		var pause map[string][]int32
+		for tp, rs := range s.buf {
+			if len(rs) >= share && !s.paused[tp] {
+				if pause == nil {
+					pause = map[string][]int32{}
+				}
+				s.paused[tp] = true
+				pause[tp.Topic] = append(pause[tp.Topic], tp.Part)
+			}
+		}
+		if pause != nil {
+			s.cl.PauseFetchPartitions(pause)
 		}
 		s.mu.Unlock()
 	}
 }
 
-func (s *Source) topicsLocked() []string {
-	seen := map[string]bool{}
-	var out []string
-	for tp := range s.pos {
-		if !seen[tp.Topic] {
-			seen[tp.Topic] = true
-			out = append(out, tp.Topic)
-		}
-	}
-	return out
+// shareLocked is the records one partition may hold in the buffer.
+func (s *Source) shareLocked() int {
+	return max(s.tune.Buffer/max(len(s.pos), 1), 1024)
 }
 
-// resumeLocked lets fetching go on once Read drained the buffer enough.
+// resumeLocked lets a paused partition's fetching go on once Read
+// drained it to half its share.
 func (s *Source) resumeLocked() {
-	if s.pausedAll && s.buffered < s.tune.Buffer/2 {
-		s.pausedAll = false
-		s.cl.ResumeFetchTopics(s.topicsLocked()...)
+	share := s.shareLocked()
+	var resume map[string][]int32
+	for tp := range s.paused {
+		if len(s.buf[tp]) < share/2 {
+			if resume == nil {
+				resume = map[string][]int32{}
+			}
+			delete(s.paused, tp)
+			resume[tp.Topic] = append(resume[tp.Topic], tp.Part)
+		}
+	}
+	if resume != nil {
+		s.cl.ResumeFetchPartitions(resume)
 	}
 }
 
@@ -133,6 +155,7 @@ func (s *Source) discover(ctx context.Context) {
 	}
 	first := !s.hadStarts
 	s.mu.Unlock()
+	s.refreshEnds(ctx)
 	if len(fresh) == 0 {
 		return
 	}
@@ -148,6 +171,7 @@ func (s *Source) discover(ctx context.Context) {
 	if err := s.assign(starts, !first); err != nil {
 		s.setTrouble("broker", sqlerr.From(err).Message)
 	}
+	s.refreshEnds(ctx)
 }
 
 // partitionsOf lists the partitions o reads now; missing is a topic it
@@ -198,6 +222,46 @@ func partitionsOf(ctx context.Context, adm *kadm.Client, o Options, match *regex
 		}
 	}
 	return found, missing, nil
+}
+
+// refreshEnds looks up the assigned partitions' ends: a partition the
+// fetcher has no answer for yet (no record) has its end known too, so
+// that its lag shows and takeLocked knows whether to wait for it.
+func (s *Source) refreshEnds(ctx context.Context) {
+	s.mu.Lock()
+	var topics []string
+	seen := map[string]bool{}
+	for tp := range s.pos {
+		if !seen[tp.Topic] {
+			seen[tp.Topic] = true
+			topics = append(topics, tp.Topic)
+		}
+	}
+	s.mu.Unlock()
+	if len(topics) == 0 {
+		return
+	}
+	var lo kadm.ListedOffsets
+	var err error
+	if s.o.ReadCommitted {
+		lo, err = s.adm.ListCommittedOffsets(ctx, topics...)
+	} else {
+		lo, err = s.adm.ListEndOffsets(ctx, topics...)
+	}
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lo.Each(func(l kadm.ListedOffset) {
+		tp := topicPart{l.Topic, l.Partition}
+		if _, ok := s.pos[tp]; !ok || l.Err != nil || l.Offset < 0 {
+			return
+		}
+		if e, ok := s.ends[tp]; !ok || l.Offset > e {
+			s.ends[tp] = l.Offset
+		}
+	})
 }
 
 func containsPart(ps []int32, p int32) bool {
@@ -292,9 +356,6 @@ func (s *Source) assign(starts map[topicPart]int64, later bool) error {
 		if later {
 			s.noticeLocked("partition", fmt.Sprintf("reading new partition %s/%d from offset %d", tp.Topic, tp.Part, off))
 		}
-	}
-	if s.pausedAll {
-		defer s.cl.PauseFetchTopics(s.topicsLocked()...)
 	}
 	s.mu.Unlock()
 	s.cl.AddConsumePartitions(assign)

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -102,13 +103,63 @@ func (s *Source) Read(ctx context.Context, from int64, max int) (connector.Read,
 // takeLocked takes buffered records for at most max batches (max <= 0:
 // any number), MaxOffsetsPerTrigger records in all, and leaves the buffer
 // without them (putBack restores them when logging fails).
+//
+// Partitions are read aligned on their records' timestamps: a Read takes
+// records in timestamp order, and only up to the frontier — the smallest,
+// over the partitions that still have records to give, of the newest
+// timestamp buffered — so that a partition whose records are fetched
+// late does not find the table's watermark already past them (its rows
+// would be late). A partition gives nothing to wait for when it is caught
+// up (nothing buffered, its end reached) or idle (no record for
+// IdleTimeout while it has a backlog: a stuck partition does not stall
+// the others).
 func (s *Source) takeLocked(max int) ([]batchEntry, [][]*kgo.Record) {
 	limit := int64(s.buffered)
 	if s.o.MaxOffsetsPerTrigger > 0 && limit > s.o.MaxOffsetsPerTrigger {
 		limit = s.o.MaxOffsetsPerTrigger
 	}
+	if max > 0 && limit > int64(max)*int64(s.tune.BatchRows) {
+		limit = int64(max) * int64(s.tune.BatchRows)
+	}
 	if limit == 0 {
 		return nil, nil
+	}
+	now := time.Now()
+	frontier := int64(math.MaxInt64)
+	for tp := range s.pos {
+		rs := s.buf[tp]
+		if len(rs) > 0 {
+			frontier = min(frontier, rs[len(rs)-1].Timestamp.UnixMicro())
+			continue
+		}
+		end, known := s.ends[tp]
+		behind := !known || end > s.bufEnd[tp]
+		idle := s.o.IdleTimeout > 0 && now.Sub(s.lastRecordOrStart(tp, now)) > s.o.IdleTimeout
+		if behind && !idle {
+			return nil, nil // its records are on the way: wait for them
+		}
+	}
+	// Merge the partitions by timestamp up to the frontier and the limit.
+	parts := sortedParts(s.buf)
+	take := make([]int, len(parts))
+	taken := int64(0)
+	for taken < limit {
+		best := -1
+		var bestTS int64
+		for i, tp := range parts {
+			rs := s.buf[tp]
+			if take[i] >= len(rs) {
+				continue
+			}
+			if ts := rs[take[i]].Timestamp.UnixMicro(); ts <= frontier && (best < 0 || ts < bestTS) {
+				best, bestTS = i, ts
+			}
+		}
+		if best < 0 {
+			break
+		}
+		take[best]++
+		taken++
 	}
 	var entries []batchEntry
 	var recs [][]*kgo.Record
@@ -121,35 +172,41 @@ func (s *Source) takeLocked(max int) ([]batchEntry, [][]*kgo.Record) {
 		}
 		cur, curRecs = batchEntry{}, nil
 	}
-	taken := int64(0)
-	for _, tp := range sortedParts(s.buf) {
-		rs := s.buf[tp]
-		for len(rs) > 0 && taken < limit {
-			if max > 0 && len(entries) >= max {
-				break
-			}
-			room := s.tune.BatchRows - len(curRecs)
-			n := min(len(rs), room, int(limit-taken))
+	for i, tp := range parts {
+		rs := s.buf[tp][:take[i]]
+		for len(rs) > 0 {
+			n := min(len(rs), s.tune.BatchRows-len(curRecs))
 			part := rs[:n]
 			cur.Spans = append(cur.Spans, span{topicPart: tp, From: part[0].Offset, To: part[n-1].Offset + 1, Rows: int64(n)})
 			cur.Rows += int64(n)
 			curRecs = append(curRecs, part...)
 			rs = rs[n:]
-			taken += int64(n)
 			if len(curRecs) == s.tune.BatchRows {
 				flush()
 			}
 		}
-		if len(rs) == 0 {
+		if rest := s.buf[tp][take[i]:]; len(rest) == 0 {
 			delete(s.buf, tp)
 		} else {
-			s.buf[tp] = rs
+			s.buf[tp] = rest
 		}
 	}
-	flush() // (at max, the batch being gathered is empty: max is reached only at a flush)
+	flush()
 	s.buffered -= int(taken)
 	s.resumeLocked()
 	return entries, recs
+}
+
+// lastRecordOrStart is when tp last gave a record (now when it never
+// did: a partition is not idle before it had a chance).
+func (s *Source) lastRecordOrStart(tp topicPart, now time.Time) time.Time {
+	if t, ok := s.lastRecord[tp]; ok {
+		return t
+	}
+	if _, ok := s.assignedAt[tp]; !ok {
+		s.assignedAt[tp] = now
+	}
+	return s.assignedAt[tp]
 }
 
 func (s *Source) putBack(recs [][]*kgo.Record) {

@@ -56,10 +56,11 @@ type Source struct {
 	buf        map[topicPart][]*kgo.Record
 	bufEnd     map[topicPart]int64 // offset after the last buffered record
 	buffered   int
-	pausedAll  bool
+	paused     map[topicPart]bool  // partitions whose fetching is paused (their buffer is full)
 	ends       map[topicPart]int64 // the partition's end (LSO or HWM) last seen
 	maxTS      map[topicPart]int64 // largest record timestamp logged, µs
 	lastRecord map[topicPart]time.Time
+	assignedAt map[topicPart]time.Time // when takeLocked first waited for a partition with no record yet
 	trouble    string
 	noticed    map[string]bool
 	notices    []Notice
@@ -125,13 +126,16 @@ func Open(st *state.Store, logKey []byte, o Options, s files.Schema, t Tuning) (
 		st: st, logKey: append([]byte(nil), logKey...), o: o, tune: t, dec: newDecoder(o, s),
 		batches: l.batches, pos: l.positions(), hadStarts: len(l.starts) > 0,
 		buf: map[topicPart][]*kgo.Record{}, bufEnd: map[topicPart]int64{}, ends: map[topicPart]int64{},
-		maxTS: map[topicPart]int64{}, lastRecord: map[topicPart]time.Time{}, noticed: map[string]bool{},
-		cache: map[int64]arrow.RecordBatch{}, kick: make(chan struct{}, 1),
+		maxTS: map[topicPart]int64{}, lastRecord: map[topicPart]time.Time{}, assignedAt: map[topicPart]time.Time{}, noticed: map[string]bool{},
+		cache: map[int64]arrow.RecordBatch{}, kick: make(chan struct{}, 1), paused: map[topicPart]bool{},
 	}
 	if o.Pattern != "" {
 		src.match = regexp.MustCompile(o.Pattern) // ParseOptions checked it
 	}
-	opts := append(clientOpts(o), kgo.FetchMaxWait(200*time.Millisecond))
+	// Control records (transaction markers) are kept so that the
+	// buffer's end passes them: a partition whose last offsets are
+	// markers is caught up, not behind (takeLocked).
+	opts := append(clientOpts(o), kgo.FetchMaxWait(200*time.Millisecond), kgo.KeepControlRecords())
 	if o.ReadCommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
