@@ -12,9 +12,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/weir-sql/weir/engine"
 )
+
+func plainAuth(user, pass string) sasl.Mechanism {
+	return plain.Auth{User: user, Pass: pass}.AsMechanism()
+}
 
 // Kafka sources over the real wire: a kfake cluster in the test process
 // (franz-go's in-process Kafka, reached over TCP), JSON orders produced
@@ -112,7 +118,7 @@ func TestKafkaSourceBadInput(t *testing.T) {
 		}
 	}
 	// Raw messages, malformed JSON rescued, never stopping the table.
-	mustExec(t, w, fmt.Sprintf(`CREATE SOURCE raw_k WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '%s', startup = 'earliest')`, broker))
+	mustExec(t, w, fmt.Sprintf(`CREATE SOURCE raw_k WITH (connector = 'kafka', topic = 'there', "kafka.bootstrap.servers" = '%s', startup = 'earliest', "kafka.isolation.level" = 'read_committed')`, broker))
 	mustExec(t, w, fmt.Sprintf(`CREATE SOURCE typed_k (id int) WITH (connector = 'kafka', topic = 'there', bootstrap_servers = '%s', startup = 'earliest', format = 'json')`, broker))
 	mustExec(t, w, `CREATE STREAMING TABLE raw_rows AS SELECT partition, "offset", convert_from(value, 'UTF8') AS v, key IS NULL AS nokey FROM STREAM raw_k`)
 	mustExec(t, w, `CREATE STREAMING TABLE typed_rows AS SELECT id, _rescued_data->>'_corrupt_record' AS bad FROM STREAM typed_k`)
@@ -276,4 +282,40 @@ func TestKafkaSinkPipeline(t *testing.T) {
 	if got := textRows(t, w, "SHOW SINKS"); len(got) != 1 || !strings.Contains(got[0], "\tkafka\ttopic=totals_out, format=json, bootstrap_servers="+broker+", key=customer\trunning\t") {
 		t.Errorf("SHOW SINKS: %q", got)
 	}
+}
+
+// SASL credentials through a secret: the right password connects, a
+// wrong one is 28000 at CREATE; the catalog keeps secret('name').
+func TestKafkaSourceSASLSecret(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "sec"), kfake.EnableSASL(), kfake.Superuser("PLAIN", "weir", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	broker := c.ListenAddrs()[0]
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir(), SecretKey: make([]byte, 32)})
+	w := srv.connect(t)
+	mustExec(t, w, `CREATE SECRET kafka_pw AS 's3cret'`)
+	mustExec(t, w, `CREATE SECRET wrong_pw AS 'nope'`)
+	opts := func(pw string) string {
+		return fmt.Sprintf(`connector = 'kafka', topic = 'sec', bootstrap_servers = '%s', startup = 'earliest', "kafka.security.protocol" = 'SASL_PLAINTEXT',
+			"kafka.sasl.mechanism" = 'PLAIN', "kafka.sasl.username" = 'weir', "kafka.sasl.password" = secret('%s')`, broker, pw)
+	}
+	// kfake closes the connection on a wrong password (a real broker
+	// answers SASL_AUTHENTICATION_FAILED, 28000): refused at CREATE either way.
+	if _, err := w.Exec(context.Background(), "CREATE SOURCE bad WITH ("+opts("wrong_pw")+")"); sqlstate(err) != "28000" && sqlstate(err) != "08001" {
+		t.Errorf("a wrong password: %v (%s)", err, sqlstate(err))
+	}
+	mustExec(t, w, "CREATE SOURCE good WITH ("+opts("kafka_pw")+")")
+	// And a streaming table reads through the authenticated client.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker), kgo.SASL(plainAuth("weir", "s3cret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "sec", Value: []byte("hello")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, w, `CREATE STREAMING TABLE sec_rows AS SELECT convert_from(value, 'UTF8') AS v FROM STREAM good`)
+	waitFor(t, w, "SELECT count(*) = 1 AND min(v) = 'hello' FROM sec_rows")
 }
