@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -139,4 +141,28 @@ func (r *runner) kafkaAfterStep() {
 	if status, _ := r.state(); status == statusRunning || status == statusIdle {
 		r.setStatus(status, strings.Join(troubles, "; "))
 	}
+}
+
+// kafkaStreamingDetails are DESCRIBE EXTENDED's rows of a streaming
+// table's Kafka inputs: each partition's position, end and lag.
+func (s *Session) kafkaStreamingDetails(rel *catalog.Relation) [][2]string {
+	var out [][2]string
+	for _, in := range s.eng.kafkaInputsOf(rel.OID) {
+		name := in.rel.Name
+		if in.rel.OID >= inlineOIDBase {
+			name = "read_kafka"
+		}
+		for _, l := range in.src.Lag() {
+			end := "unknown"
+			if l.End >= 0 {
+				end = strconv.FormatInt(l.End, 10)
+			}
+			out = append(out, [2]string{fmt.Sprintf("Kafka Input %s %s/%d", name, l.Topic, l.Partition),
+				fmt.Sprintf("position %d, end %s, lag %d", l.Position, end, l.Lag)})
+		}
+		if t := in.src.Trouble(); t != "" {
+			out = append(out, [2]string{"Kafka Input " + name + " Trouble", t})
+		}
+	}
+	return out
 }

@@ -87,6 +87,16 @@ func TestKafkaSourceStreaming(t *testing.T) {
 		t.Errorf("SHOW SOURCES: %q", got)
 	}
 	waitFor(t, w, "SELECT backlog_rows = 0 AND status = 'running' FROM weir_catalog.streaming_progress WHERE name = 'totals'")
+	// DESCRIBE EXTENDED shows each partition's position and lag.
+	var lagRows []string
+	for _, r := range textRows(t, w, "DESCRIBE EXTENDED totals") {
+		if strings.HasPrefix(r, "Kafka Input orders_k orders/") {
+			lagRows = append(lagRows, r)
+		}
+	}
+	if len(lagRows) != 3 || !strings.HasSuffix(lagRows[0], ", lag 0\t") && !strings.Contains(lagRows[0], ", lag 0") {
+		t.Errorf("DESCRIBE EXTENDED's Kafka rows: %q", lagRows)
+	}
 
 	// A restart of weir: the table goes on from its checkpoint; more
 	// orders arrive, none is counted twice or lost.
