@@ -114,7 +114,7 @@ func (s *Session) checkKafkaSink(def *catalog.Sink, from *catalog.Relation) erro
 	return nil
 }
 
-// kafkaSinksOpen are the open Kafka sinks by sink name: a table's
+// kafkaSinksOpen are the open Kafka sinks by transactional id: a table's
 // restart opens its sinks again, and the old client is closed then.
 var kafkaSinksOpen sync.Map // transactional id → *kafka.Sink
 
@@ -187,4 +187,14 @@ func kafkaSinkOptionsText(def *catalog.Sink) []string {
 		kv = append(kv, "key="+strings.Join(k.Key, ","))
 	}
 	return kv
+}
+
+// closeKafkaSink closes a dropped sink's client, if it is open.
+func closeKafkaSink(def *catalog.Sink) {
+	if def.Kafka == nil {
+		return
+	}
+	if s, ok := kafkaSinksOpen.LoadAndDelete(def.Kafka.TransactionID); ok {
+		s.(*kafka.Sink).Close()
+	}
 }

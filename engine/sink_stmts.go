@@ -253,6 +253,7 @@ func (s *Session) dropSinks(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resul
 // the sink's output, now the user's.
 func (e *Engine) dropSink(def *catalog.Sink) error {
 	e.detachSink(def)
+	closeKafkaSink(def) // kafka_sink.go
 	return e.cat.DropSink(def.OID)
 }
 
