@@ -329,3 +329,20 @@ func TestKafkaSourceSASLSecret(t *testing.T) {
 	mustExec(t, w, `CREATE STREAMING TABLE sec_rows AS SELECT convert_from(value, 'UTF8') AS v FROM STREAM good`)
 	waitFor(t, w, "SELECT count(*) = 1 AND min(v) = 'hello' FROM sec_rows")
 }
+
+// A broker that goes away does not fail the table: its last_error and a
+// kafka event in its event log say so while the source keeps trying.
+func TestKafkaBrokerGoneWhileRunning(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "gone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broker := c.ListenAddrs()[0]
+	srv := startServerWith(t, engine.Config{DataDir: t.TempDir()})
+	w := srv.connect(t)
+	mustExec(t, w, fmt.Sprintf(`CREATE STREAMING TABLE n AS SELECT count(*) AS n FROM STREAM read_kafka(bootstrapServers => '%s', subscribe => 'gone', startingOffsets => 'earliest')`, broker))
+	waitFor(t, w, "SELECT status = 'running' FROM weir_catalog.streaming_progress WHERE name = 'n'")
+	c.Close()
+	waitFor(t, w, "SELECT status = 'running' AND last_error LIKE '%Kafka at "+broker+"%retrying' FROM weir_catalog.streaming_progress WHERE name = 'n'")
+	waitFor(t, w, "SELECT count(*) >= 1 FROM event_log('n') WHERE event_type = 'kafka' AND message LIKE 'could not connect to Kafka%'")
+}

@@ -131,7 +131,9 @@ func (s *Source) Rediscover() {
 }
 
 func (s *Source) discover(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	// A broker that does not answer within 5 s is reported (and tried
+	// again at the next discovery).
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	found, missing, err := partitionsOf(ctx, s.adm, s.o, s.match)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
