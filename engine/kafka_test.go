@@ -344,5 +344,5 @@ func TestKafkaBrokerGoneWhileRunning(t *testing.T) {
 	waitFor(t, w, "SELECT status = 'running' FROM weir_catalog.streaming_progress WHERE name = 'n'")
 	c.Close()
 	waitFor(t, w, "SELECT status = 'running' AND last_error LIKE '%Kafka at "+broker+"%retrying' FROM weir_catalog.streaming_progress WHERE name = 'n'")
-	waitFor(t, w, "SELECT count(*) >= 1 FROM event_log('n') WHERE event_type = 'kafka' AND message LIKE 'could not connect to Kafka%'")
+	waitFor(t, w, "SELECT count(*) >= 1 FROM event_log('n') WHERE event_type = 'kafka' AND message LIKE '%Kafka at%'")
 }
