@@ -83,6 +83,9 @@ func (r *Replicator) loadProgress() (progress, error) {
 	tx := r.store.Begin(false)
 	defer tx.Discard()
 	v, err := tx.Get(ProgressKey(r.rel))
+	if err == state.ErrNotFound {
+		return progress{}, nil
+	}
 	if err != nil || len(v) != 9 {
 		return progress{}, err
 	}
