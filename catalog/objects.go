@@ -191,6 +191,7 @@ type Source struct {
 	Connector string         // "nexmark" or "files"
 	Nexmark   *NexmarkSource `json:",omitempty"`
 	Files     *FilesSource   `json:",omitempty"` // files_source.go
+	PgCDC     *PgCDCSource   `json:",omitempty"` // pgcdc_source.go
 	// WatermarkColumn and WatermarkDelayUS are the WATERMARK FOR clause
 	// (the column, and the delay in microseconds); "" when none.
 	WatermarkColumn  string `json:",omitempty"`

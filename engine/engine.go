@@ -98,6 +98,7 @@ type Engine struct {
 
 	filesRoots []string    // files_access.go: resolved --files-root folders
 	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
+	pgcdc      pgcdcOpened // pgcdc_source.go: the running postgres-cdc replicators
 
 	stats      serverCounters // server_stats.go: connections, statements, errors, latencies
 	log        *slog.Logger   // event_log.go: the server's log
@@ -155,6 +156,7 @@ func (e *Engine) Close() error {
 	close(e.closing)
 	e.waitFilesRestarts() // files_evolve.go
 	e.stopAll()
+	e.closePgCDC() // pgcdc_source.go
 	eventlog.Forget(e.store)
 	return e.store.Close()
 }

@@ -45,6 +45,9 @@ func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, read
 		if rel.Source.Files != nil {
 			return e.openFilesInput(reader, rel, schema, input.Reads)
 		}
+		if rel.Source.PgCDC != nil {
+			return e.openPgCDCInput(rel, schema) // pgcdc_source.go
+		}
 		if rel.Created.IsZero() {
 			cp := *rel
 			cp.Created = reader.Created
@@ -92,6 +95,9 @@ func catalogNexmark(o nexmark.Options) *catalog.NexmarkSource {
 func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *arrow.Schema) ([]arrow.RecordBatch, error) {
 	if rel.Source.Files != nil {
 		return e.readFilesNow(ctx, rel, schema) // files_source.go
+	}
+	if rel.Source.PgCDC != nil {
+		return e.scanPgCDC(rel, schema) // pgcdc_source.go
 	}
 	n := rel.Source.Nexmark
 	if n == nil {

@@ -71,7 +71,9 @@ func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.Exe
 	case "nexmark":
 	case "files":
 		return s.createFilesSource(ss, text, io) // files_source_stmt.go
-	case "kafka", "postgres-cdc":
+	case "postgres-cdc":
+		return s.createPgCDCSource(ss, text, io) // pgcdc_source.go
+	case "kafka":
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sources of connector \"%s\" are not supported yet", conn).
 			WithHint("Feed an input table with INSERT or COPY instead; connector = 'nexmark' generates Nexmark events.")
 	default:
@@ -267,6 +269,9 @@ func (s *Session) dropSource(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resu
 		if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindSource, false); err != nil {
 			return nil, err
 		}
+		if rel.Source.PgCDC != nil {
+			s.eng.dropPgCDC(rel, io) // pgcdc_source.go
+		}
 	}
 	return commandResult("DROP SOURCE"), nil
 }
@@ -294,6 +299,9 @@ func (s *Session) showSources(st *statement) (wire.Result, error) {
 		var maxEvents, eps, seed, paced any
 		if f := rel.Source.Files; f != nil {
 			path, format = f.Path, f.Format
+		}
+		if rel.Source.PgCDC != nil {
+			table = pgcdcTable(rel) // pgcdc_source.go
 		}
 		if n := rel.Source.Nexmark; n != nil {
 			table, eps, seed, paced = n.Table, n.EventsPerSecond, n.Seed, n.Paced

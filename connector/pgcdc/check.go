@@ -116,3 +116,15 @@ func ensurePublication(ctx context.Context, c *pgconn.PgConn, o Options) error {
 	_, err = query(ctx, c, "CREATE PUBLICATION "+quoteIdent(o.Publication)+" FOR TABLE "+o.qualified(), o)
 	return err
 }
+
+// DropSlot drops the source's replication slot when it exists (DROP
+// SOURCE): PostgreSQL would keep WAL for it forever.
+func DropSlot(ctx context.Context, o Options) error {
+	c, err := connect(ctx, o, false)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	_, err = query(ctx, c, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = "+quoteLiteral(o.Slot), o)
+	return err
+}
