@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 
 // logicalServer is one PostgreSQL 15 with wal_level = logical for the
 // package's tests.
-func logicalServer(t *testing.T) *pgtest.Server {
+func logicalServer(t testing.TB) *pgtest.Server {
 	t.Helper()
 	logicalOnce.Do(func() { logical, logicalErr = pgtest.StartWith(pgtest.Options{Logical: true}) })
 	if logicalErr != nil {
@@ -193,7 +193,7 @@ func changes(t *testing.T, c *pgx.Conn, round int) {
 	exec(t, c, `BEGIN; UPDATE customers SET name = name || '!' WHERE id % 13 = 0; INSERT INTO customers VALUES (`+fmt.Sprint(base+500)+`, 'tx', 1, NULL, NULL); COMMIT`)
 }
 
-func openStore(t *testing.T, dir string) *state.Store {
+func openStore(t testing.TB, dir string) *state.Store {
 	st, err := state.Open(dir, state.Options{})
 	if err != nil {
 		t.Fatal(err)
