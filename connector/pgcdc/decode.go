@@ -29,6 +29,11 @@ type decoder struct {
 	lsn   int64 // the open transaction's commit LSN (each row's _lsn)
 	rows  int64 // rows of the open transaction
 
+	// pending are transactions received and not yet logged (commit).
+	pending     []arrow.RecordBatch
+	pendingRows int64
+	pendingEnd  uint64
+
 	// images is the last row image of each key (doc.go): what fills a
 	// TOASTed value PostgreSQL did not send, and a DEFAULT identity
 	// delete's other columns.
@@ -195,7 +200,7 @@ func (d *decoder) handle(data []byte) error {
 		d.rels[m.RelationID] = rel
 	case *pglogrepl.BeginMessage:
 		d.inTxn, d.lsn, d.rows = true, int64(m.FinalLSN), 0
-		d.skip = uint64(m.FinalLSN) < d.logged
+		d.skip = uint64(m.FinalLSN) < max(d.logged, d.pendingEnd)
 	case *pglogrepl.InsertMessage:
 		rel := d.rels[m.RelationID]
 		if d.skip || rel == nil || !rel.ours {
@@ -268,19 +273,44 @@ func (d *decoder) handle(data []byte) error {
 	return nil
 }
 
-// commit logs the open transaction's rows with its end LSN, in one
-// commit of weir's store; a transaction with none of ours only moves
-// what may be confirmed.
+// commit ends the open transaction: its rows join the pending group,
+// which is logged in one commit of weir's store (one fsync) when the
+// stream pauses (flushLinger) or the group is large; a transaction with
+// none of ours only moves what may be confirmed once the group is logged.
 func (d *decoder) commit(end uint64) error {
-	b := d.rb.flush()
-	if b == nil {
+	d.pendingEnd = end
+	if b := d.rb.flush(); b != nil {
+		d.pending = append(d.pending, b)
+		d.pendingRows += d.rows
+	}
+	if len(d.pending) == 0 {
 		d.ackable = max(d.ackable, end)
 		return nil
 	}
-	defer b.Release()
+	if d.pendingRows >= maxPendingRows {
+		return d.flush()
+	}
+	return nil
+}
+
+// maxPendingRows bounds the rows a pending group holds in memory.
+const maxPendingRows = 1 << 16
+
+// flush logs the pending group with the end LSN of its last transaction.
+func (d *decoder) flush() error {
+	if len(d.pending) == 0 {
+		return nil
+	}
+	defer func() {
+		for _, b := range d.pending {
+			b.Release()
+		}
+		d.pending, d.pendingRows = d.pending[:0], 0
+	}()
+	end := d.pendingEnd
 	tx := d.r.store.Begin(true)
 	defer tx.Discard()
-	if err := tx.AppendChunks(d.r.rel, []arrow.RecordBatch{b}); err != nil {
+	if err := tx.AppendChunks(d.r.rel, d.pending); err != nil {
 		return err
 	}
 	if err := setProgress(tx, d.r.rel, progress{snapshotted: true, end: end}); err != nil {
@@ -290,7 +320,7 @@ func (d *decoder) commit(end uint64) error {
 		return err
 	}
 	d.logged, d.ackable = end, max(d.ackable, end)
-	rows := d.rows
+	rows := d.pendingRows
 	d.r.update(func(s *Status) { s.LoggedLSN = end; s.Changes += rows })
 	if d.r.OnCommit != nil {
 		d.r.OnCommit()

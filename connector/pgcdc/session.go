@@ -15,6 +15,11 @@ import (
 // snapshotBatchRows is the rows of one chunk of the initial snapshot.
 const snapshotBatchRows = 8192
 
+// flushLinger is how long the stream may pause before the transactions
+// received are logged: transactions arriving back to back share one
+// commit (one fsync) of weir's store.
+const flushLinger = 2 * time.Millisecond
+
 // session is one replication connection: the snapshot first when the log
 // has none, then the stream from the end of the log, until an error.
 func (r *Replicator) session(ctx context.Context) error {
@@ -143,7 +148,11 @@ func (d *decoder) stream(ctx context.Context, rc *pgconn.PgConn) error {
 			}
 			next = time.Now().Add(interval)
 		}
-		mctx, cancel := context.WithDeadline(ctx, next)
+		deadline := next
+		if len(d.pending) > 0 {
+			deadline = time.Now().Add(flushLinger)
+		}
+		mctx, cancel := context.WithDeadline(ctx, deadline)
 		msg, err := rc.ReceiveMessage(mctx)
 		cancel()
 		if err != nil {
@@ -151,6 +160,10 @@ func (d *decoder) stream(ctx context.Context, rc *pgconn.PgConn) error {
 				return ctx.Err()
 			}
 			if pgconn.Timeout(err) {
+				// The stream paused: log what is pending.
+				if err := d.flush(); err != nil {
+					return err
+				}
 				continue
 			}
 			return pgError(err, d.r.o)
@@ -172,7 +185,7 @@ func (d *decoder) stream(ctx context.Context, rc *pgconn.PgConn) error {
 				// Everything sent before the keepalive is received: with
 				// no transaction open, nothing of ours lies before its
 				// WAL end that is not logged.
-				if !d.inTxn {
+				if !d.inTxn && len(d.pending) == 0 {
 					d.ackable = max(d.ackable, uint64(k.ServerWALEnd))
 				}
 				if k.ReplyRequested {
