@@ -146,6 +146,7 @@ func Open(cfg Config) (*Engine, error) {
 	e.log, e.eventLog = cfg.Logger, newEventLogLimit(cfg.EventLogRetention, cfg.EventLogMaxRows) // event_log_retention.go
 	st.SetObserver(&e.stats)                                                                     // server_stats.go: commit and fsync latency
 	e.startStreamingTables()
+	e.startPgCDC() // pgcdc_source.go
 	go e.retentionLoop()
 	return e, nil
 }

@@ -176,6 +176,18 @@ func (e *Engine) dropPgCDC(rel *catalog.Relation, io wire.ExecIO) {
 	}
 }
 
+// startPgCDC starts the replicator of every postgres-cdc source at open,
+// read or not: the slot keeps WAL until weir confirms it.
+func (e *Engine) startPgCDC() {
+	for _, rel := range e.cat.Relations() {
+		if rel.Kind == catalog.KindSource && rel.Source != nil && rel.Source.PgCDC != nil {
+			if _, err := e.pgcdcReplicator(rel); err != nil {
+				e.logger().Warn("could not start a postgres-cdc source", "source", rel.Name, "err", err)
+			}
+		}
+	}
+}
+
 // closePgCDC stops every replicator (server shutdown).
 func (e *Engine) closePgCDC() {
 	e.pgcdc.mu.Lock()

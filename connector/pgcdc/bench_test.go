@@ -60,7 +60,7 @@ func BenchmarkCDC(b *testing.B) {
 			}
 		}
 		var end string
-		pg.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&end)
+		pg.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&end)
 		endLSN, _ := pglogrepl.ParseLSN(end)
 
 		// Baseline: the raw loop.

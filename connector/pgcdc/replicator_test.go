@@ -87,10 +87,12 @@ func exec(t *testing.T, c *pgx.Conn, sql string) {
 	}
 }
 
-// currentLSN is the source server's WAL end now.
+// currentLSN is the source server's WAL insert position now: past every
+// commit made before (pg_current_wal_lsn is the write position, which
+// trails it with synchronous_commit off).
 func currentLSN(t *testing.T, c *pgx.Conn) uint64 {
 	var s string
-	if err := c.QueryRow(context.Background(), "SELECT pg_current_wal_lsn()::text").Scan(&s); err != nil {
+	if err := c.QueryRow(context.Background(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 		t.Fatal(err)
 	}
 	var hi, lo uint64
@@ -173,7 +175,17 @@ func pgRows(t *testing.T, c *pgx.Conn) []string {
 func compare(t *testing.T, got, want []string) {
 	t.Helper()
 	if len(got) != len(want) {
-		t.Fatalf("weir holds %d rows, PostgreSQL %d", len(got), len(want))
+		g := map[string]bool{}
+		for _, r := range got {
+			g[r] = true
+		}
+		var missing []string
+		for _, r := range want {
+			if !g[r] {
+				missing = append(missing, r)
+			}
+		}
+		t.Fatalf("weir holds %d rows, PostgreSQL %d; PostgreSQL's rows weir lacks: %.300q", len(got), len(want), missing)
 	}
 	for i := range got {
 		if got[i] != want[i] {

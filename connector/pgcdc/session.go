@@ -15,6 +15,10 @@ import (
 // snapshotBatchRows is the rows of one chunk of the initial snapshot.
 const snapshotBatchRows = 8192
 
+// snapshotFlushBytes is how much of the snapshot is held before it is
+// written out as a part of its commit.
+const snapshotFlushBytes = 64 << 20
+
 // flushLinger is how long the stream may pause before the transactions
 // received are logged: transactions arriving back to back share one
 // commit (one fsync) of weir's store.
@@ -86,13 +90,26 @@ func (r *Replicator) snapshot(ctx context.Context, rc *pgconn.PgConn) (progress,
 		sel += quoteIdent(col.Name)
 	}
 	sel += " FROM " + r.o.qualified()
+	// The snapshot goes into one transaction of weir's store, flushed
+	// in parts as it grows (invisible until its commit), so a large table
+	// is not held in memory.
+	tx := r.store.Begin(true)
+	defer tx.Discard()
 	rb := newRowBuilder(r.cols)
-	var batches []arrow.RecordBatch
-	defer func() {
-		for _, b := range batches {
-			b.Release()
+	appendBatch := func() error {
+		b := rb.flush()
+		if b == nil {
+			return nil
 		}
-	}()
+		defer b.Release()
+		if err := tx.AppendChunks(r.rel, []arrow.RecordBatch{b}); err != nil {
+			return err
+		}
+		if tx.PendingChunkBytes() > snapshotFlushBytes {
+			return tx.FlushChunks()
+		}
+		return nil
+	}
 	rr := c.ExecParams(ctx, sel, nil, nil, nil, nil)
 	var rows int64
 	for rr.NextRow() {
@@ -102,21 +119,19 @@ func (r *Replicator) snapshot(ctx context.Context, rc *pgconn.PgConn) (progress,
 		}
 		rows++
 		if rb.rows == snapshotBatchRows {
-			batches = append(batches, rb.flush())
+			if err := appendBatch(); err != nil {
+				rr.Close()
+				return progress{}, err
+			}
 		}
 	}
 	if _, err := rr.Close(); err != nil {
 		return progress{}, pgError(err, r.o)
 	}
-	if b := rb.flush(); b != nil {
-		batches = append(batches, b)
-	}
-	query(ctx, c, "COMMIT", r.o)
-	tx := r.store.Begin(true)
-	defer tx.Discard()
-	if err := tx.AppendChunks(r.rel, batches); err != nil {
+	if err := appendBatch(); err != nil {
 		return progress{}, err
 	}
+	query(ctx, c, "COMMIT", r.o)
 	p := progress{snapshotted: true, end: uint64(start)}
 	if err := setProgress(tx, r.rel, p); err != nil {
 		return progress{}, err
