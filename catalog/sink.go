@@ -28,6 +28,8 @@ type Sink struct {
 	Files *FilesSink `json:",omitempty"`
 	// Iceberg is the iceberg connector's options (Connector "iceberg").
 	Iceberg *IcebergSink `json:",omitempty"`
+	// Postgres is the postgres connector's options (Connector "postgres").
+	Postgres *PostgresSink `json:",omitempty"`
 	// Definition is the CREATE SINK statement as written.
 	Definition string
 	// EpochBase is added to the table's epoch numbers to make the sink's:
@@ -59,6 +61,11 @@ func (s *Sink) clone() *Sink {
 	if s.Iceberg != nil {
 		i := *s.Iceberg
 		c.Iceberg = &i
+	}
+	if s.Postgres != nil {
+		p := *s.Postgres
+		p.PrimaryKey = append([]string(nil), s.Postgres.PrimaryKey...)
+		c.Postgres = &p
 	}
 	return &c
 }

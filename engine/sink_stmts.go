@@ -145,7 +145,9 @@ func (s *Session) sinkDefinition(ss *parse.StreamingStmt) (*catalog.Sink, error)
 		}
 		def.Files = f
 		return def, nil
-	case "postgres", "kafka":
+	case "postgres":
+		return s.postgresSinkDefinition(def, ss.Options) // pgsink.go
+	case "kafka":
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"%s\" are not supported yet", conn).
 			WithHint("They are coming (issue 14). For now SUBSCRIBE TO the streaming table (or COPY (SUBSCRIBE TO t) TO STDOUT) from a client that writes to " + conn + ", or write files with connector = 'files'.")
 	case "iceberg":
