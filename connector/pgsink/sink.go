@@ -31,6 +31,9 @@ import (
 	"github.com/weir-sql/weir/state"
 )
 
+// sinkBatchRows is the statements sent in one round trip.
+const sinkBatchRows = 1000
+
 // ProgressTable is where sinks record the last epoch they committed.
 const ProgressTable = "weir_sink_progress"
 
@@ -79,7 +82,14 @@ func (s *Sink) connect(ctx context.Context) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c, err := pgx.Connect(cctx, s.o.URL)
+	cfg, err := pgx.ParseConfig(s.o.URL)
+	if err != nil {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "postgres sink: invalid url: %v", err)
+	}
+	// Every statement carries its values as literals, so each is new:
+	// sent unnamed, not prepared and cached.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	c, err := pgx.ConnectConfig(cctx, cfg)
 	if err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) {
@@ -153,17 +163,33 @@ func (s *Sink) Committed(epoch int64) error {
 		return s.fail(err)
 	}
 	defer tx.Rollback(ctx)
+	// The statements go in pipelined batches: one round trip per
+	// sinkBatchRows changes, not per change; in order, so a delete and the
+	// insert of the same key apply as the changes say.
 	var sql strings.Builder
+	batch := &pgx.Batch{}
+	send := func() error {
+		if batch.Len() == 0 {
+			return nil
+		}
+		err := tx.SendBatch(ctx, batch).Close()
+		batch = &pgx.Batch{}
+		return err
+	}
 	for _, b := range batches {
 		for i := 0; i < int(b.NumRows()); i++ {
 			sql.Reset()
 			s.statement(&sql, b, i)
-			if _, err := tx.Exec(ctx, sql.String(), pgx.QueryExecModeSimpleProtocol); err != nil {
-				return s.fail(err)
+			batch.Queue(sql.String())
+			if batch.Len() >= sinkBatchRows {
+				if err := send(); err != nil {
+					return s.fail(err)
+				}
 			}
 		}
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO "+ProgressTable+" VALUES ($1, $2) ON CONFLICT (sink) DO UPDATE SET epoch = EXCLUDED.epoch", s.o.Name, epoch); err != nil {
+	batch.Queue("INSERT INTO "+ProgressTable+" VALUES ($1, $2) ON CONFLICT (sink) DO UPDATE SET epoch = EXCLUDED.epoch", s.o.Name, epoch)
+	if err := send(); err != nil {
 		return s.fail(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
