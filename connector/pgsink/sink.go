@@ -18,6 +18,7 @@ package pgsink
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"time"
 
@@ -73,6 +74,9 @@ func Open(ctx context.Context, o Options) (*Sink, error) {
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
+	// connector.Sink has no Close: the engine lets a sink go when its
+	// table stops or the sink is dropped, and the connection goes with it.
+	runtime.SetFinalizer(s, (*Sink).Close)
 	return s, nil
 }
 
@@ -127,6 +131,7 @@ func Check(ctx context.Context, o Options) error {
 func (s *Sink) Close() {
 	if s.conn != nil {
 		s.conn.Close(context.Background())
+		s.conn = nil
 	}
 }
 
