@@ -192,6 +192,7 @@ type Source struct {
 	Nexmark   *NexmarkSource `json:",omitempty"`
 	Files     *FilesSource   `json:",omitempty"` // files_source.go
 	Kafka     *KafkaSource   `json:",omitempty"` // kafka_source.go
+	PgCDC     *PgCDCSource   `json:",omitempty"` // pgcdc_source.go
 	// WatermarkColumn and WatermarkDelayUS are the WATERMARK FOR clause
 	// (the column, and the delay in microseconds); "" when none.
 	WatermarkColumn  string `json:",omitempty"`

@@ -30,6 +30,8 @@ type Sink struct {
 	Iceberg *IcebergSink `json:",omitempty"`
 	// Kafka is the kafka connector's options (Connector "kafka").
 	Kafka *KafkaSink `json:",omitempty"` // kafka_source.go
+	// Postgres is the postgres connector's options (Connector "postgres").
+	Postgres *PostgresSink `json:",omitempty"`
 	// Definition is the CREATE SINK statement as written.
 	Definition string
 	// EpochBase is added to the table's epoch numbers to make the sink's:
@@ -63,6 +65,11 @@ func (s *Sink) clone() *Sink {
 		c.Iceberg = &i
 	}
 	c.Kafka = s.Kafka.clone() // kafka_source.go
+	if s.Postgres != nil {
+		p := *s.Postgres
+		p.PrimaryKey = append([]string(nil), s.Postgres.PrimaryKey...)
+		c.Postgres = &p
+	}
 	return &c
 }
 

@@ -105,6 +105,7 @@ type Engine struct {
 	filesRoots []string    // files_access.go: resolved --files-root folders
 	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
 	kafkaOpen  kafkaOpened // kafka_input.go: the Kafka sources streaming tables read
+	pgcdc      pgcdcOpened // pgcdc_source.go: the running postgres-cdc replicators
 
 	stats      serverCounters // server_stats.go: connections, statements, errors, latencies
 	log        *slog.Logger   // event_log.go: the server's log
@@ -155,6 +156,7 @@ func Open(cfg Config) (*Engine, error) {
 	// audit_writer.go: before anything can record an event.
 	e.startAuditWriter(cfg.AuditLogRetention, cfg.AuditLogMaxRows)
 	e.startStreamingTables()
+	e.startPgCDC() // pgcdc_source.go
 	go e.retentionLoop()
 	return e, nil
 }
@@ -166,6 +168,7 @@ func (e *Engine) Close() error {
 	e.waitFilesRestarts() // files_evolve.go
 	e.stopAll()
 	e.stopAuditWriter() // audit_writer.go: writes what is queued
+	e.closePgCDC() // pgcdc_source.go
 	eventlog.Forget(e.store)
 	return e.store.Close()
 }

@@ -166,8 +166,7 @@ func (s *Session) sinkDefinition(ss *parse.StreamingStmt) (*catalog.Sink, error)
 	case "kafka":
 		return s.kafkaSinkDefinition(def, ss.Options) // kafka_sink.go
 	case "postgres":
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"%s\" are not supported yet", conn).
-			WithHint("They are coming (issue 14). For now SUBSCRIBE TO the streaming table (or COPY (SUBSCRIBE TO t) TO STDOUT) from a client that writes to " + conn + ", or write files with connector = 'files'.")
+		return s.postgresSinkDefinition(def, ss.Options) // pgsink.go
 	case "iceberg":
 		return s.icebergSinkDefinition(def, ss.Options)
 	}

@@ -140,6 +140,9 @@ func (e *Engine) openSink(def *catalog.Sink, table *catalog.Relation, mode strin
 	case "kafka":
 		s, err := e.openKafkaSink(def, table, mode, schema) // kafka_sink.go
 		return s, schema, err
+	case "postgres":
+		s, err := e.openPostgresSink(def, table, mode) // pgsink.go
+		return s, schema, err
 	}
 	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"%s\" are not supported yet", def.Connector)
 }

@@ -48,6 +48,9 @@ func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, read
 		if rel.Source.Kafka != nil {
 			return e.openKafkaInput(reader, rel, schema) // kafka_input.go
 		}
+		if rel.Source.PgCDC != nil {
+			return e.openPgCDCInput(rel, schema) // pgcdc_source.go
+		}
 		if rel.Created.IsZero() {
 			cp := *rel
 			cp.Created = reader.Created
@@ -98,6 +101,9 @@ func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *
 	}
 	if rel.Source.Kafka != nil {
 		return e.readKafkaNow(ctx, rel, schema) // kafka_source.go
+		}
+	if rel.Source.PgCDC != nil {
+		return e.scanPgCDC(rel, schema) // pgcdc_source.go
 	}
 	n := rel.Source.Nexmark
 	if n == nil {

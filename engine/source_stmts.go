@@ -77,8 +77,7 @@ func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.Exe
 	case "kafka":
 		return s.createKafkaSource(ss, text, io) // kafka_source.go
 	case "postgres-cdc":
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sources of connector \"%s\" are not supported yet", conn).
-			WithHint("Feed an input table with INSERT or COPY instead; connector = 'nexmark' generates Nexmark events.")
+		return s.createPgCDCSource(ss, text, io) // pgcdc_source.go
 	default:
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for option \"connector\": \"%s\"", conn).
 			WithHint("Connectors: " + strings.Join(knownConnectors, ", ") + ".")
@@ -278,6 +277,9 @@ func (s *Session) dropSource(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resu
 		if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindSource, false); err != nil {
 			return nil, err
 		}
+		if rel.Source.PgCDC != nil {
+			s.eng.dropPgCDC(rel, io) // pgcdc_source.go
+		}
 	}
 	return commandResult("DROP SOURCE"), nil
 }
@@ -308,6 +310,9 @@ func (s *Session) showSources(st *statement) (wire.Result, error) {
 		}
 		if k := rel.Source.Kafka; k != nil {
 			path, format = kafkaSubscription(k), k.Format // kafka_source.go
+		}
+		if rel.Source.PgCDC != nil {
+			table = pgcdcTable(rel) // pgcdc_source.go
 		}
 		if n := rel.Source.Nexmark; n != nil {
 			table, eps, seed, paced = n.Table, n.EventsPerSecond, n.Seed, n.Paced

@@ -25,6 +25,7 @@ type Server struct {
 	Port int
 	bin  string
 	asPG bool
+	opts string // the server options pg_ctl starts it with
 }
 
 var (
@@ -83,6 +84,9 @@ type Options struct {
 	// Durable turns fsync and synchronous_commit on (benchmarks compare
 	// with weir's durable commits); tests leave them off for speed.
 	Durable bool
+	// Logical sets wal_level = logical (and room for replication slots
+	// and senders): a server that change data capture can read.
+	Logical bool
 }
 
 // Start initialises a fresh cluster in a temporary directory and starts it
@@ -125,6 +129,10 @@ func StartWith(o Options) (*Server, error) {
 		fsync = "-c fsync=on -c synchronous_commit=on"
 	}
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 %s -c timezone=UTC -c log_timezone=UTC -c max_connections=50", port, dir, fsync)
+	if o.Logical {
+		opts += " -c wal_level=logical -c max_replication_slots=20 -c max_wal_senders=20"
+	}
+	s.opts = opts
 	if out, err := s.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start"); err != nil {
 		return nil, fmt.Errorf("pg_ctl start: %v: %s", err, out)
 	}
@@ -153,6 +161,16 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func (s *Server) Stop() {
 	s.run("pg_ctl", "-D", filepath.Join(s.Dir, "data"), "-m", "immediate", "-w", "stop")
 	os.RemoveAll(s.Dir)
+}
+
+// Restart restarts the server the way a crash would: pg_ctl restart -m
+// immediate (no shutdown checkpoint; recovery replays the WAL).
+func (s *Server) Restart() error {
+	data := filepath.Join(s.Dir, "data")
+	if out, err := s.run("pg_ctl", "-D", data, "-o", s.opts, "-l", filepath.Join(s.Dir, "log"), "-m", "immediate", "-w", "-t", "60", "restart"); err != nil {
+		return fmt.Errorf("pg_ctl restart: %v: %s", err, out)
+	}
+	return nil
 }
 
 // URL is a connection string for database postgres as user postgres.
