@@ -220,6 +220,7 @@ type RoleChange struct {
 	CreateDB   *bool
 	Verifier   *string
 	Rename     string
+	BypassRLS  *bool
 }
 
 // AlterRole applies change to the role called name and returns the new
@@ -244,6 +245,7 @@ func (c *Catalog) AlterRole(name string, change RoleChange) (*Role, error) {
 		set(&r.CanLogin, change.CanLogin)
 		set(&r.CreateRole, change.CreateRole)
 		set(&r.CreateDB, change.CreateDB)
+		set(&r.BypassRLS, change.BypassRLS)
 		if change.Verifier != nil {
 			r.Verifier = *change.Verifier
 		}

@@ -279,6 +279,8 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 	var kind catalog.RelKind
 	tag := ""
 	switch d.RemoveType {
+	case pg_query.ObjectType_OBJECT_POLICY:
+		return s.dropPolicy(d, io) // row_security_ddl.go
 	case pg_query.ObjectType_OBJECT_TABLE:
 		kind, tag = catalog.KindTable, "DROP TABLE"
 	case pg_query.ObjectType_OBJECT_VIEW:

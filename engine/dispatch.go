@@ -65,6 +65,18 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.closeCursor(x.ClosePortalStmt)
 	case *pg_query.Node_DeallocateStmt:
 		return commandResult("DEALLOCATE"), nil
+	case *pg_query.Node_CreatePolicyStmt: // row_security_ddl.go
+		return s.createPolicy(x.CreatePolicyStmt, io)
+	case *pg_query.Node_AlterPolicyStmt:
+		return s.alterPolicy(x.AlterPolicyStmt, io)
+	case *pg_query.Node_RenameStmt:
+		if x.RenameStmt.RenameType == pg_query.ObjectType_OBJECT_POLICY {
+			return s.renamePolicy(x.RenameStmt)
+		}
+	case *pg_query.Node_AlterTableStmt:
+		if isRowSecurityAlter(x.AlterTableStmt) {
+			return s.alterRowSecurity(x.AlterTableStmt, io)
+		}
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LISTEN/NOTIFY is not supported; use SUBSCRIBE")
 	}

@@ -22,6 +22,7 @@ type roleOptions struct {
 	createDB    *bool
 	replication bool // REPLICATION / NOREPLICATION given
 	bypassRLS   bool // BYPASSRLS / NOBYPASSRLS given
+	bypassOn    bool // BYPASSRLS (not NOBYPASSRLS)
 	others      int
 	// CREATE ROLE's IN ROLE, ROLE and ADMIN lists (role_members.go).
 	inRoles, members, adminMembers []*pg_query.RoleSpec
@@ -84,7 +85,7 @@ func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
 		case "isreplication":
 			ro.replication = true
 		case "bypassrls":
-			ro.bypassRLS = true
+			ro.bypassRLS, ro.bypassOn = true, defElemBool(d)
 		case "inherit", "connectionlimit", "validUntil":
 			// Accepted for compatibility; weir has no such privileges.
 			ro.others++
@@ -168,7 +169,8 @@ func (s *Session) createRole(c *pg_query.CreateRoleStmt) (wire.Result, error) {
 			login = *ro.login
 		}
 		r := catalog.Role{Name: c.Role, Superuser: super, CanLogin: login, Verifier: v,
-			CreateRole: ro.createRole != nil && *ro.createRole, CreateDB: ro.createDB != nil && *ro.createDB}
+			CreateRole: ro.createRole != nil && *ro.createRole, CreateDB: ro.createDB != nil && *ro.createDB,
+			BypassRLS: ro.bypassOn}
 		created, err := tx.CreateRole(r)
 		if err != nil {
 			return err
@@ -247,6 +249,9 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 		return commandResult("ALTER ROLE"), nil
 	}
 	ch := catalog.RoleChange{Superuser: ro.superuser, CanLogin: ro.login, CreateRole: ro.createRole, CreateDB: ro.createDB}
+	if ro.bypassRLS {
+		ch.BypassRLS = &ro.bypassOn
+	}
 	if ro.password != nil {
 		v, err := verifierFor(ro.password)
 		if err != nil {

@@ -28,6 +28,7 @@ type statement struct {
 
 	prepared   bool
 	catVersion uint64
+	secEnv     string // the row security and masks it was bound under (row_security.go)
 	query      *planner.Query
 	insert     *planner.Insert
 	cols       []wire.Column
@@ -40,6 +41,7 @@ func (st *statement) prepare() error {
 	n := st.parsed.Node
 	st.prepared = true
 	st.catVersion = st.sess.eng.cat.Version()
+	st.secEnv = st.sess.scanSecurityEnv()
 	if err := st.checkDatabaseNames(); err != nil { // catalog.schema.table (database_names.go)
 		st.prepared = false
 		return err
@@ -141,7 +143,7 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 			s.tx.failed = true
 		}
 	}()
-	if !st.prepared || st.catVersion != s.eng.cat.Version() {
+	if !st.prepared || st.catVersion != s.eng.cat.Version() || st.secEnv != s.scanSecurityEnv() {
 		if err := st.prepare(); err != nil {
 			return nil, err
 		}

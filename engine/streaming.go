@@ -594,8 +594,9 @@ func (e *Engine) startStreamingTables() {
 		trig := trigger{kind: "continuous"}
 		if err == nil && st != nil {
 			sys.storedFiles = rel.Streaming.Files // files_inline.go: the schemas inferred at CREATE
+			sys.readsAs = rel.Owner              // row_security.go: it reads as its owner
 			sp, trig, err = sys.planStreamingTable(st, shapeOf(rel))
-			sys.storedFiles = nil
+			sys.storedFiles, sys.readsAs = nil, 0
 		}
 		if err != nil || sp == nil {
 			msg := "cannot plan the streaming table"

@@ -22,6 +22,9 @@ type relation struct {
 	// Options are pg_class.reloptions: for a streaming table its defining
 	// query and settings, which psql's \d+ prints on its "Options:" line.
 	Options []any
+	// RowSecurity and ForceRowSecurity are relrowsecurity and
+	// relforcerowsecurity.
+	RowSecurity, ForceRowSecurity bool
 }
 
 // relations lists the virtual relations, then the user relations by OID.
@@ -47,6 +50,7 @@ func (s *Snapshot) userRelations() []relation {
 		rel := relation{
 			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
 			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL,
+			RowSecurity: r.RowSecurity, ForceRowSecurity: r.ForceRowSecurity,
 		}
 		if st := r.Streaming; st != nil {
 			rel.Options = streamingRelOptions(r.ViewSQL, st)
