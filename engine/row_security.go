@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -228,35 +229,30 @@ func (s *Session) insertChecks(rel *planner.Relation) ([]rowCheck, error) {
 
 // checkNewRows fails with 42501 at the first row of batches (in order)
 // that one of checks does not make true (NULL fails, as in PostgreSQL).
-func (s *Session) checkNewRows(rel *planner.Relation, checks []rowCheck, batches []arrow.RecordBatch) error {
+func (s *Session) checkNewRows(ctx context.Context, rel *planner.Relation, checks []rowCheck, batches []arrow.RecordBatch) error {
 	if len(checks) == 0 {
 		return nil
 	}
-	ectx := s.exprCtx(nil)
 	schema := planner.Schema(relColumns(rel))
-	preds := make([]*array.Boolean, len(checks))
+	rows := make([]arrow.RecordBatch, 0, len(batches))
 	for _, b := range batches {
-		if b.NumRows() == 0 {
-			continue
+		if b.NumRows() > 0 {
+			rows = append(rows, array.NewRecordBatch(schema, b.Columns(), b.NumRows()))
 		}
-		in := array.NewRecordBatch(schema, b.Columns(), b.NumRows())
-		for i, c := range checks {
-			arr, err := c.pred.Eval(ectx, in)
-			if err != nil {
-				in.Release()
-				return err
-			}
-			p, ok := arr.(*array.Boolean)
-			if !ok {
-				in.Release()
-				return sqlerr.New(sqlerr.DatatypeMismatch, "argument of POLICY must be type boolean")
-			}
-			preds[i] = p
-		}
-		in.Release()
+	}
+	preds := make([]expr.Expr, len(checks))
+	for i, c := range checks {
+		preds[i] = c.pred
+	}
+	out, err := s.evalChecks(ctx, rel, preds, rows)
+	if err != nil {
+		return err
+	}
+	for _, b := range out {
 		for row := 0; row < int(b.NumRows()); row++ {
-			for i, p := range preds {
-				if p.IsNull(row) || !p.Value(row) {
+			for i := range checks {
+				p, ok := b.Column(i).(*array.Boolean)
+				if !ok || p.IsNull(row) || !p.Value(row) {
 					return newRowViolation(rel.Name, checks[i].policy)
 				}
 			}
@@ -274,12 +270,12 @@ func newRowViolation(table, policy string) error {
 
 // checkInsertRowSecurity checks the rows an INSERT adds to rel against
 // its policies for the current user.
-func (s *Session) checkInsertRowSecurity(rel *planner.Relation, batches []arrow.RecordBatch) error {
+func (s *Session) checkInsertRowSecurity(ctx context.Context, rel *planner.Relation, batches []arrow.RecordBatch) error {
 	checks, err := s.insertChecks(rel)
 	if err != nil {
 		return err
 	}
-	return s.checkNewRows(rel, checks, batches)
+	return s.checkNewRows(ctx, rel, checks, batches)
 }
 
 // refuseCopyFromRowSecurity is PostgreSQL 15's refusal of COPY FROM into a

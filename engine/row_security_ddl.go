@@ -23,7 +23,7 @@ import (
 func (s *Session) policyTable(rv *pg_query.RangeVar) (*catalog.Relation, error) {
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), rv.Schemaname, rv.Relname)
 	if err != nil {
-		return nil, sqlerr.PositionIfNone(err, int(rv.Location)+1)
+		return nil, err // PostgreSQL looks it up without a position
 	}
 	if err := s.requireOwner(rel); err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (s *Session) policyRoles(specs []*pg_query.Node, io wire.ExecIO) ([]uint32,
 	}
 	if public {
 		if len(specs) > 1 && io != nil {
-			io.Notice("WARNING", sqlerr.Warning, "ignoring specified roles other than PUBLIC")
+			io.Notice("WARNING", sqlerr.InvalidParameterValue, "ignoring specified roles other than PUBLIC")
 		}
 		return []uint32{0}, nil
 	}
@@ -89,6 +89,13 @@ func (s *Session) policyExpr(rel *catalog.Relation, n *pg_query.Node) (string, e
 		return "", nil
 	}
 	if err := planner.BindPolicyExpr(s.catalogView(), plannerRelation(rel), n); err != nil {
+		// PostgreSQL transforms policy expressions without the statement's
+		// text: its errors carry no position.
+		if se, ok := err.(*sqlerr.Error); ok && se.Position > 0 {
+			cp := *se
+			cp.Position = 0
+			return "", &cp
+		}
 		return "", err
 	}
 	return policyExprText(n)
@@ -211,7 +218,7 @@ func (s *Session) dropPolicy(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result,
 		if err != nil {
 			if d.MissingOk && sqlerr.Code(err) == sqlerr.UndefinedTable {
 				if io != nil {
-					io.Notice("NOTICE", sqlerr.UndefinedTable, "relation \""+strings.Join(names[:len(names)-1], ".")+"\" does not exist, skipping")
+					io.Notice("NOTICE", sqlerr.SuccessfulCompletion, "relation \""+strings.Join(names[:len(names)-1], ".")+"\" does not exist, skipping")
 				}
 				continue
 			}
@@ -220,14 +227,16 @@ func (s *Session) dropPolicy(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result,
 		if rel.PolicyIndex(policy) < 0 {
 			if d.MissingOk {
 				if io != nil {
-					io.Notice("NOTICE", sqlerr.UndefinedObject, "policy \""+policy+"\" for relation \""+rel.Name+"\" does not exist, skipping")
+					io.Notice("NOTICE", sqlerr.SuccessfulCompletion, "policy \""+policy+"\" for relation \""+rel.Name+"\" does not exist, skipping")
 				}
 				continue
 			}
 			return nil, sqlerr.New(sqlerr.UndefinedObject, "policy \"%s\" for table \"%s\" does not exist", policy, rel.Name)
 		}
-		if err := s.requireOwner(rel); err != nil {
-			return nil, err
+		// DROP checks the policy's owner, the relation's, and names it
+		// "relation" (check_object_ownership).
+		if !s.superuser && !s.eng.cat.HasPrivsOfRole(s.currentRoleOID(), rel.Owner) {
+			return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of relation %s", rel.Name)
 		}
 		if _, err := s.eng.cat.DropPolicy(rel.OID, policy); err != nil {
 			return nil, err
@@ -261,14 +270,15 @@ func (s *Session) alterRowSecurity(a *pg_query.AlterTableStmt, io wire.ExecIO) (
 	if err != nil {
 		if a.MissingOk && sqlerr.Code(err) == sqlerr.UndefinedTable {
 			if io != nil {
-				io.Notice("NOTICE", sqlerr.UndefinedTable, "relation \""+rv.Relname+"\" does not exist, skipping")
+				io.Notice("NOTICE", sqlerr.SuccessfulCompletion, "relation \""+rv.Relname+"\" does not exist, skipping")
 			}
 			return commandResult("ALTER TABLE"), nil
 		}
 		return nil, err
 	}
 	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindStreamingTable {
-		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a table", rel.Name)
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "ALTER action %s cannot be performed on relation \"%s\"", rowSecurityAction(a), rel.Name).
+			WithDetail("This operation is not supported for " + rel.Kind.Noun() + "s.")
 	}
 	if err := s.requireOwner(rel); err != nil {
 		return nil, err
@@ -291,4 +301,18 @@ func (s *Session) alterRowSecurity(a *pg_query.AlterTableStmt, io wire.ExecIO) (
 		return nil, err
 	}
 	return commandResult("ALTER TABLE"), nil
+}
+
+// rowSecurityAction is how PostgreSQL's messages name the first action of
+// a row security ALTER TABLE.
+func rowSecurityAction(a *pg_query.AlterTableStmt) string {
+	switch a.Cmds[0].GetAlterTableCmd().GetSubtype() {
+	case pg_query.AlterTableType_AT_EnableRowSecurity:
+		return "ENABLE ROW SECURITY"
+	case pg_query.AlterTableType_AT_DisableRowSecurity:
+		return "DISABLE ROW SECURITY"
+	case pg_query.AlterTableType_AT_ForceRowSecurity:
+		return "FORCE ROW SECURITY"
+	}
+	return "NO FORCE ROW SECURITY"
 }

@@ -56,6 +56,28 @@ func policyExprText(n *pg_query.Node) (string, error) {
 			return "(" + arg + " IS NOT NULL)", nil
 		}
 		return "(" + arg + " IS NULL)", nil
+	case *pg_query.Node_SubLink:
+		// A subquery prints after "( " (get_sublink_expr); only one-line
+		// queries come out as PostgreSQL's, which breaks longer ones.
+		sl := x.SubLink
+		q, err := deparse(sl.Subselect)
+		if err != nil {
+			return "", err
+		}
+		switch sl.SubLinkType {
+		case pg_query.SubLinkType_EXISTS_SUBLINK:
+			return "(EXISTS ( " + q + "))", nil
+		case pg_query.SubLinkType_ANY_SUBLINK:
+			if len(sl.OperName) == 0 {
+				l, err := policyExprText(sl.Testexpr)
+				if err != nil {
+					return "", err
+				}
+				return "(" + l + " IN ( " + q + "))", nil
+			}
+		case pg_query.SubLinkType_EXPR_SUBLINK:
+			return "( " + q + ")", nil
+		}
 	case *pg_query.Node_SqlvalueFunction:
 		switch x.SqlvalueFunction.Op {
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:

@@ -24,7 +24,7 @@ func (s *Session) runInsert(ctx context.Context, st *statement, params []expr.Da
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkInsertRowSecurity(st.insert.Rel, batches); err != nil { // row_security.go
+	if err := s.checkInsertRowSecurity(ctx, st.insert.Rel, batches); err != nil { // row_security.go
 		return nil, err
 	}
 	n, err := s.appendRows(st.insert.Rel, batches)

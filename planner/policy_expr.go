@@ -30,7 +30,7 @@ func policyScope(rel *Relation) *scope {
 // and a type that is not boolean (42804) fail as PostgreSQL fails them.
 func BindPolicyExpr(cat Catalog, rel *Relation, n *pg_query.Node) error {
 	b := &binder{cat: cat}
-	e, err := b.bindExpr(n, &exprCtx{sc: policyScope(rel), what: "POLICY expressions"})
+	e, err := b.bindExpr(n, &exprCtx{sc: policyScope(rel), what: "policy expressions"})
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func BindRowExpr(cat Catalog, rel *Relation, sql string) (expr.Expr, error) {
 	}
 	b := &binder{cat: cat}
 	rt := stmts[0].Node.GetSelectStmt().TargetList[0].GetResTarget()
-	e, err := b.bindExpr(rt.Val, &exprCtx{sc: policyScope(rel), what: "POLICY expressions"})
+	e, err := b.bindExpr(rt.Val, &exprCtx{sc: policyScope(rel), what: "policy expressions"})
 	if err != nil {
 		return nil, err
 	}
