@@ -34,6 +34,7 @@ type targetSubscription struct {
 	pending []arrow.RecordBatch
 	at      int64 // the log position of pending[0] minus one
 	out     arrow.RecordBatch
+	rls     *subscribeSecurity // row_security_subscribe.go; nil: every row
 }
 
 var _ wire.StreamingResult = (*targetSubscription)(nil)
@@ -51,7 +52,11 @@ func (s *Session) subscribeTarget(ctx context.Context, rel *catalog.Relation, ss
 	if err != nil {
 		return nil, err
 	}
-	res := &targetSubscription{eng: s.eng, src: src, cols: cols, schema: schema, next: start}
+	rls, err := s.subscribeSecurity(rel.OID) // row_security_subscribe.go
+	if err != nil {
+		return nil, err
+	}
+	res := &targetSubscription{eng: s.eng, src: src, cols: cols, schema: schema, next: start, rls: rls}
 	if ss.CopyOut {
 		defer res.Close()
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
@@ -82,6 +87,13 @@ func (t *targetSubscription) Next(ctx context.Context) (arrow.RecordBatch, error
 			b := t.pending[0]
 			t.pending = t.pending[1:]
 			t.at++
+			b, err := t.rls.one(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				continue
+			}
 			t.out = t.wrap(b, t.at)
 			return t.out, nil
 		}

@@ -43,7 +43,11 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 		}
 		cols = append(cols, wire.Column{Name: c.Name, Type: t})
 	}
-	res := &subscription{r: r, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
+	rls, err := s.subscribeSecurity(r.oid) // row_security_subscribe.go
+	if err != nil {
+		return nil, err
+	}
+	res := &subscription{r: r, rls: rls, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
 	if ss.CopyOut {
 		defer res.Close()
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
@@ -68,6 +72,10 @@ type subscription struct {
 	// unfollow tells it the client no longer follows (exec.StreamJob.Follow).
 	job      *exec.StreamJob
 	unfollow func()
+	// rls is what row-level security lets the subscriber see (nil: all);
+	// err is a failure applying it, which ends the subscription.
+	rls *subscribeSecurity
+	err error
 }
 
 // subscribeSink is SUBSCRIBE's connector.Sink. It is fed in two ways.
@@ -162,6 +170,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if b := s.catchUp(ctx, r, epoch); b != nil {
 				return b, nil
 			}
+			if s.err != nil {
+				return nil, s.err
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -178,6 +189,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *subscription) catchUp(ctx context.Context, r *runner, epoch int64) arrow.RecordBatch {
 	if s.job == r.job {
 		if changes, ok := r.job.ChangesSince(s.sink.epoch, epoch); ok {
+			if changes, s.err = s.rls.changes(ctx, changes); s.err != nil {
+				return nil
+			}
 			s.sink.WriteChanges(epoch, changes)
 			return s.sink.take()
 		}
@@ -194,6 +208,10 @@ func (s *subscription) catchUp(ctx context.Context, r *runner, epoch int64) arro
 	err := r.job.ReadPublished(func(at int64) error {
 		rows, err := r.eng.publishedRows(r)
 		if err != nil {
+			return err
+		}
+		if rows, err = s.rls.contents(ctx, rows); err != nil {
+			s.err = err
 			return err
 		}
 		s.sink.Write(nil, at, rows)
