@@ -469,6 +469,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	rel = e.followPlanColumns(rel, sp) // files_evolve.go: its input's columns grew
 	sys := e.systemSession()
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
+	env.Ctx.User = e.readerName(rel) // row_security.go: current_user is its owner
 	input := sp.Input
 	inputSchema := planner.Schema(relColumns(input))
 	// A table's chunks, or an append-mode streaming table's stored rows:
