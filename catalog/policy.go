@@ -98,18 +98,26 @@ func (c *Catalog) SetRowSecurity(oid uint32, enable, force *bool) (*Relation, er
 	})
 }
 
-// PolicyRoleUsers lists, for role oid, the policies naming it ("target
-// of policy p on table t"), which keep the role from being dropped.
-func (c *Catalog) PolicyRoleUsers(role uint32) []string {
-	var out []string
-	for _, r := range c.Relations() {
-		for _, p := range r.Policies {
-			for _, x := range p.Roles {
-				if x == role {
-					out = append(out, "target of policy "+p.Name+" on table "+r.Name)
+// policyTargets lists r's policies that name role in TO ("target of
+// policy p on table t"), which keep the role from being dropped.
+func policyTargets(r *Relation, role uint32) []policyTarget {
+	var out []policyTarget
+	for _, p := range r.Policies {
+		for _, x := range p.Roles {
+			if x == role && x != 0 {
+				name := r.Name
+				if r.Schema != "public" {
+					name = r.Schema + "." + r.Name
 				}
+				out = append(out, policyTarget{p.OID, "target of policy " + p.Name + " on table " + name})
+				break
 			}
 		}
 	}
 	return out
+}
+
+type policyTarget struct {
+	oid  uint32
+	desc string
 }

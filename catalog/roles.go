@@ -332,6 +332,9 @@ func (tx *RoleTx) OwnedObjects(role uint32) []string {
 			}
 			objs = append(objs, owned{r.OID, "owner of " + r.Kind.noun() + " " + name})
 		}
+		for _, p := range policyTargets(r, role) { // policy.go
+			objs = append(objs, owned{p.oid, p.desc})
+		}
 	}
 	sort.Slice(objs, func(i, j int) bool { return objs[i].oid < objs[j].oid })
 	out := make([]string, len(objs))

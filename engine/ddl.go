@@ -312,6 +312,9 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 			if err := s.eng.refuseDropQuarantine(rel); err != nil { // expectations.go
 				return nil, err
 			}
+			if err := s.dropPolicyDependents(rel, d.Behavior == pg_query.DropBehavior_DROP_CASCADE, io); err != nil { // row_security_ddl.go
+				return nil, err
+			}
 		}
 		if err := s.eng.cat.DropRelation(s.searchPath(), schema, name, kind, d.MissingOk); err != nil {
 			if _, err := noticeOr(err, io, ""); err != nil {

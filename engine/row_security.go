@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -142,7 +143,11 @@ func (v *catalogView) rowSecurity(rel *planner.Relation, sec *planner.ScanSecuri
 	if err != nil || !on {
 		return err
 	}
-	sec.RowFilters = append(sec.RowFilters, v.s.selectFilters(cr, u)...)
+	filters := v.s.selectFilters(cr, u)
+	if err := v.checkPolicyRecursion(cr, filters, u, map[uint32]bool{cr.OID: true}); err != nil { // row_security_recursion.go
+		return err
+	}
+	sec.RowFilters = append(sec.RowFilters, filters...)
 	return nil
 }
 
@@ -308,4 +313,13 @@ func (e *Engine) readerName(rel *catalog.Relation) string {
 		return r.Name
 	}
 	return catalog.BootstrapRole
+}
+
+// sortedPolicies returns rel's policies by name: PostgreSQL applies them
+// in name order (RelationBuildRowSecurity sorts them), whatever the order
+// they were created in.
+func sortedPolicies(rel *catalog.Relation) []catalog.Policy {
+	out := append([]catalog.Policy(nil), rel.Policies...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

@@ -316,3 +316,60 @@ func rowSecurityAction(a *pg_query.AlterTableStmt) string {
 	}
 	return "NO FORCE ROW SECURITY"
 }
+
+// dropPolicyDependents handles the policies of other tables whose
+// expressions read rel, which is being dropped: without CASCADE they keep
+// it (2BP01, as pg_depend makes PostgreSQL refuse), with CASCADE they go
+// first, each with a NOTICE.
+func (s *Session) dropPolicyDependents(rel *catalog.Relation, cascade bool, io wire.ExecIO) error {
+	type dependent struct {
+		table  *catalog.Relation
+		policy string
+	}
+	var deps []dependent
+	for _, other := range s.eng.cat.Relations() {
+		if other.OID == rel.OID {
+			continue
+		}
+		for _, p := range other.Policies {
+			if policyReads(s, p, rel.OID) {
+				deps = append(deps, dependent{other, p.Name})
+			}
+		}
+	}
+	if len(deps) == 0 {
+		return nil
+	}
+	if !cascade {
+		var detail []string
+		for _, d := range deps {
+			detail = append(detail, "policy "+d.policy+" on table "+d.table.Name+" depends on "+rel.Kind.Noun()+" "+rel.Name)
+		}
+		return sqlerr.New("2BP01", "cannot drop %s %s because other objects depend on it", rel.Kind.Noun(), rel.Name).
+			WithDetail(strings.Join(detail, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	for _, d := range deps {
+		if _, err := s.eng.cat.DropPolicy(d.table.OID, d.policy); err != nil {
+			return err
+		}
+		if io != nil {
+			io.Notice("NOTICE", sqlerr.SuccessfulCompletion, "drop cascades to policy "+d.policy+" on table "+d.table.Name)
+		}
+	}
+	return nil
+}
+
+// policyReads reports whether p's expressions name relation oid.
+func policyReads(s *Session, p catalog.Policy, oid uint32) bool {
+	for _, e := range []string{p.Using, p.WithCheck} {
+		if e == "" || !strings.Contains(strings.ToLower(e), "select") {
+			continue
+		}
+		for _, rv := range policyRangeVars(e) {
+			if r, err := s.eng.cat.LookupRelation(s.searchPath(), rv[0], rv[1]); err == nil && r.OID == oid {
+				return true
+			}
+		}
+	}
+	return false
+}
