@@ -130,9 +130,11 @@ func (s *Session) planFlowOf(target *catalog.Relation, f catalog.Flow) (*planner
 	if st == nil || st.Kind != parse.CreateFlow {
 		return nil, trigger{}, sqlerr.New(sqlerr.InternalError, "flow \"%s\" has an unreadable definition", f.Name)
 	}
-	s.storedFiles = f.Files  // files_inline.go: the schemas inferred at CREATE FLOW
-	s.readsAs = target.Owner // row_security.go: a stored flow reads as its target's owner
-	defer func() { s.storedFiles, s.readsAs = nil, 0 }()
+	s.storedFiles = f.Files // files_inline.go: the schemas inferred at CREATE FLOW
+	defer func() { s.storedFiles = nil }()
+	// row_security.go: a stored flow reads as its target's owner.
+	s.readsAs = target.Owner
+	defer func() { s.readsAs = 0 }()
 	return s.planFlow(st, target, f.Name)
 }
 
