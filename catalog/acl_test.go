@@ -54,3 +54,31 @@ func TestHasPrivsOfNoInherit(t *testing.T) {
 		t.Fatal("1 inherits 2 directly")
 	}
 }
+
+func TestACLGrantRevoke(t *testing.T) {
+	const owner, alice, bob = 10, 20, 30
+	name := func(oid uint32) string { return map[uint32]string{10: "weir", 20: "alice", 30: "bob"}[oid] }
+	direct := func(role uint32, acl ACL, privs Privileges) Privileges {
+		_, g := acl.Mask(func(r uint32) bool { return r == role })
+		return g & privs
+	}
+	acl := DefaultACL(ObjRelation, owner)
+	acl, _ = acl.Grant(alice, owner, owner, PrivSelect|PrivInsert, true)
+	acl, _ = acl.Grant(bob, alice, owner, PrivSelect, false)
+	if got := acl.Text(name); len(got) != 3 || got[1] != "alice=a*r*/weir" || got[2] != "bob=r/alice" {
+		t.Fatalf("after grants: %q", got)
+	}
+	if _, err := acl.Revoke(alice, owner, PrivSelect, true, false, owner, direct); err == nil {
+		t.Fatal("revoking alice's grant option must fail while bob's grant depends on it")
+	}
+	out, err := acl.Revoke(alice, owner, PrivSelect, true, true, owner, direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Text(name); len(got) != 2 || got[1] != "alice=a*r/weir" {
+		t.Fatalf("after REVOKE GRANT OPTION FOR … CASCADE: %q", got)
+	}
+	if _, err := acl.Grant(alice, alice, owner, PrivSelect, true); err == nil {
+		t.Fatal("grant option back to the grantor")
+	}
+}

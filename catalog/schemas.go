@@ -10,6 +10,11 @@ import (
 // CreateSchema creates a schema owned by the bootstrap role. With
 // ifNotExists, an existing schema is returned with a NOTICE error.
 func (c *Catalog) CreateSchema(name string, ifNotExists bool) (*Schema, error) {
+	return c.CreateSchemaOwned(name, BootstrapRoleOID, ifNotExists)
+}
+
+// CreateSchemaOwned is CreateSchema with the schema's owner.
+func (c *Catalog) CreateSchemaOwned(name string, owner uint32, ifNotExists bool) (*Schema, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.schemas[name]; ok {
@@ -26,7 +31,7 @@ func (c *Catalog) CreateSchema(name string, ifNotExists bool) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Schema{OID: uint32(oid), Name: name, Owner: BootstrapRoleOID}
+	s := &Schema{OID: uint32(oid), Name: name, Owner: owner}
 	err = c.commit(
 		func(tx *state.Txn) error { return putJSON(tx, []byte(prefixSchema+name), s) },
 		func() { c.schemas[name] = s })

@@ -114,6 +114,7 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		}
 		rel.Schema = sp[0]
 	}
+	rel.Owner = s.ownerOfNew(rel) // owner.go
 	_, err = s.eng.cat.CreateRelation(rel, c.IfNotExists)
 	return noticeOr(err, io, "CREATE TABLE")
 }
@@ -252,11 +253,13 @@ func (s *Session) createView(v *pg_query.ViewStmt, text string) (wire.Result, er
 	}
 	if v.Replace {
 		if old, err := s.eng.cat.LookupRelation(nil, rel.Schema, rel.Name); err == nil && old.Kind == catalog.KindView {
+			rel.Owner, rel.ACL = old.Owner, old.ACL
 			if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindView, false); err != nil {
 				return nil, err
 			}
 		}
 	}
+	rel.Owner = s.ownerOfNew(rel) // owner.go
 	if _, err := s.eng.cat.CreateRelation(rel, false); err != nil {
 		return nil, err
 	}
@@ -271,7 +274,11 @@ func (s *Session) createSchema(c *pg_query.CreateSchemaStmt, io wire.ExecIO) (wi
 	if name == "" && c.Authrole != nil {
 		name = c.Authrole.Rolename
 	}
-	_, err := s.eng.cat.CreateSchema(name, c.IfNotExists)
+	owner, err := s.schemaOwner(c.Authrole) // owner.go
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.eng.cat.CreateSchemaOwned(name, owner, c.IfNotExists)
 	return noticeOr(err, io, "CREATE SCHEMA")
 }
 

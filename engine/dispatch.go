@@ -39,6 +39,8 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.dropRole(x.DropRoleStmt, io)
 	case *pg_query.Node_GrantRoleStmt:
 		return s.grantRole(x.GrantRoleStmt, st.parsed, io)
+	case *pg_query.Node_GrantStmt:
+		return s.grant(x.GrantStmt, io) // grant.go
 	case *pg_query.Node_VariableSetStmt:
 		return s.set(x.VariableSetStmt, io)
 	case *pg_query.Node_VariableShowStmt:

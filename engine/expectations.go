@@ -131,6 +131,7 @@ func (s *Session) ensureQuarantineTable(schema string, sp *planner.StreamPlan, r
 		for _, c := range cols {
 			q.Columns = append(q.Columns, catalog.Column{Name: c.Name, Type: c.T})
 		}
+		q.Owner = s.ownerOfNew(q) // owner.go
 		if _, err := s.eng.cat.CreateRelation(q, false); err != nil {
 			return err
 		}

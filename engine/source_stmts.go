@@ -344,6 +344,7 @@ func (s *Session) storeSource(ss *parse.StreamingStmt, rel *catalog.Relation, io
 		}
 		rel.Schema = sp[0]
 	}
+	rel.Owner = s.ownerOfNew(rel) // owner.go
 	_, err := s.eng.cat.CreateRelation(rel, ss.IfNotExists)
 	return noticeOr(err, io, "CREATE SOURCE")
 }

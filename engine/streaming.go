@@ -441,6 +441,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	if err := s.applyTableSpec(rel, st, io); err != nil { // streaming_ddl.go
 		return "", err
 	}
+	rel.Owner = s.ownerOfNew(rel) // owner.go
 	created, err := s.eng.cat.CreateRelation(rel, false)
 	if err != nil {
 		return "", err
@@ -657,6 +658,7 @@ func (s *Session) ensureLateRowsTable(schema, name string, sp *planner.StreamPla
 		}
 		rel.Columns = append(rel.Columns, catalog.Column{Name: c.Name, Type: t})
 	}
+	rel.Owner = s.ownerOfNew(rel) // owner.go
 	if _, err := s.eng.cat.CreateRelation(rel, false); err != nil {
 		return err
 	}

@@ -535,6 +535,7 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 		return nil, err
 	}
 	rel.Streaming.Trigger = scheduledTrigger(rel.Streaming.Schedule, trigger{kind: "continuous"}).kind
+	rel.Owner = s.ownerOfNew(rel) // owner.go
 	created, err := s.eng.cat.CreateRelation(rel, false)
 	if err != nil {
 		return nil, err

@@ -45,19 +45,19 @@ func pgAttribute() *Table {
 			rb := newRows(cols)
 			for _, r := range s.relations() {
 				for i, c := range r.Columns {
-					addAttribute(rb, r.OID, i+1, c)
+					addAttribute(rb, r.OID, i+1, c, s.aclText(c.ACL))
 				}
 				for i, n := range r.pkAttnums() {
 					c := r.Columns[n-1]
 					c.Default = ""
-					addAttribute(rb, IndexOID(r.OID), i+1, c)
+					addAttribute(rb, IndexOID(r.OID), i+1, c, nil)
 				}
 			}
 			return rb.finish()
 		}}
 }
 
-func addAttribute(rb *rowBuilder, relOID uint32, attnum int, c catalog.Column) {
+func addAttribute(rb *rowBuilder, relOID uint32, attnum int, c catalog.Column, acl any) {
 	info := c.Type.Info()
 	ndims := int32(0)
 	if isArrayType(info) {
@@ -66,5 +66,5 @@ func addAttribute(rb *rowBuilder, relOID uint32, attnum int, c catalog.Column) {
 	rb.add(relOID, c.Name, info.OID, int32(-1), info.Len, int16(attnum), ndims, int32(-1),
 		c.Type.PGTypmod(), info.ByVal, alignOf(info), storageOf(info), "",
 		c.NotNull, c.Default != "", false, "", "", false, true, int32(0),
-		collationOf(info.OID), nil, nil, nil, nil)
+		collationOf(info.OID), acl, nil, nil, nil)
 }

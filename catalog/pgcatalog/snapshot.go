@@ -22,6 +22,8 @@ type relation struct {
 	// Options are pg_class.reloptions: for a streaming table its defining
 	// query and settings, which psql's \d+ prints on its "Options:" line.
 	Options []any
+	// ACL is the stored ACL of a user relation (nil: its default).
+	ACL catalog.ACL
 	// RowSecurity and ForceRowSecurity are relrowsecurity and
 	// relforcerowsecurity.
 	RowSecurity, ForceRowSecurity bool
@@ -49,7 +51,7 @@ func (s *Snapshot) userRelations() []relation {
 	for _, r := range s.Cat.Relations() {
 		rel := relation{
 			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
-			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL,
+			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL, ACL: r.ACL,
 			RowSecurity: r.RowSecurity, ForceRowSecurity: r.ForceRowSecurity,
 		}
 		if st := r.Streaming; st != nil {

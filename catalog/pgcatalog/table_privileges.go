@@ -36,7 +36,14 @@ var (
 func relationACL(r relation) []aclEntry {
 	owner := []aclEntry{{grantee: r.Owner, grantor: r.Owner, privs: "arwdDxt"}}
 	if !r.Virtual {
-		return owner
+		if r.ACL == nil {
+			return owner
+		}
+		out := make([]aclEntry, len(r.ACL))
+		for i, it := range r.ACL {
+			out[i] = aclEntry{grantee: it.Grantee, grantor: it.Grantor, privs: it.Privs.Letters(it.GrantOption)}
+		}
+		return out
 	}
 	switch {
 	case r.Schema == "pg_catalog" && ownerOnlyRelations[r.Name]:
@@ -53,7 +60,7 @@ func relationACL(r relation) []aclEntry {
 // NULL (the owner's default) for a user relation, which no GRANT changes
 // yet.
 func (s *Snapshot) relACLText(r relation) any {
-	if !r.Virtual {
+	if !r.Virtual && r.ACL == nil {
 		return nil
 	}
 	var out []any
@@ -63,6 +70,19 @@ func (s *Snapshot) relACLText(r relation) any {
 			grantee = aclName(s.roleName(e.grantee))
 		}
 		out = append(out, grantee+"="+e.privs+"/"+aclName(s.roleName(e.grantor)))
+	}
+	return out
+}
+
+// aclText is a stored ACL as aclitem[] text, NULL for none (the
+// default).
+func (s *Snapshot) aclText(acl catalog.ACL) any {
+	if acl == nil {
+		return nil
+	}
+	out := []any{}
+	for _, t := range acl.Text(func(oid uint32) string { return aclName(s.roleName(oid)) }) {
+		out = append(out, t)
 	}
 	return out
 }

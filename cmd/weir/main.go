@@ -43,6 +43,11 @@ func main() {
 			}
 			os.Exit(2)
 		}
+	case "rotate-secret-key":
+		if err := rotateSecretKey(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "weir:", err)
+			os.Exit(1)
+		}
 	case "version", "--version", "-v":
 		fmt.Printf("weir %s (PostgreSQL protocol, server_version %s)\n", engine.Version, engine.ServerVersion)
 	case "help", "-h", "--help":
@@ -59,6 +64,7 @@ func usage() {
   weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB] [--files-root DIR ...] [--http ADDR]
              [--log-format text|json] [--log-level info] [--event-log-retention 7d] [--event-log-max-rows 100000]
   weir verify [--data ./weir-data]   check a stopped server's data directory (read-only); exit 1 if damaged
+  weir rotate-secret-key --data DIR --secret-key-file OLD --new-secret-key-file NEW   reseal a stopped server's secrets under a new key
   weir version
 `)
 }
