@@ -98,7 +98,7 @@ func (s *Session) policyExpr(rel *catalog.Relation, n *pg_query.Node) (string, e
 		}
 		return "", err
 	}
-	return policyExprText(n)
+	return policyExprText(rel, n)
 }
 
 func (s *Session) createPolicy(c *pg_query.CreatePolicyStmt, io wire.ExecIO) (wire.Result, error) {

@@ -161,6 +161,8 @@ func TestRowSecurityDDL(t *testing.T) {
 		"CREATE POLICY p3 ON docs FOR INSERT TO PUBLIC, alice_{s} WITH CHECK (owner = current_user AND level > 0)",
 		"CREATE POLICY p4 ON docs FOR UPDATE TO CURRENT_USER USING (level IS NOT NULL) WITH CHECK (NOT (level > 9))",
 		"CREATE POLICY p5 ON docs FOR DELETE TO SESSION_USER USING (id IN (SELECT 1))",
+		"CREATE POLICY p6 ON docs USING (owner = 'x' OR 'y' <> owner OR owner IN ('a', 'b') OR id NOT IN (1, 2) OR owner = current_user)",
+		"CREATE POLICY p7 ON docs USING (-level < 0 AND owner IS NULL)",
 		"SELECT policyname, permissive, roles, cmd, qual, with_check FROM pg_policies WHERE schemaname = 'rls_{s}' ORDER BY policyname",
 		"SELECT polname, polcmd, polpermissive, polroles = '{0}', pg_get_expr(polqual, polrelid), pg_get_expr(polwithcheck, polrelid) FROM pg_policy WHERE polrelid = 'docs'::regclass ORDER BY polname",
 		"SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = 'docs'::regclass",
