@@ -373,3 +373,27 @@ func policyReads(s *Session, p catalog.Policy, oid uint32) bool {
 	}
 	return false
 }
+
+// alterStreamingRowSecurity is ALTER STREAMING TABLE st {ENABLE | DISABLE
+// | FORCE | NO FORCE} ROW LEVEL SECURITY, which ALTER TABLE st does too.
+func (s *Session) alterStreamingRowSecurity(rel *catalog.Relation, action string) (wire.Result, error) {
+	if err := s.requireOwner(rel); err != nil {
+		return nil, err
+	}
+	yes, no := true, false
+	var enable, force *bool
+	switch action {
+	case "enable row level security":
+		enable = &yes
+	case "disable row level security":
+		enable = &no
+	case "force row level security":
+		force = &yes
+	default:
+		force = &no
+	}
+	if _, err := s.eng.cat.SetRowSecurity(rel.OID, enable, force); err != nil {
+		return nil, err
+	}
+	return commandResult("ALTER STREAMING TABLE"), nil
+}

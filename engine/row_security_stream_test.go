@@ -68,7 +68,7 @@ func TestRowSecuritySubscribe(t *testing.T) {
 		"CREATE STREAMING TABLE ev_copy AS SELECT id, owner FROM ev",
 		"CREATE STREAMING TABLE ev_counts AS SELECT owner, count(*) AS n FROM ev GROUP BY owner",
 		"ALTER TABLE ev_copy ENABLE ROW LEVEL SECURITY",
-		"ALTER TABLE ev_counts ENABLE ROW LEVEL SECURITY",
+		"ALTER STREAMING TABLE ev_counts ENABLE ROW LEVEL SECURITY",
 		"CREATE POLICY mine ON ev_copy USING (owner = current_user)",
 		"CREATE POLICY mine ON ev_counts USING (owner = current_user)",
 	} {
