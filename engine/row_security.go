@@ -203,33 +203,34 @@ func (s *Session) insertChecks(rel *planner.Relation) ([]rowCheck, error) {
 		}
 		return p.Using
 	}
+	// The permissive policies together (polname NULL in PostgreSQL's
+	// WithCheckOption), then each restrictive one under its name.
+	type check struct{ policy, sql string }
 	var ors []string
 	for _, p := range permissive {
 		if c := checkOf(p); c != "" {
 			ors = append(ors, "("+c+")")
 		}
 	}
-	texts := []rowCheck{}
-	sqls := []string{"false"}
+	checks := []check{{sql: "false"}}
 	if len(ors) > 0 {
-		sqls[0] = strings.Join(ors, " OR ")
+		checks[0].sql = strings.Join(ors, " OR ")
 	}
-	texts = append(texts, rowCheck{})
 	for _, p := range restrictive {
 		if c := checkOf(p); c != "" {
-			sqls = append(sqls, c)
-			texts = append(texts, rowCheck{policy: p.Name})
+			checks = append(checks, check{policy: p.Name, sql: c})
 		}
 	}
 	target := plannerRelation(cr)
-	for i, sql := range sqls {
-		e, err := planner.BindRowExpr(v, target, sql)
+	out := make([]rowCheck, len(checks))
+	for i, c := range checks {
+		e, err := planner.BindRowExpr(v, target, c.sql)
 		if err != nil {
 			return nil, err
 		}
-		texts[i].pred = e
+		out[i] = rowCheck{policy: c.policy, pred: e}
 	}
-	return texts, nil
+	return out, nil
 }
 
 // checkNewRows fails with 42501 at the first row of batches (in order)
