@@ -344,6 +344,7 @@ ALTER TABLE docs FORCE ROW LEVEL SECURITY;
 \d docs
 ALTER TABLE plain ENABLE ROW LEVEL SECURITY;
 \d plain
+\dp docs
 `, "{s}", s)
 	run := func(url string) string {
 		cmd := exec.Command(psql, "-X", "-d", url, "-v", "ON_ERROR_STOP=1", "-f", "-")
