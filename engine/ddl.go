@@ -222,6 +222,9 @@ func stringNames(ns []*pg_query.Node) []string {
 }
 
 func (s *Session) createView(v *pg_query.ViewStmt, text string) (wire.Result, error) {
+	if err := refuseSecurityInvoker(v.Options); err != nil { // row_security_ddl.go
+		return nil, err
+	}
 	q, err := planner.BindQuery(s.catalogView(), v.Query, nil)
 	if err != nil {
 		return nil, err

@@ -397,3 +397,21 @@ func (s *Session) alterStreamingRowSecurity(rel *catalog.Relation, action string
 	}
 	return commandResult("ALTER STREAMING TABLE"), nil
 }
+
+// refuseSecurityInvoker refuses CREATE VIEW … WITH (security_invoker):
+// weir's views read their relations as the view's owner, as PostgreSQL's
+// do by default, and would silently not be what the option asks for.
+func refuseSecurityInvoker(options []*pg_query.Node) error {
+	for _, o := range options {
+		d := o.GetDefElem()
+		if d == nil || !strings.EqualFold(d.Defname, "security_invoker") {
+			continue
+		}
+		if v, err := defElemString(d); err == nil && (v == "false" || v == "off" || v == "0") {
+			continue
+		}
+		return sqlerr.New(sqlerr.FeatureNotSupported, "security_invoker views are not supported").
+			WithHint("A view reads its relations as its owner; grant the owner what readers should see, or query the tables directly.")
+	}
+	return nil
+}

@@ -194,3 +194,16 @@ func TestRowSecurityStreamingTable(t *testing.T) {
 	mustExec(t, wc, "SET search_path = rlss_"+s)
 	compare("(6, 1), (7, 2)", 7, "after a restart")
 }
+
+// TestRowSecurityInvokerViewRefused: weir's views read as their owner;
+// a view asking to read as its invoker is refused rather than silently
+// reading as its owner.
+func TestRowSecurityInvokerViewRefused(t *testing.T) {
+	c := startServer(t, t.TempDir()).connect(t)
+	mustExec(t, c, "CREATE TABLE t (a int)")
+	_, err := c.Exec(context.Background(), "CREATE VIEW v WITH (security_invoker = true) AS SELECT a FROM t")
+	if got, want := errOutcome(err), "0A000 security_invoker views are not supported"; got != want {
+		t.Errorf("security_invoker view: %s, want %s", got, want)
+	}
+	mustExec(t, c, "CREATE VIEW v WITH (security_invoker = false) AS SELECT a FROM t")
+}
