@@ -65,6 +65,10 @@ type conn struct {
 	pending int  // bytes buffered in be since the last flush
 	broken  bool // a write failed: the client is gone
 
+	// refusedByRule: the login was refused by a rule (HBA, RequireTLS),
+	// not for a wrong credential; the failed-login throttle skips it.
+	refusedByRule bool
+
 	rows    rowEncoder
 	copyIn  *copyInSource // the COPY FROM STDIN in progress, if any
 	copyBuf []byte        // reused for outgoing CopyData

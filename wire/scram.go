@@ -18,8 +18,8 @@ import (
 )
 
 // SCRAM-SHA-256 (RFC 5802, RFC 7677) as PostgreSQL runs it: the server keeps
-// only StoredKey and ServerKey, never the password, and no channel binding
-// is offered (the connection is never TLS).
+// only StoredKey and ServerKey, never the password. Over TLS the exchange
+// may bind to the channel (SCRAM-SHA-256-PLUS, scram_plus.go).
 
 const (
 	scramMechanism  = "SCRAM-SHA-256"
@@ -124,7 +124,8 @@ func (s *Server) mockVerifier(user string) string {
 
 // authenticateSCRAM runs the SASL exchange; nil means the client proved it
 // knows the password. doomed runs the exchange to its end but fails it
-// whatever the client sends. A returned error is sent as FATAL.
+// whatever the client sends. Over TLS SCRAM-SHA-256-PLUS is offered too
+// (scram_plus.go). A returned error is sent as FATAL.
 func (c *conn) authenticateSCRAM(user, verifier string, doomed bool) *sqlerr.Error {
 	failed := &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidPassword,
 		Message: fmt.Sprintf("password authentication failed for user %q", user)}
@@ -134,7 +135,8 @@ func (c *conn) authenticateSCRAM(user, verifier string, doomed bool) *sqlerr.Err
 		return failed
 	}
 
-	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
+	mechanisms := c.scramMechanisms()
+	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: mechanisms})
 	c.flush()
 	if err := c.be.SetAuthType(pgproto3.AuthTypeSASL); err != nil {
 		return sqlerr.From(err)
@@ -147,12 +149,20 @@ func (c *conn) authenticateSCRAM(user, verifier string, doomed bool) *sqlerr.Err
 	if !ok {
 		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: fmt.Sprintf("expected SASL response, got %T", msg)}
 	}
-	if first.AuthMechanism != scramMechanism {
+	offered := len(mechanisms) > 1
+	plus := offered && first.AuthMechanism == scramPlusMechanism
+	if !plus && first.AuthMechanism != scramMechanism {
 		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: "client selected an invalid SASL authentication mechanism"}
 	}
-	gs2, clientFirstBare, clientNonce, perr := parseClientFirst(first.Data)
+	gs2, clientFirstBare, clientNonce, perr := parseClientFirst(first.Data, plus, offered)
 	if perr != nil {
 		return perr
+	}
+	// What client-final-message's c= must carry: the GS2 header, and with
+	// channel binding the hash of the certificate this server sent.
+	cbindInput := []byte(gs2)
+	if plus {
+		cbindInput = append(cbindInput, c.srv.cbind...)
 	}
 
 	serverNonceRaw := make([]byte, scramNonceLen)
@@ -176,7 +186,7 @@ func (c *conn) authenticateSCRAM(user, verifier string, doomed bool) *sqlerr.Err
 		return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: fmt.Sprintf("expected SASL response, got %T", msg)}
 	}
 
-	withoutProof, proof, perr := parseClientFinal(final.Data, gs2, nonce)
+	withoutProof, proof, perr := parseClientFinal(final.Data, cbindInput, plus, nonce)
 	if perr != nil {
 		return perr
 	}
@@ -198,31 +208,63 @@ func (c *conn) authenticateSCRAM(user, verifier string, doomed bool) *sqlerr.Err
 	return nil
 }
 
+// errAuthHungUp is the client closing the connection in the middle of the
+// exchange: psql does so when the server asks for a password it was not
+// given, to prompt for one and come back. It is not a failed login.
+var errAuthHungUp = &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ConnectionFailure, Message: "client closed the connection during authentication"}
+
 // authReadFailed turns a read failure during authentication into the FATAL to
 // attempt sending (a vanished client will not read it).
 func authReadFailed(err error) *sqlerr.Error {
+	if isDisconnect(err) {
+		return errAuthHungUp
+	}
 	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: "invalid authentication message: " + err.Error()}
 }
 
 // parseClientFirst splits client-first-message into its GS2 header and the
-// bare message and extracts the client nonce. The user name in it is
-// ignored, as PostgreSQL does: the startup packet's user is authoritative.
-func parseClientFirst(data []byte) (gs2, bare, nonce string, err *sqlerr.Error) {
+// bare message and extracts the client nonce. plus is whether the client
+// chose SCRAM-SHA-256-PLUS, offered whether the server offered it. The
+// GS2 flag must agree with the choice: 'p=tls-server-end-point' with PLUS,
+// 'n' or 'y' without; a 'y' (the client could bind but believes the
+// server cannot) when the server did offer PLUS means someone in between
+// removed it from the list, and is refused as PostgreSQL does. The user
+// name in the message is ignored, as PostgreSQL does: the startup
+// packet's user is authoritative.
+func parseClientFirst(data []byte, plus, offered bool) (gs2, bare, nonce string, err *sqlerr.Error) {
 	s := string(data)
-	switch {
-	case strings.HasPrefix(s, "n,"), strings.HasPrefix(s, "y,"):
-	case strings.HasPrefix(s, "p="):
-		return "", "", "", scramMalformed("The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.")
-	default:
-		return "", "", "", scramMalformed("Unexpected channel-binding flag.")
+	if s == "" {
+		return "", "", "", scramMalformed("Unexpected channel-binding flag \"\".")
 	}
-	if !strings.HasPrefix(s[2:], ",") {
-		if strings.HasPrefix(s[2:], "a=") {
+	flag, rest, _ := strings.Cut(s, ",")
+	switch {
+	case flag == "n" || flag == "y":
+		if plus {
+			return "", "", "", scramMalformed("The client selected SCRAM-SHA-256-PLUS, but the SCRAM message does not include channel binding data.")
+		}
+		if flag == "y" && offered {
+			return "", "", "", &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
+				Message: "SCRAM channel binding negotiation error",
+				Detail:  "The client supports SCRAM channel binding but thinks the server does not.  However, this server does support channel binding."}
+		}
+	case strings.HasPrefix(flag, "p="):
+		if !plus {
+			return "", "", "", scramMalformed("The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.")
+		}
+		if name := flag[2:]; name != cbindType {
+			return "", "", "", &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation,
+				Message: fmt.Sprintf("unsupported SCRAM channel-binding type %q", sanitizeSCRAM(name))}
+		}
+	default:
+		return "", "", "", scramMalformed(fmt.Sprintf("Unexpected channel-binding flag \"'%s'\".", sanitizeSCRAM(s[:1])))
+	}
+	if !strings.HasPrefix(rest, ",") {
+		if strings.HasPrefix(rest, "a=") {
 			return "", "", "", &sqlerr.Error{Severity: "FATAL", Code: sqlerr.FeatureNotSupported, Message: "client uses authorization identity, but it is not supported"}
 		}
 		return "", "", "", scramMalformed("Unexpected attribute in client-first-message.")
 	}
-	gs2, bare = s[:3], s[3:]
+	gs2, bare = flag+",,", rest[1:]
 	for _, attr := range strings.Split(bare, ",") {
 		if v, ok := strings.CutPrefix(attr, "r="); ok {
 			nonce = v
@@ -239,30 +281,49 @@ func parseClientFirst(data []byte) (gs2, bare, nonce string, err *sqlerr.Error) 
 	return gs2, bare, nonce, nil
 }
 
+// sanitizeSCRAM makes client text safe to quote in a message: anything but
+// printable ASCII becomes '?', as PostgreSQL's sanitize_str does.
+func sanitizeSCRAM(s string) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if ch < 0x20 || ch > 0x7e {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
 // parseClientFinal checks the channel-binding echo and nonce of
 // client-final-message and returns the part the signature covers and the
-// decoded proof.
-func parseClientFinal(data []byte, gs2, nonce string) (withoutProof string, proof []byte, err *sqlerr.Error) {
+// decoded proof. cbindInput is what c= must decode to. With channel
+// binding a mismatch means the client saw another certificate (28000, as
+// PostgreSQL); without it, only the GS2 header is echoed and anything else
+// is a protocol violation.
+func parseClientFinal(data []byte, cbindInput []byte, plus bool, nonce string) (withoutProof string, proof []byte, err *sqlerr.Error) {
 	s := string(data)
 	i := strings.LastIndex(s, ",p=")
 	if i < 0 {
 		return "", nil, scramMalformed("Could not find proof in client-final-message.")
 	}
 	withoutProof = s[:i]
-	proof, derr := base64.StdEncoding.DecodeString(s[i+3:])
-	if derr != nil || len(proof) != sha256.Size {
-		return "", nil, scramMalformed("Malformed proof in client-final-message.")
-	}
 	attrs := strings.Split(withoutProof, ",")
 	if len(attrs) < 2 || !strings.HasPrefix(attrs[0], "c=") || !strings.HasPrefix(attrs[1], "r=") {
 		return "", nil, scramMalformed("Could not parse client-final-message.")
 	}
 	cb, derr := base64.StdEncoding.DecodeString(attrs[0][2:])
-	if derr != nil || !bytes.Equal(cb, []byte(gs2)) {
-		return "", nil, scramMalformed("SCRAM channel binding check failed.")
+	if derr != nil || !bytes.Equal(cb, cbindInput) {
+		if plus {
+			return "", nil, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization, Message: "SCRAM channel binding check failed"}
+		}
+		return "", nil, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation,
+			Message: "unexpected SCRAM channel-binding attribute in client-final-message"}
 	}
 	if attrs[1][2:] != nonce {
-		return "", nil, scramMalformed("Nonce does not match.")
+		return "", nil, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.ProtocolViolation, Message: "invalid SCRAM response", Detail: "Nonce does not match."}
+	}
+	proof, derr = base64.StdEncoding.DecodeString(s[i+3:])
+	if derr != nil || len(proof) != sha256.Size {
+		return "", nil, scramMalformed("Malformed proof in client-final-message.")
 	}
 	return withoutProof, proof, nil
 }

@@ -46,6 +46,13 @@ type Config struct {
 	// RequireTLS refuses, with 28000, every client that did not negotiate
 	// TLS, loopback ones included (tls.go).
 	RequireTLS bool
+	// HBA, when set, decides how each client authenticates, as
+	// pg_hba.conf does (hba.go); nil keeps the built-in rule (startup.go's
+	// authenticate).
+	HBA *HBA
+	// AuthThrottle delays the answers to repeated failed logins from one
+	// address (auth_failures.go).
+	AuthThrottle AuthThrottle
 }
 
 const (
@@ -84,6 +91,9 @@ type Server struct {
 	// mockKey derives the salt of the mock SCRAM exchange for unknown
 	// roles, so a role name gets the same salt every time, as a real one.
 	mockKey [32]byte
+
+	cbind    []byte        // tls-server-end-point data of the certificate, nil: no channel binding (scram_plus.go)
+	failures *authFailures // failed logins per client address (auth_failures.go)
 }
 
 // NewServer returns a Server that calls h for authentication and sessions.
@@ -116,6 +126,8 @@ func NewServer(h Handler, cfg Config) *Server {
 		conns:     map[*conn]struct{}{},
 		byPID:     map[uint32]*conn{},
 		starting:  list.New(),
+		cbind:     serverEndPoint(cfg.TLS),
+		failures:  newAuthFailures(cfg.AuthThrottle),
 	}
 	_, _ = rand.Read(s.mockKey[:])
 	// PostgreSQL pids are small positive numbers; start somewhere that looks

@@ -82,21 +82,27 @@ func (c *conn) startup() bool {
 		params["database"] = user
 	}
 	c.user = user
-	if c.refuseUnencrypted(user, params["database"]) { // tls.go
+
+	var role Role
+	e := c.refuseUnencrypted(user, params["database"]) // tls.go
+	if e == nil && c.srv.cfg.HBA != nil {
+		role, e = c.authenticateHBA(user, params["database"]) // hba_auth.go
+	} else if e == nil {
+		role, e = c.authenticate(user, params["database"])
+	}
+	if e == nil && !role.CanLogin {
+		e = &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
+			Message: fmt.Sprintf("role %q is not permitted to log in", user)}
+	}
+	if e == errAuthHungUp {
 		return false
 	}
-
-	role, e := c.authenticate(user, params["database"])
 	if e != nil {
+		c.authFailed(user, params["database"], e) // auth_failures.go
 		c.fatalError(e)
 		return false
 	}
 	c.srv.authenticated(c)
-	if !role.CanLogin {
-		c.fatalError(&sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
-			Message: fmt.Sprintf("role %q is not permitted to log in", user)})
-		return false
-	}
 
 	c.pid = c.srv.nextPID.Add(1)
 	if _, err := rand.Read(c.key[:]); err != nil {

@@ -48,6 +48,8 @@ type testHandler struct {
 	noPanic   bool // the fuzz target must not trip the deliberate panic
 
 	bigClosed chan struct{} // a "select big" Result was closed
+
+	auth authLog // failed logins reported through wire.AuthObserver (auth_failures_test.go)
 }
 
 func newTestHandler() *testHandler {

@@ -90,10 +90,11 @@ func (c *conn) startTLS(consumed int64) bool {
 
 // refuseUnencrypted enforces Config.RequireTLS after the startup message:
 // a client that did not negotiate TLS is refused with PostgreSQL's
-// pg_hba.conf wording (28000), loopback clients included.
-func (c *conn) refuseUnencrypted(user, database string) bool {
+// pg_hba.conf wording (28000), loopback clients included. It returns the
+// error to send, nil to carry on.
+func (c *conn) refuseUnencrypted(user, database string) *sqlerr.Error {
 	if !c.srv.cfg.RequireTLS || c.tls != nil {
-		return false
+		return nil
 	}
 	host := "[local]"
 	switch a := c.nc.RemoteAddr().(type) {
@@ -101,7 +102,7 @@ func (c *conn) refuseUnencrypted(user, database string) bool {
 		host = a.IP.String()
 	}
 	c.srv.log.Info("wire: refused a client without TLS", "user", user, "client", c.nc.RemoteAddr().String())
-	c.fatalError(&sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
-		Message: fmt.Sprintf(`no pg_hba.conf entry for host "%s", user "%s", database "%s", no encryption`, host, user, database)})
-	return true
+	c.refusedByRule = true
+	return &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidAuthorization,
+		Message: fmt.Sprintf(`no pg_hba.conf entry for host "%s", user "%s", database "%s", no encryption`, host, user, database)}
 }

@@ -15,11 +15,17 @@ type BackendSSL struct {
 	Version string
 	Cipher  string
 	Bits    int32
+	// ClientCert is set when the client presented a verified certificate:
+	// ClientDN and IssuerDN are then its subject and issuer as PostgreSQL
+	// writes them ("/CN=alice/O=Example\, Inc"), ClientSerial its serial
+	// number in decimal.
+	ClientCert                       bool
+	ClientDN, ClientSerial, IssuerDN string
 }
 
 // pgStatSSL is PostgreSQL 15's pg_stat_ssl: one row per session, ssl
-// false and the rest NULL for a clear-text one. weir takes no client
-// certificates, so client_dn, client_serial and issuer_dn are NULL.
+// false and the rest NULL for a clear-text one; client_dn, client_serial
+// and issuer_dn are NULL without a client certificate.
 func pgStatSSL() *Table {
 	cols := []catalog.Column{
 		col("pid", types.Int4),
@@ -43,6 +49,10 @@ func pgStatSSL() *Table {
 			for _, a := range rows {
 				if !a.SSL.SSL {
 					rb.add(a.PID, false, nil, nil, nil, nil, nil, nil)
+					continue
+				}
+				if a.SSL.ClientCert {
+					rb.add(a.PID, true, a.SSL.Version, a.SSL.Cipher, a.SSL.Bits, a.SSL.ClientDN, a.SSL.ClientSerial, a.SSL.IssuerDN)
 					continue
 				}
 				rb.add(a.PID, true, a.SSL.Version, a.SSL.Cipher, a.SSL.Bits, nil, nil, nil)

@@ -87,6 +87,9 @@ func serve(args []string) error {
 	tlsCert := fs.String("tls-cert", "", "PEM certificate (chain) for TLS; with --tls-key, clients that ask for SSL get TLS 1.2+")
 	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
 	requireTLS := fs.Bool("require-tls", false, "refuse clients that do not use TLS (28000), loopback ones too; needs --tls-cert")
+	tlsClientCA := fs.String("tls-client-ca", "", "PEM CA bundle client certificates are verified against; TLS clients are then asked for one (needs --tls-cert)")
+	tlsClientCert := fs.String("tls-client-cert", "", "require: every client must use TLS and present a certificate whose CN is its user name (the rules `hostssl all all all cert`; needs --tls-client-ca)")
+	hbaFile := fs.String("hba-file", "", "client authentication rules in pg_hba.conf syntax (local/host/hostssl/hostnossl; trust, scram-sha-256, cert, reject); default: roles with a password by SCRAM-SHA-256, roles without one from loopback only")
 	var filesRoots stringList
 	fs.Var(&filesRoots, "files-root", "a folder whose files read_files, files sources and COPY FROM/TO 'file' may read and write (repeatable; a relative path is taken under the first; default: the working directory)")
 	if err := fs.Parse(args); err != nil {
@@ -109,6 +112,10 @@ func serve(args []string) error {
 		tlsConfig = c
 	} else if *requireTLS {
 		return fmt.Errorf("--require-tls needs --tls-cert and --tls-key")
+	}
+	hba, err := loadAuthRules(tlsConfig, *tlsClientCA, *tlsClientCert, *hbaFile) // auth_flags.go
+	if err != nil {
+		return err
 	}
 	queryMemory := defaultQueryMemory()
 	if *queryMem != "" {
@@ -173,7 +180,7 @@ func serve(args []string) error {
 		return err
 	}
 	srv := wire.NewServer(eng, wire.Config{MaxConnections: *maxConns, MaxMessageSize: *maxMsg, Logger: log,
-		TLS: tlsConfig, RequireTLS: *requireTLS})
+		TLS: tlsConfig, RequireTLS: *requireTLS, HBA: hba})
 	if *httpAddr != "" {
 		// Bound before the server says it is ready: a busy port fails the
 		// start, not a request later.
