@@ -43,6 +43,8 @@ type Catalog struct {
 	members   map[memberPair]Membership
 	sinks     map[uint32]*Sink   // sink.go
 	secrets   map[string]*Secret // secret.go
+
+	funcs map[uint32]*Function // function.go
 }
 
 // Open loads the catalog from st, creating the bootstrap objects (database
@@ -151,6 +153,9 @@ func (c *Catalog) load() error {
 	}
 	if err == nil {
 		err = c.loadSecrets(tx) // secret.go
+	}
+	if err == nil {
+		err = c.loadFunctions(tx) // function.go
 	}
 	if err == nil {
 		err = loadAll(prefixRole, func(v []byte) error {

@@ -408,6 +408,9 @@ func (v *catalogView) ProcSignature(oid uint32) ([]types.T, types.T, bool, bool)
 		sig := sigs[oid-pgcatalog.FunctionOIDBase]
 		return sig.Args, sig.Ret, sig.Variadic, true
 	}
+	if f, ok := v.s.eng.cat.FunctionByOID(oid); ok { // functions.go: CREATE FUNCTION's
+		return f.ArgTypes(), f.Ret, false, true
+	}
 	return nil, types.T{}, false, false
 }
 
@@ -427,6 +430,9 @@ func (v *catalogView) ProcOID(name string) (uint32, error) {
 		return pgcatalog.ArrayRecvOID, nil
 	case "array_send":
 		return pgcatalog.ArraySendOID, nil
+	}
+	if oid, ok := v.userProcOID(name); ok { // functions.go
+		return oid, nil
 	}
 	// Functions that clients name in casts but weir does not implement still
 	// resolve, so that their catalog probes run.

@@ -38,7 +38,7 @@ func TestDatabricksDDLErrorsAndNotices(t *testing.T) {
 		{"CREATE STREAMING TABLE bad (id int, missing string) AS SELECT id FROM STREAM raw", "42P10", "missing string"},
 		{"CREATE STREAMING TABLE bad (id int) CLUSTER BY AUTO SCHEDULE CRON '0 0 0 * * * *' AS SELECT id FROM STREAM raw", "22023", "'0 0 0"},
 		{"CREATE STREAMING TABLE bad (id int) TBLPROPERTIES ('a' = 'b') LOCATION '/x' AS SELECT id FROM STREAM raw", "0A000", "LOCATION"},
-		{"CREATE STREAMING TABLE bad (id int, ssn string MASK m) AS SELECT id FROM STREAM raw", "0A000", "MASK"},
+		{"CREATE STREAMING TABLE bad (id int, ssn string MASK m) AS SELECT id FROM STREAM raw", "42883", "m) AS"}, // the mask function must exist
 		{"CREATE STREAMING TABLE bad (id int) REFRESH EVERY 1 HOUR AS SELECT id FROM STREAM raw", "42601", "REFRESH"},
 		{"ALTER STREAMING TABLE raw ADD SCHEDULE EVERY 73 HOURS", "22023", "73"},
 	} {

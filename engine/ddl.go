@@ -305,6 +305,8 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 			}
 		}
 		return commandResult("DROP SCHEMA"), nil
+	case pg_query.ObjectType_OBJECT_FUNCTION:
+		return s.dropFunctions(d, io) // functions.go
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DROP of this object type is not supported")
 	}

@@ -134,6 +134,7 @@ func (s *Session) describeTable(rel *catalog.Relation, extended bool) [][]any {
 	if !extended {
 		return rows
 	}
+	rows = append(rows, maskSection(rel)...) // column_masks.go
 	rows = append(rows, []any{"", "", ""}, []any{"# Detailed Table Information", "", ""})
 	for _, kv := range s.detailedInformation(rel) {
 		rows = append(rows, []any{kv[0], kv[1], ""})

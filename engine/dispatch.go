@@ -24,6 +24,9 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_CopyStmt:
 		return s.runCopy(ctx, x.CopyStmt, io)
 	case *pg_query.Node_CreateStmt:
+		if len(st.masks) > 0 {
+			return s.createTableWithMasks(x.CreateStmt, st, io) // column_masks.go
+		}
 		return s.createTable(x.CreateStmt, st.watermark, io)
 	case *pg_query.Node_ViewStmt:
 		return s.createView(x.ViewStmt, st.parsed.Text)
@@ -31,6 +34,8 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.createSchema(x.CreateSchemaStmt, io)
 	case *pg_query.Node_DropStmt:
 		return s.drop(x.DropStmt, io)
+	case *pg_query.Node_CreateFunctionStmt:
+		return s.createFunction(x.CreateFunctionStmt) // functions.go
 	case *pg_query.Node_CreateRoleStmt:
 		return s.createRole(x.CreateRoleStmt)
 	case *pg_query.Node_AlterRoleStmt:
@@ -129,6 +134,7 @@ func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Dat
 		mem.Close()
 		return nil, err
 	}
+	s.auditMaskedScans(st.query.Plan) // column_masks.go
 	env := &exec.Env{Tables: tables, Ctx: s.exprCtx(params), Memory: mem}
 	op, err := exec.Build(env, st.query.Plan)
 	if err != nil {

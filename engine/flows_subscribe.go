@@ -35,6 +35,8 @@ type targetSubscription struct {
 	at      int64 // the log position of pending[0] minus one
 	out     arrow.RecordBatch
 	rls     *subscribeSecurity // row_security_subscribe.go; nil: every row
+	// mask applies the target's column masks (nil: none; column_masks.go).
+	mask func(arrow.RecordBatch) (arrow.RecordBatch, error)
 }
 
 var _ wire.StreamingResult = (*targetSubscription)(nil)
@@ -52,11 +54,13 @@ func (s *Session) subscribeTarget(ctx context.Context, rel *catalog.Relation, ss
 	if err != nil {
 		return nil, err
 	}
-	rls, err := s.subscribeSecurity(rel.OID) // row_security_subscribe.go
-	if err != nil {
+	res := &targetSubscription{eng: s.eng, src: src, cols: cols, schema: schema, next: start}
+	if res.rls, err = s.subscribeSecurity(rel.OID); err != nil { // row_security_subscribe.go
 		return nil, err
 	}
-	res := &targetSubscription{eng: s.eng, src: src, cols: cols, schema: schema, next: start, rls: rls}
+	if res.mask, err = s.subscribeMask(rel); err != nil { // column_masks.go
+		return nil, err
+	}
 	if ss.CopyOut {
 		defer res.Close()
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
@@ -95,6 +99,14 @@ func (t *targetSubscription) Next(ctx context.Context) (arrow.RecordBatch, error
 				continue
 			}
 			t.out = t.wrap(b, t.at)
+			if t.mask != nil {
+				masked, err := t.mask(t.out)
+				if err != nil {
+					return nil, err
+				}
+				t.out.Release()
+				t.out = masked
+			}
 			return t.out, nil
 		}
 		wake := t.eng.commitSignal() // taken before reading, so no commit is missed

@@ -306,16 +306,6 @@ func (s *Session) scanSecurityEnv() string {
 	return fmt.Sprintf("%s/%t/%s/%d", s.user, s.superuser, s.settings["row_security"], s.readsAs)
 }
 
-// readerName is current_user while a streaming table's job runs: its
-// owner, as whom its query reads (and as PostgreSQL refreshes a
-// materialized view as its owner).
-func (e *Engine) readerName(rel *catalog.Relation) string {
-	if r, ok := e.cat.RoleByOID(rel.Owner); ok {
-		return r.Name
-	}
-	return catalog.BootstrapRole
-}
-
 // sortedPolicies returns rel's policies by name: PostgreSQL applies them
 // in name order (RelationBuildRowSecurity sorts them), whatever the order
 // they were created in.

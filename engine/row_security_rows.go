@@ -58,31 +58,17 @@ func (s *Session) evalChecks(ctx context.Context, rel *planner.Relation, preds [
 	return s.runOverRows(ctx, plan, rows)
 }
 
-// replaceLeafScan returns plan with the scan of oid at the bottom of its
-// chain of single-input nodes (the filters and masks ScanSecurity put
-// there) replaced by scan; ok is false for any other shape.
-func replaceLeafScan(plan planner.Node, oid uint32, scan *planner.Scan) (planner.Node, bool) {
-	switch p := plan.(type) {
-	case *planner.Scan:
-		if p.OID == oid {
-			return scan, true
+// scanBelowFilters reports whether n is a scan, or row-level security's
+// filters over one (what ScanSecurity puts under a scan's masks).
+func scanBelowFilters(n planner.Node) bool {
+	for {
+		switch p := n.(type) {
+		case *planner.Scan:
+			return true
+		case *planner.Filter:
+			n = p.Input
+		default:
+			return false
 		}
-	case *planner.Filter:
-		in, ok := replaceLeafScan(p.Input, oid, scan)
-		if !ok {
-			return nil, false
-		}
-		cp := *p
-		cp.Input = in
-		return &cp, true
-	case *planner.Project:
-		in, ok := replaceLeafScan(p.Input, oid, scan)
-		if !ok {
-			return nil, false
-		}
-		cp := *p
-		cp.Input = in
-		return &cp, true
 	}
-	return nil, false
 }

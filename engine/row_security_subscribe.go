@@ -6,20 +6,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/exec"
 	"github.com/weir-sql/weir/planner"
 	"github.com/weir-sql/weir/sql/expr"
-	"github.com/weir-sql/weir/sql/sqlerr"
 )
 
 // SUBSCRIBE reads a streaming table's rows as they are published, not
-// through a query, so its row-level security (and column masks) are
-// applied here: at SUBSCRIBE the table is bound as `SELECT * FROM t` for
-// the subscriber (ScanSecurity gives the filters and masks, or the
-// row_security = off refusal), and every batch of contents and every
-// change is run through that plan before the subscription diffs it. The
+// through a query, so its row-level security is applied here: at
+// SUBSCRIBE the table's row filters for the subscriber are bound (or the
+// row_security = off refusal made), and every batch of contents and every
+// change is run through them before the subscription diffs it. The
 // policies are those in force when SUBSCRIBE starts, as a query's are
 // those in force when it starts.
 
@@ -36,7 +33,10 @@ type subscribeSecurity struct {
 	seen map[arrow.RecordBatch][]arrow.RecordBatch
 }
 
-// subscribeSecurity binds oid's table for the subscriber.
+// subscribeSecurity binds the row filters of oid's table for the
+// subscriber. (Its column masks are applied to what is sent, by
+// subscribeMask in column_masks.go, after these filters, as a scan applies
+// them.)
 func (s *Session) subscribeSecurity(oid uint32) (*subscribeSecurity, error) {
 	cr, ok := s.eng.cat.RelationByOID(oid)
 	if !ok {
@@ -44,21 +44,17 @@ func (s *Session) subscribeSecurity(oid uint32) (*subscribeSecurity, error) {
 	}
 	rel := plannerRelation(cr)
 	v := s.catalogView()
-	sec, err := v.ScanSecurity(rel)
-	if err != nil || len(sec.RowFilters) == 0 && len(sec.Masks) == 0 {
+	var sec planner.ScanSecurity
+	if err := v.rowSecurity(rel, &sec); err != nil || len(sec.RowFilters) == 0 {
 		return nil, err
 	}
-	tree, err := pg_query.Parse("SELECT * FROM " + quoteQualified(cr.Schema, cr.Name))
-	if err != nil {
-		return nil, sqlerr.New(sqlerr.InternalError, "cannot read %s: %v", cr.Name, err)
-	}
-	q, err := planner.BindQuery(v, tree.Stmts[0].Stmt, nil)
-	if err != nil {
-		return nil, err
-	}
-	plan, ok := replaceLeafScan(q.Plan, oid, givenRowsScan(rel))
-	if !ok {
-		return nil, sqlerr.New(sqlerr.InternalError, "cannot apply the row security of %s to SUBSCRIBE", cr.Name)
+	var plan planner.Node = givenRowsScan(rel)
+	for _, f := range sec.RowFilters {
+		pred, err := planner.BindRowExpr(v, rel, f)
+		if err != nil {
+			return nil, err
+		}
+		plan = &planner.Filter{Input: plan, Pred: pred}
 	}
 	return &subscribeSecurity{s: s, plan: plan, seen: map[arrow.RecordBatch][]arrow.RecordBatch{}}, nil
 }

@@ -226,7 +226,7 @@ func (s *Session) prepareNew(query string, paramTypes []uint32) ([]wire.Statemen
 	}
 	out := make([]wire.Statement, 0, len(stmts))
 	for i, ps := range stmts {
-		st := &statement{sess: s, parsed: ps, paramTypes: pts, stream: streams[i].stream, watermark: streams[i].watermark}
+		st := &statement{sess: s, parsed: ps, paramTypes: pts, stream: streams[i].stream, watermark: streams[i].watermark, masks: streams[i].masks}
 		out = append(out, st)
 	}
 	// A single statement is bound now, so that Parse reports errors and
@@ -264,6 +264,8 @@ func parseInt(s string) (int, error) {
 type weirClauses struct {
 	stream    *parse.StreamingStmt // a streaming statement (parsed.Node is nil)
 	watermark *parse.WatermarkSpec // CREATE TABLE ... WATERMARK FOR
+
+	masks []parse.ColumnMaskClause // CREATE TABLE's column MASK clauses (column_masks.go)
 }
 
 // parseWithStreaming parses a query string whose statements may include
@@ -296,6 +298,14 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 		if wm != nil {
 			text = rest
 		}
+		rest, masks, err := parse.CutColumnMasks(text) // mask_stmt.go
+		if err != nil {
+			return nil, nil, shiftError(err, piece.offset)
+		}
+		text = rest
+		if text, err = parse.CutFunctionCharacteristics(text); err != nil { // databricks_function.go
+			return nil, nil, shiftError(err, piece.offset)
+		}
 		ps, err := parse.Parse(text)
 		if err != nil {
 			return nil, nil, shiftError(err, piece.offset)
@@ -303,7 +313,7 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 		for _, p := range ps {
 			p.Offset += piece.offset
 			stmts = append(stmts, p)
-			extra = append(extra, weirClauses{watermark: wm})
+			extra = append(extra, weirClauses{watermark: wm, masks: masks})
 		}
 	}
 	return stmts, extra, nil
@@ -316,7 +326,7 @@ func mayBeStreaming(q string) bool {
 	if mayBeDescribe(u) { // describe.go
 		return true
 	}
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET"} {
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET", "MASK", "DETERMINISTIC", "CONTAINS SQL", "READS SQL", "COMMENT '"} {
 		if strings.Contains(u, k) {
 			return true
 		}

@@ -49,6 +49,9 @@ func showCreateTable(name string, rel *catalog.Relation) string {
 		if c.NotNull && !inList(rel.PrimaryKey, c.Name) {
 			e += " NOT NULL"
 		}
+		if c.Mask != nil {
+			e += " " + maskText(c.Mask) // column_masks.go
+		}
 		elems = append(elems, e)
 	}
 	if len(rel.PrimaryKey) > 0 {
@@ -88,6 +91,9 @@ func showCreateStreaming(name string, rel *catalog.Relation) (string, error) {
 			}
 			if c.Comment != "" {
 				e += " COMMENT " + sqlString(c.Comment)
+			}
+			if c.Mask != nil {
+				e += " " + maskText(c.Mask) // column_masks.go
 			}
 			elems = append(elems, e)
 		}

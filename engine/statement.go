@@ -25,6 +25,9 @@ type statement struct {
 	stream *parse.StreamingStmt
 	// watermark is CREATE TABLE's WATERMARK FOR element, cut out of the text.
 	watermark *parse.WatermarkSpec
+	// masks are CREATE TABLE's column MASK clauses, cut out of the text
+	// (column_masks.go).
+	masks []parse.ColumnMaskClause
 
 	prepared   bool
 	catVersion uint64

@@ -419,7 +419,7 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			keepEpochsOf = existing.OID
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query,
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query, Owner: s.currentRoleOID(),
 		Streaming: &catalog.StreamingTable{Definition: text, OutputMode: sp.Mode, Trigger: trig.kind,
 			StateFingerprint: sp.StateFingerprint(), Files: s.eng.storedFilesInputs(sp)}}
 	if lateName := st.Options["late_rows"]; lateName != "" {
@@ -470,7 +470,7 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	rel = e.followPlanColumns(rel, sp) // files_evolve.go: its input's columns grew
 	sys := e.systemSession()
 	env := &exec.Env{Tables: sys.catalogView(), Ctx: sys.exprCtx(nil)}
-	env.Ctx.User = e.readerName(rel) // row_security.go: current_user is its owner
+	e.runAsOwner(env.Ctx, rel) // column_masks.go: masks are computed as the table's owner
 	input := sp.Input
 	inputSchema := planner.Schema(relColumns(input))
 	// A table's chunks, or an append-mode streaming table's stored rows:

@@ -483,7 +483,7 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 	if err != nil {
 		return nil, err
 	}
-	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, Columns: cols,
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, Columns: cols, Owner: s.currentRoleOID(),
 		Streaming: &catalog.StreamingTable{Definition: text, NoQuery: true, Declared: len(cols) > 0, Trigger: "continuous", OutputMode: planner.AppendMode}}
 	for _, c := range cols {
 		if c.Generated != "" {

@@ -55,6 +55,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	if parse.IsSecret(ss.Kind) {
 		return s.runSecretStatement(st, io) // secrets.go
 	}
+	if parse.IsColumnMask(ss.Kind) {
+		return s.runColumnMaskStatement(ss) // column_masks.go
+	}
 	if ss.Name != "" {
 		// [catalog.]schema.name: the parser keeps the parts joined; every
 		// statement below uses the schema and the name apart (the catalog
@@ -72,10 +75,20 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 	}
 	switch ss.Kind {
 	case parse.CreateStreamingTable:
+		if err := s.checkDeclaredMasks(ss); err != nil { // column_masks.go
+			return nil, err
+		}
 		if ss.Spec != nil && ss.Spec.NoQuery {
-			return s.createDeclaredStreamingTable(ss, st.parsed.Text, io) // streaming_ddl.go
+			res, err := s.createDeclaredStreamingTable(ss, st.parsed.Text, io) // streaming_ddl.go
+			if err == nil {
+				err = s.setDeclaredMasks(ss)
+			}
+			return res, err
 		}
 		tag, err := s.createStreamingTable(ss, st.parsed.Text, io)
+		if err == nil {
+			err = s.setDeclaredMasks(ss) // column_masks.go
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -43,11 +43,15 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 		}
 		cols = append(cols, wire.Column{Name: c.Name, Type: t})
 	}
-	rls, err := s.subscribeSecurity(r.oid) // row_security_subscribe.go
-	if err != nil {
+	res := &subscription{r: r, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
+	if res.rls, err = s.subscribeSecurity(r.oid); err != nil { // row_security_subscribe.go
 		return nil, err
 	}
-	res := &subscription{r: r, rls: rls, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
+	if rel, ok := s.eng.cat.RelationByOID(r.oid); ok {
+		if res.mask, err = s.subscribeMask(rel); err != nil { // column_masks.go
+			return nil, err
+		}
+	}
 	if ss.CopyOut {
 		defer res.Close()
 		n, err := io.CopyOut(ctx, wire.CopyOptions{Format: "text"}, res)
@@ -76,6 +80,9 @@ type subscription struct {
 	// err is a failure applying it, which ends the subscription.
 	rls *subscribeSecurity
 	err error
+	// mask applies the table's column masks to the rows sent (nil: none
+	// is masked; column_masks.go).
+	mask func(arrow.RecordBatch) (arrow.RecordBatch, error)
 }
 
 // subscribeSink is SUBSCRIBE's connector.Sink. It is fed in two ways.
@@ -168,6 +175,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if !s.started || seq != s.seq || r.job != s.job {
 			s.started, s.seq = true, seq
 			if b := s.catchUp(ctx, r, epoch); b != nil {
+				if s.mask != nil {
+					return s.mask(b)
+				}
 				return b, nil
 			}
 			if s.err != nil {

@@ -25,6 +25,9 @@ type exprCtx struct {
 	srf *srfState
 	// what names the clause for error messages ("WHERE", "JOIN conditions").
 	what string
+	// fn is set while a SQL function's body is bound: its parameter
+	// references stand for the call's arguments (bind_sql_function.go).
+	fn *sqlFunctionArgs
 }
 
 func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
@@ -41,8 +44,14 @@ func (b *binder) bindExpr(n *pg_query.Node, ec *exprCtx) (expr.Expr, error) {
 	case *pg_query.Node_AConst:
 		return bindConst(x.AConst)
 	case *pg_query.Node_ColumnRef:
+		if ec.fn != nil {
+			return ec.functionParamRef(x.ColumnRef)
+		}
 		return b.bindColumnRef(x.ColumnRef, ec)
 	case *pg_query.Node_ParamRef:
+		if ec.fn != nil {
+			return ec.functionParam(int(x.ParamRef.Number), x.ParamRef.Location)
+		}
 		i := int(x.ParamRef.Number) - 1
 		if i < 0 {
 			return nil, sqlerr.At(sqlerr.UndefinedParameter, int(x.ParamRef.Location)+1, "there is no parameter $%d", i+1)

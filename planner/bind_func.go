@@ -34,6 +34,9 @@ func (b *binder) bindFuncCall(f *pg_query.FuncCall, ec *exprCtx) (expr.Expr, err
 		}
 		return b.bindWindowCall(f, ec)
 	}
+	if e, ok, err := b.bindSQLFunctionCall(f, ec); ok { // bind_sql_function.go
+		return e, err
+	}
 	if name == "aclexplode" {
 		// It returns records, which weir has no values for; its fields
 		// can be selected, as pgAdmin does.

@@ -30,6 +30,9 @@ type binder struct {
 	// sparkWindows holds the window(...) call a query level's GROUP BY
 	// assigned, by the scope it made (bind_window_struct.go).
 	sparkWindows map[*scope]*pg_query.FuncCall
+	// inlining are the SQL functions whose bodies are being bound,
+	// outermost first: one met again calls itself (bind_sql_function.go).
+	inlining []string
 }
 
 type cteDef struct {

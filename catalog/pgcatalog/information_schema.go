@@ -34,6 +34,7 @@ func informationSchema() []*Table {
 		t.Schema = "information_schema"
 		t.Kind = 'v'
 	}
+	tables = append(tables, isColumnMasks()) // information_schema_column_masks.go (its own OID)
 	return tables
 }
 

@@ -101,6 +101,7 @@ func pgProc() *Table {
 				}
 				addProc(rb, s.FunctionOID(i), f.Name, kind, f.ReturnsSet, args, f.RetType.OID)
 			}
+			addUserProcs(rb, s) // pg_proc_user.go
 			return rb.finish()
 		}}
 }

@@ -13,16 +13,21 @@ import (
 // names, defaults or OUT parameters, so both argument forms are the list
 // of types. An OID that is no function gives NULL, as in PostgreSQL.
 func init() {
-	sig := func(fn func(args []types.T, ret types.T, variadic bool) string) ScalarImpl {
+	sig := func(fn func(args []types.T, ret types.T, variadic bool) string, withNames bool) ScalarImpl {
 		return Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
 			if ctx.Catalog == nil {
 				return nil, nil
 			}
-			args, ret, variadic, ok := ctx.Catalog.ProcSignature(uint32(a[0].(int64)))
+			oid := uint32(a[0].(int64))
+			args, ret, variadic, ok := ctx.Catalog.ProcSignature(oid)
 			if !ok {
 				return nil, nil
 			}
-			return fn(args, ret, variadic), nil
+			text := fn(args, ret, variadic)
+			if ut, ok := ctx.Catalog.(UserFunctionText); ok && withNames { // funcs_user_proc.go
+				text = namedArgList(ut.ProcArgNames(oid), args, text)
+			}
+			return text, nil
 		})
 	}
 	// A variadic last argument shows as PostgreSQL declares it: VARIADIC
@@ -44,11 +49,11 @@ func init() {
 		}
 		return strings.Join(parts, ", ")
 	}
-	RegisterScalar("pg_get_function_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: sig(argList)})
-	RegisterScalar("pg_get_function_identity_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: sig(argList)})
+	RegisterScalar("pg_get_function_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: sig(argList, true)})
+	RegisterScalar("pg_get_function_identity_arguments", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: sig(argList, true)})
 	RegisterScalar("pg_get_function_result", Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: sig(func(_ []types.T, ret types.T, _ bool) string {
 		return typeDisplayName(ret)
-	})})
+	}, false)})
 }
 
 // typeDisplayName is format_type's text; PostgreSQL quotes the pseudo-type

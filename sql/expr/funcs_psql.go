@@ -40,7 +40,7 @@ func init() {
 // is the relation itself.
 func init() {
 	RegisterScalar("pg_get_functiondef", Overload{Args: []types.T{types.Oid}, Ret: types.Text,
-		Impl: NonStrict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) { return nil, nil })})
+		Impl: NonStrict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) { return userFunctionDef(ctx, a[0]), nil })})
 	RegisterScalar("pg_partition_ancestors", Overload{Args: []types.T{types.Regclass}, Ret: types.Regclass,
 		Impl: Strict(types.Regclass, func(ctx *Ctx, a []Datum) (Datum, error) { return a[0], nil })})
 	RegisterScalar("pg_opfamily_is_visible", Overload{Args: []types.T{types.Oid}, Ret: types.Bool,

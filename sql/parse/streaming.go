@@ -71,6 +71,8 @@ type StreamingStmt struct {
 	Sink *SinkSpec
 	// Secret is CREATE SECRET's value (secret_stmt.go).
 	Secret *SecretSpec
+	// Mask is a column mask statement's clause (mask_stmt.go).
+	Mask *MaskSpec
 
 	// CREATE SOURCE: the column list's text without its WATERMARK FOR
 	// element ("" when none was given), where it starts, and the

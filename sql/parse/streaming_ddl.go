@@ -90,6 +90,8 @@ type ColumnSpec struct {
 	Generated string
 	Comment   string
 	Pos       int // 1-based position of the column name
+	// Mask is the column's MASK clause (mask_stmt.go); nil if none.
+	Mask *MaskSpec
 }
 
 // Expectation is CONSTRAINT name EXPECT (condition) [ON VIOLATION ...].
@@ -422,8 +424,12 @@ func (p *stmtParser) columnSpec(spec *TableSpec, j, close int) (int, error) {
 			c.Generated = p.text(k+2, ec)
 			j = ec + 1
 		case p.isWord(j, "mask"):
-			return j, p.errAtH(sqlerr.FeatureNotSupported, j, "column masks are not supported yet: they need privileges, which weir does not have").
-				WithHint("Leave the MASK clause out, or compute the masked value in the query.")
+			m, next, err := p.maskClause(j, close) // mask_stmt.go
+			if err != nil {
+				return j, err
+			}
+			m.Column, c.Mask = c.Name, m
+			j = next
 		case p.isWord(j, "references") || p.isWord(j, "check") || p.isWord(j, "unique"):
 			return j, p.errAtH(sqlerr.FeatureNotSupported, j, "%s constraints are not supported on streaming tables", constraintWord(p.word(j))).
 				WithHint("Check data quality with CONSTRAINT name EXPECT (condition).")

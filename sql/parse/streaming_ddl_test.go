@@ -174,7 +174,7 @@ func TestParseDatabricksDDLErrors(t *testing.T) {
 		{"CREATE STREAMING TABLE t SCHEDULE CRON '0 0 0 * * ?' AT TIME 'UTC' AS SELECT 1", sqlerr.SyntaxError, "AT TIME 'UTC'", "AT TIME ZONE"},
 		{"CREATE STREAMING TABLE t SCHEDULE EVERY 1 HOUR SCHEDULE EVERY 2 HOURS AS SELECT 1", sqlerr.SyntaxError, "SCHEDULE EVERY 2", "only one"},
 		{"CREATE STREAMING TABLE t TRIGGER ON UPDATE AT MOST EVERY INTERVAL 5 SECONDS AS SELECT 1", sqlerr.InvalidParameterValue, "INTERVAL 5", "at least 1 minute"},
-		{"CREATE STREAMING TABLE t (a int, b string MASK mask_fn) AS SELECT 1", sqlerr.FeatureNotSupported, "MASK", "column masks"},
+		{"CREATE STREAMING TABLE t (a int, b string MASK) AS SELECT 1", sqlerr.SyntaxError, ") AS", "mask function's name"},
 		{"CREATE STREAMING TABLE t (a int) WITH ROW FILTER f ON (a) AS SELECT 1", sqlerr.FeatureNotSupported, "WITH ROW", "row filters"},
 		{"CREATE STREAMING TABLE t (a int, a int) AS SELECT 1", sqlerr.DuplicateColumn, "a int)", "specified more than once"},
 		{"CREATE STREAMING TABLE t (a int PRIMARY KEY, b int, PRIMARY KEY (b)) AS SELECT 1", sqlerr.InvalidTableDefinition, "PRIMARY KEY (b)", "multiple primary keys"},

@@ -84,6 +84,12 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		}
 		return st, nil
 	}
+	if ok, err := p.maskStatement(st); ok { // mask_stmt.go
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
 	if ok, err := p.secretStatement(st); ok { // secret_stmt.go
 		if err != nil {
 			return nil, err
