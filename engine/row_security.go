@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -301,9 +300,16 @@ func (s *Session) refuseCopyFromRowSecurity(rel *planner.Relation) error {
 
 // scanSecurityEnv is what a bound plan's row filters and masks depend on
 // besides the catalog: the current user and row_security. A statement
-// bound under another is bound again (statement.go).
-func (s *Session) scanSecurityEnv() string {
-	return fmt.Sprintf("%s/%t/%s/%d", s.user, s.superuser, s.settings["row_security"], s.readsAs)
+// bound under another is bound again (statement.go). A comparable value,
+// so that checking it on every Execute allocates nothing.
+type scanSecurityEnv struct {
+	user, rowSecurity string
+	superuser         bool
+	readsAs           uint32
+}
+
+func (s *Session) scanSecurityEnv() scanSecurityEnv {
+	return scanSecurityEnv{user: s.user, rowSecurity: s.settings["row_security"], superuser: s.superuser, readsAs: s.readsAs}
 }
 
 // sortedPolicies returns rel's policies by name: PostgreSQL applies them

@@ -31,7 +31,7 @@ type statement struct {
 
 	prepared   bool
 	catVersion uint64
-	secEnv     string // the row security and masks it was bound under (row_security.go)
+	secEnv     scanSecurityEnv // the row security and masks it was bound under (row_security.go)
 	query      *planner.Query
 	insert     *planner.Insert
 	cols       []wire.Column
