@@ -471,3 +471,51 @@ func TestRowSecurityOwners(t *testing.T) {
 		"SELECT * FROM alices ORDER BY id",
 	})
 }
+
+// TestRowSecurityCachedStatement: pgx's cached prepared statement, made
+// while one role is current and executed after SET ROLE to another, reads
+// with the other's policies (the extended protocol's path).
+func TestRowSecurityCachedStatement(t *testing.T) {
+	pg := pgtest.Shared(t)
+	w := startServer(t, t.TempDir())
+	s := fmt.Sprint(time.Now().UnixNano())
+	alice, bob, schema := "alice_"+s, "bob_"+s, "rlsc_"+s
+	pc, wc := pg.Connect(t), w.connect(t)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		pc.Exec(ctx, "RESET ROLE")
+		pc.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+		pc.Exec(ctx, "DROP ROLE "+alice)
+		pc.Exec(ctx, "DROP ROLE "+bob)
+	})
+	for _, c := range []*pgx.Conn{pc, wc} {
+		for _, q := range []string{
+			"CREATE ROLE " + alice, "CREATE ROLE " + bob,
+			"CREATE SCHEMA " + schema, "SET search_path = " + schema,
+			"CREATE TABLE docs (id int)", "INSERT INTO docs VALUES (1), (2)",
+			"GRANT SELECT ON docs TO " + alice + ", " + bob,
+			"ALTER TABLE docs ENABLE ROW LEVEL SECURITY",
+			"CREATE POLICY a ON docs TO " + alice + " USING (id = 1)",
+			"CREATE POLICY b ON docs TO " + bob + " USING (id = 2)",
+		} {
+			mustExec(t, c, q)
+		}
+		if c == pc {
+			mustExec(t, c, "GRANT USAGE ON SCHEMA "+schema+" TO "+alice+", "+bob)
+		}
+	}
+	read := func(c *pgx.Conn, role string) string {
+		t.Helper()
+		mustExec(t, c, "SET ROLE "+role)
+		var got string
+		if err := c.QueryRow(context.Background(), "SELECT string_agg(id::text, ',') FROM docs WHERE id > $1", 0).Scan(&got); err != nil {
+			t.Fatalf("as %s: %v", role, err)
+		}
+		return got
+	}
+	for _, role := range []string{alice, bob, alice} {
+		if want, got := read(pc, role), read(wc, role); got != want {
+			t.Errorf("as %s: weir read %s, PostgreSQL %s", role, got, want)
+		}
+	}
+}
