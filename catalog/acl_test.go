@@ -82,3 +82,20 @@ func TestACLGrantRevoke(t *testing.T) {
 		t.Fatal("grant option back to the grantor")
 	}
 }
+
+// TestACLNewOwner follows aclnewowner: {weir=arwdDxt/weir, alice=r*/weir,
+// bob=r/alice} given to alice is {alice=ar*wdDxt/alice, bob=r/alice}, as
+// PostgreSQL 15 shows it after ALTER TABLE ... OWNER TO alice.
+func TestACLNewOwner(t *testing.T) {
+	name := func(oid uint32) string { return map[uint32]string{10: "weir", 16384: "alice", 16385: "bob"}[oid] }
+	acl := ACL{{Grantee: 10, Grantor: 10, Privs: AllPrivileges(ObjRelation)},
+		{Grantee: 16384, Grantor: 10, Privs: PrivSelect, GrantOption: PrivSelect},
+		{Grantee: 16385, Grantor: 16384, Privs: PrivSelect}}
+	got := acl.NewOwner(10, 16384).Text(name)
+	if want := []string{"alice=ar*wdDxt/alice", "bob=r/alice"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if ACL(nil).NewOwner(10, 16384) != nil {
+		t.Error("a default ACL must stay the default")
+	}
+}

@@ -84,3 +84,35 @@ func (acl ACL) Revoke(grantee, grantor uint32, privs Privileges, optionOnly, cas
 	}
 	return out, nil
 }
+
+// NewOwner is PostgreSQL's aclnewowner: acl with every item naming
+// oldOwner, as grantee or grantor, naming newOwner instead; items that
+// thereby share grantee and grantor are merged into the first of them.
+// A nil ACL stays nil (the default follows the owner by itself).
+func (acl ACL) NewOwner(oldOwner, newOwner uint32) ACL {
+	if acl == nil {
+		return nil
+	}
+	out := make(ACL, 0, len(acl))
+	for _, it := range acl {
+		if it.Grantee == oldOwner {
+			it.Grantee = newOwner
+		}
+		if it.Grantor == oldOwner {
+			it.Grantor = newOwner
+		}
+		merged := false
+		for i := range out {
+			if out[i].Grantee == it.Grantee && out[i].Grantor == it.Grantor {
+				out[i].Privs |= it.Privs
+				out[i].GrantOption |= it.GrantOption
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, it)
+		}
+	}
+	return out
+}

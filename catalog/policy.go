@@ -97,27 +97,3 @@ func (c *Catalog) SetRowSecurity(oid uint32, enable, force *bool) (*Relation, er
 		return nil
 	})
 }
-
-// policyTargets lists r's policies that name role in TO ("target of
-// policy p on table t"), which keep the role from being dropped.
-func policyTargets(r *Relation, role uint32) []policyTarget {
-	var out []policyTarget
-	for _, p := range r.Policies {
-		for _, x := range p.Roles {
-			if x == role && x != 0 {
-				name := r.Name
-				if r.Schema != "public" {
-					name = r.Schema + "." + r.Name
-				}
-				out = append(out, policyTarget{p.OID, "target of policy " + p.Name + " on table " + name})
-				break
-			}
-		}
-	}
-	return out
-}
-
-type policyTarget struct {
-	oid  uint32
-	desc string
-}

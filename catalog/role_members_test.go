@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -72,8 +73,9 @@ func TestRoleTxAtomic(t *testing.T) {
 	wantErr(t, err, "42939", `role name "pg_signal_backend" is reserved`)
 }
 
-// TestOwnedObjects lists what a role owns in PostgreSQL's words, by OID.
-func TestOwnedObjects(t *testing.T) {
+// TestDependents lists what a role owns and holds in PostgreSQL's
+// words, by OID, privileges before ownership of the same object.
+func TestDependents(t *testing.T) {
 	st := openStore(t, t.TempDir())
 	defer st.Close()
 	c := openCatalog(t, st)
@@ -86,13 +88,29 @@ func TestOwnedObjects(t *testing.T) {
 	if _, err := c.CreateRelation(tb, false); err != nil {
 		t.Fatal(err)
 	}
+	p, err := c.CreateRole("p", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := table("t0", "a")
+	pt.Policies = []Policy{{OID: 1, Name: "mine", Permissive: true, Command: '*', Roles: []uint32{p.OID, o.OID}}}
+	if _, err := c.CreateRelation(pt, false); err != nil {
+		t.Fatal(err)
+	}
 	v := &Relation{Schema: "pg_catalog", Name: "v1", Kind: KindView, Owner: o.OID, ViewSQL: "SELECT 1"}
 	if _, err := c.CreateRelation(v, false); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.UpdateSchema("public", func(s *Schema) error {
+		s.ACL = ACL{{Grantee: o.OID, Grantor: s.Owner, Privs: PrivCreate}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	var owned []string
-	c.UpdateRoles(func(tx *RoleTx) error { owned = tx.OwnedObjects(o.OID); return nil })
-	if len(owned) != 2 || owned[0] != "owner of table t1" || owned[1] != "owner of view pg_catalog.v1" {
-		t.Fatalf("owned %q", owned)
+	c.UpdateRoles(func(tx *RoleTx) error { owned = tx.Dependents(o.OID); return nil })
+	want := []string{"target of policy mine on table t0", "privileges for schema public", "owner of table t1", "owner of view pg_catalog.v1"}
+	if strings.Join(owned, "|") != strings.Join(want, "|") {
+		t.Fatalf("dependents %q, want %q", owned, want)
 	}
 }

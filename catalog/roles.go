@@ -218,6 +218,7 @@ type RoleChange struct {
 	CanLogin   *bool
 	CreateRole *bool
 	CreateDB   *bool
+	NoInherit  *bool
 	Verifier   *string
 	Rename     string
 	BypassRLS  *bool
@@ -245,6 +246,7 @@ func (c *Catalog) AlterRole(name string, change RoleChange) (*Role, error) {
 		set(&r.CanLogin, change.CanLogin)
 		set(&r.CreateRole, change.CreateRole)
 		set(&r.CreateDB, change.CreateDB)
+		set(&r.NoInherit, change.NoInherit)
 		set(&r.BypassRLS, change.BypassRLS)
 		if change.Verifier != nil {
 			r.Verifier = *change.Verifier
@@ -307,39 +309,5 @@ func (c *Catalog) Roles() []*Role {
 	}
 	c.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].OID < out[j].OID })
-	return out
-}
-
-// OwnedObjects describes, in PostgreSQL's words and order (by OID), the
-// schemas and relations the role owns: DROP ROLE refuses while there are
-// any.
-func (tx *RoleTx) OwnedObjects(role uint32) []string {
-	type owned struct {
-		oid  uint32
-		desc string
-	}
-	var objs []owned
-	for _, s := range tx.c.schemas {
-		if s.Owner == role {
-			objs = append(objs, owned{s.OID, "owner of schema " + s.Name})
-		}
-	}
-	for _, r := range tx.c.rels {
-		if r.Owner == role {
-			name := r.Name
-			if r.Schema != "public" {
-				name = r.Schema + "." + r.Name
-			}
-			objs = append(objs, owned{r.OID, "owner of " + r.Kind.noun() + " " + name})
-		}
-		for _, p := range policyTargets(r, role) { // policy.go
-			objs = append(objs, owned{p.oid, p.desc})
-		}
-	}
-	sort.Slice(objs, func(i, j int) bool { return objs[i].oid < objs[j].oid })
-	out := make([]string, len(objs))
-	for i, o := range objs {
-		out[i] = o.desc
-	}
 	return out
 }

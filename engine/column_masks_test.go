@@ -62,6 +62,9 @@ func TestColumnMaskReaders(t *testing.T) {
 		"CREATE FUNCTION ssn_mask(ssn STRING) RETURN CASE WHEN is_account_group_member('HumanResourceDept') THEN ssn ELSE '***-**-****' END",
 		"ALTER TABLE users ALTER COLUMN ssn SET MASK ssn_mask",
 		"CREATE VIEW users_v AS SELECT name, ssn FROM users",
+		// As a PostgreSQL 15 DBA would: readers may read, and create in public.
+		"GRANT SELECT ON users, payroll, users_v TO PUBLIC",
+		"GRANT CREATE ON SCHEMA public TO hr_alice, bob",
 	} {
 		mustExec(t, admin.c, q)
 	}
@@ -270,6 +273,7 @@ func TestColumnMaskDDL(t *testing.T) {
 	mustExec(t, s.c, "CREATE TABLE users (name STRING, ssn STRING MASK ssn_mask, region STRING MASK keep_region USING COLUMNS (name, 'ann'))")
 	mustExec(t, s.c, "INSERT INTO users VALUES ('ann', '111-22-3333', 'eu'), ('ben', '444-55-6666', 'us')")
 	mustExec(t, s.c, "CREATE ROLE viewer LOGIN")
+	mustExec(t, s.c, "GRANT SELECT ON users TO viewer")
 	mustExec(t, s.c, "SET ROLE viewer")
 	if got := s.rowsText("SELECT * FROM users ORDER BY name"); got != "ann|***-**-****|eu; ben|***-**-****|<nil>" {
 		t.Errorf("CREATE TABLE … MASK: %s", got)

@@ -114,6 +114,9 @@ func (s *Session) createTable(c *pg_query.CreateStmt, wm *parse.WatermarkSpec, i
 		}
 		rel.Schema = sp[0]
 	}
+	if err := s.requireCreateIn(rel.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	rel.Owner = s.ownerOfNew(rel) // owner.go
 	_, err = s.eng.cat.CreateRelation(rel, c.IfNotExists)
 	return noticeOr(err, io, "CREATE TABLE")
@@ -254,8 +257,14 @@ func (s *Session) createView(v *pg_query.ViewStmt, text string) (wire.Result, er
 			rel.Schema = sp[0]
 		}
 	}
+	if err := s.requireCreateIn(rel.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	if v.Replace {
 		if old, err := s.eng.cat.LookupRelation(nil, rel.Schema, rel.Name); err == nil && old.Kind == catalog.KindView {
+			if err := s.requireOwner(old); err != nil {
+				return nil, err
+			}
 			rel.Owner, rel.ACL = old.Owner, old.ACL
 			if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindView, false); err != nil {
 				return nil, err
@@ -296,6 +305,9 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 	case pg_query.ObjectType_OBJECT_VIEW:
 		kind, tag = catalog.KindView, "DROP VIEW"
 	case pg_query.ObjectType_OBJECT_SCHEMA:
+		if err := s.checkDropSchemas(d); err != nil { // owner.go
+			return nil, err
+		}
 		for _, o := range d.Objects {
 			name := o.GetString_().GetSval()
 			if err := s.eng.cat.DropSchema(name, d.MissingOk, d.Behavior == pg_query.DropBehavior_DROP_CASCADE); err != nil {
@@ -309,6 +321,9 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 		return s.dropFunctions(d, io) // functions.go
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DROP of this object type is not supported")
+	}
+	if err := s.checkDropRelations(d, kind); err != nil { // owner.go
+		return nil, err
 	}
 	for _, o := range d.Objects {
 		names := stringNames(o.GetList().GetItems())

@@ -46,6 +46,19 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.grantRole(x.GrantRoleStmt, st.parsed, io)
 	case *pg_query.Node_GrantStmt:
 		return s.grant(x.GrantStmt, io) // grant.go
+	case *pg_query.Node_AlterTableStmt:
+		if isChangeOwner(x.AlterTableStmt) {
+			return s.alterRelationOwner(x.AlterTableStmt) // alter_owner.go
+		}
+		if isRowSecurityAlter(x.AlterTableStmt) {
+			return s.alterRowSecurity(x.AlterTableStmt, io) // row_security_ddl.go
+		}
+	case *pg_query.Node_AlterOwnerStmt:
+		return s.alterOwner(x.AlterOwnerStmt) // alter_owner.go
+	case *pg_query.Node_ReassignOwnedStmt:
+		return s.reassignOwned(x.ReassignOwnedStmt) // owner_reassign.go
+	case *pg_query.Node_DropOwnedStmt:
+		return s.dropOwned(x.DropOwnedStmt, io) // owner_reassign.go
 	case *pg_query.Node_VariableSetStmt:
 		return s.set(x.VariableSetStmt, io)
 	case *pg_query.Node_VariableShowStmt:
@@ -79,10 +92,6 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 	case *pg_query.Node_RenameStmt:
 		if x.RenameStmt.RenameType == pg_query.ObjectType_OBJECT_POLICY {
 			return s.renamePolicy(x.RenameStmt)
-		}
-	case *pg_query.Node_AlterTableStmt:
-		if isRowSecurityAlter(x.AlterTableStmt) {
-			return s.alterRowSecurity(x.AlterTableStmt, io)
 		}
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LISTEN/NOTIFY is not supported; use SUBSCRIBE")

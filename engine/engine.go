@@ -186,6 +186,9 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wir
 		return nil, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidCatalogName, Message: "database \"" + db + "\" does not exist"}
 	}
 	role, _ := e.cat.Role(user)
+	if err := e.checkConnect(role, db); err != nil { // grant_objects.go
+		return nil, err
+	}
 	s := newSession(e, user, db, pid, role != nil && role.Superuser, params)
 	s.backend = b
 	e.mu.Lock()

@@ -84,6 +84,15 @@ func grantObjectKind(t pg_query.ObjectType) (catalog.ObjectKind, string, error) 
 	switch t {
 	case pg_query.ObjectType_OBJECT_TABLE:
 		return catalog.ObjRelation, "table", nil
+	case pg_query.ObjectType_OBJECT_SCHEMA:
+		return catalog.ObjSchema, "schema", nil
+	case pg_query.ObjectType_OBJECT_DATABASE:
+		return catalog.ObjDatabase, "database", nil
+	case pg_query.ObjectType_OBJECT_FOREIGN_SERVER:
+		// GRANT ... ON SECRET, rewritten by secretStatementText
+		// (grant_secret.go): weir's secrets play PostgreSQL's foreign
+		// servers' part.
+		return catalog.ObjSecret, "secret", nil
 	}
 	return 0, "", sqlerr.New(sqlerr.FeatureNotSupported, "GRANT on %s is not supported", strings.ToLower(strings.TrimPrefix(t.String(), "OBJECT_")))
 }
@@ -149,11 +158,17 @@ func (s *Session) grantees(specs []*pg_query.Node) ([]uint32, error) {
 
 // grantTargets resolves the objects the statement names.
 func (s *Session) grantTargets(g *pg_query.GrantStmt, kind catalog.ObjectKind, noun string) ([]grantTarget, error) {
+	if kind != catalog.ObjRelation {
+		return s.objectGrantTargets(g, kind) // grant_objects.go
+	}
 	var rels []*catalog.Relation
 	switch g.Targtype {
 	case pg_query.GrantTargetType_ACL_TARGET_OBJECT:
 		for _, n := range g.Objects {
 			rv := n.GetRangeVar()
+			if err := s.requireNamedSchemaUsage(rv.GetSchemaname()); err != nil { // owner.go
+				return nil, err
+			}
 			rel, err := s.eng.cat.LookupRelation(s.searchPath(), rv.GetSchemaname(), rv.GetRelname())
 			if err != nil {
 				return nil, sqlerr.PositionIfNone(err, int(rv.GetLocation())+1)
@@ -165,6 +180,9 @@ func (s *Session) grantTargets(g *pg_query.GrantStmt, kind catalog.ObjectKind, n
 			name := n.GetString_().GetSval()
 			if _, ok := s.eng.cat.Schema(name); !ok {
 				return nil, sqlerr.New(sqlerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+			}
+			if err := s.requireNamedSchemaUsage(name); err != nil { // owner.go
+				return nil, err
 			}
 			for _, r := range s.eng.cat.Relations() {
 				if r.Schema == name {

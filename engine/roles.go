@@ -23,6 +23,7 @@ type roleOptions struct {
 	replication bool // REPLICATION / NOREPLICATION given
 	bypassRLS   bool // BYPASSRLS / NOBYPASSRLS given
 	bypassOn    bool // BYPASSRLS (not NOBYPASSRLS)
+	inherit     *bool
 	others      int
 	// CREATE ROLE's IN ROLE, ROLE and ADMIN lists (role_members.go).
 	inRoles, members, adminMembers []*pg_query.RoleSpec
@@ -86,7 +87,11 @@ func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
 			ro.replication = true
 		case "bypassrls":
 			ro.bypassRLS, ro.bypassOn = true, defElemBool(d)
-		case "inherit", "connectionlimit", "validUntil":
+		case "inherit":
+			v := defElemBool(d)
+			ro.inherit = &v
+			ro.others++ // only a role with CREATEROLE may change it
+		case "connectionlimit", "validUntil":
 			// Accepted for compatibility; weir has no such privileges.
 			ro.others++
 		default:
@@ -171,6 +176,7 @@ func (s *Session) createRole(c *pg_query.CreateRoleStmt) (wire.Result, error) {
 		r := catalog.Role{Name: c.Role, Superuser: super, CanLogin: login, Verifier: v,
 			CreateRole: ro.createRole != nil && *ro.createRole, CreateDB: ro.createDB != nil && *ro.createDB,
 			BypassRLS: ro.bypassOn}
+		r.NoInherit = ro.inherit != nil && !*ro.inherit
 		created, err := tx.CreateRole(r)
 		if err != nil {
 			return err
@@ -252,6 +258,10 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 	if ro.bypassRLS {
 		ch.BypassRLS = &ro.bypassOn
 	}
+	if ro.inherit != nil {
+		noInherit := !*ro.inherit
+		ch.NoInherit = &noInherit
+	}
 	if ro.password != nil {
 		v, err := verifierFor(ro.password)
 		if err != nil {
@@ -325,7 +335,7 @@ func (s *Session) dropRole(d *pg_query.DropRoleStmt, io wire.ExecIO) (wire.Resul
 			case target.Superuser && !s.superuser:
 				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be superuser to drop superusers")
 			}
-			if owned := tx.OwnedObjects(target.OID); len(owned) > 0 {
+			if owned := tx.Dependents(target.OID); len(owned) > 0 { // catalog/role_dependents.go
 				return sqlerr.New("2BP01", "role \"%s\" cannot be dropped because some objects depend on it", name).
 					WithDetail(strings.Join(owned, "\n"))
 			}

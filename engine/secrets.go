@@ -22,8 +22,11 @@ import (
 // definitions, SHOW, EXPLAIN, the event log and pg_stat_activity carry
 // secret('name') and never the value.
 //
-// Who may: superusers, and the secret's owner for DROP. GRANT USAGE ON
-// SECRET comes with the privilege work (not yet).
+// Who may: superusers create secrets; the owner (and roles with its
+// privileges) drops one, grants USAGE on it (GRANT USAGE ON SECRET,
+// grant_objects.go) and gives it away (ALTER SECRET ... OWNER TO,
+// alter_owner.go); naming one in a connector's options needs USAGE
+// (secret_usage.go).
 
 var showSecretsColumns = []wire.Column{{Name: "name", Type: types.Text}, {Name: "owner", Type: types.Text},
 	{Name: "created", Type: types.Text}}
@@ -65,10 +68,8 @@ func (s *Session) runSecretStatement(st *statement, io wire.ExecIO) (wire.Result
 				}
 				return nil, sqlerr.New(sqlerr.UndefinedObject, "secret \"%s\" does not exist", n.Name)
 			}
-			if !s.superuser {
-				if r, ok := s.eng.cat.Role(s.user); !ok || r.OID != sec.Owner {
-					return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of secret %s", n.Name)
-				}
+			if !s.superuser && !s.eng.cat.HasPrivsOfRole(s.currentRoleOID(), sec.Owner) {
+				return nil, sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of secret %s", n.Name)
 			}
 			if err := s.eng.cat.DropSecret(n.Name); err != nil {
 				return nil, err

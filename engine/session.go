@@ -281,6 +281,8 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 	var stmts []parse.Statement
 	var extra []weirClauses
 	for _, piece := range splitStatements(query) {
+		written := piece.text
+		piece.text = aclStatementText(piece.text) // grant_rewrite.go
 		st, err := parse.ParseStreaming(piece.text)
 		if err != nil {
 			return nil, nil, shiftError(err, piece.offset)
@@ -312,6 +314,9 @@ func parseWithStreaming(query string) ([]parse.Statement, []weirClauses, error) 
 		}
 		for _, p := range ps {
 			p.Offset += piece.offset
+			if piece.text != written {
+				p.Text = written // the statement as the client wrote it (grant_rewrite.go)
+			}
 			stmts = append(stmts, p)
 			extra = append(extra, weirClauses{watermark: wm, masks: masks})
 		}

@@ -85,6 +85,9 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		}
 		def.Schema = sp[0]
 	}
+	if err := s.requireCreateIn(def.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	if ss.IfNotExists {
 		if _, err := s.eng.cat.LookupSink(nil, def.Schema, def.Name); err == nil {
 			io.Notice("NOTICE", sqlerr.DuplicateObject, fmt.Sprintf("sink \"%s\" already exists, skipping", def.Name))
@@ -109,6 +112,7 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 			return nil, err
 		}
 	}
+	def.Owner = s.ownerOfNew(&catalog.Relation{}) // owner.go
 	created, err := s.eng.cat.CreateSink(def, ss.IfNotExists)
 	if err != nil {
 		return noticeOr(err, io, "CREATE SINK")
@@ -134,6 +138,9 @@ func (s *Session) sinkDefinition(ss *parse.StreamingStmt) (*catalog.Sink, error)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "option \"connector\" is required").
 			WithHint("For example WITH (connector = 'files', path = 'lake/silver', format = 'parquet').")
+	}
+	if err := s.requireSecretUsage(ss.Options); err != nil { // secret_usage.go
+		return nil, err
 	}
 	conn = strings.ToLower(conn)
 	def := &catalog.Sink{Schema: ss.Schema, Name: ss.Name, Connector: conn}
@@ -224,12 +231,18 @@ func (s *Session) checkSinkFolder(path string) error {
 func (s *Session) dropSinks(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
 	var defs []*catalog.Sink
 	for _, n := range ss.Names {
+		if err := s.requireNamedSchemaUsage(n.Schema); err != nil { // owner.go
+			return nil, err
+		}
 		def, err := s.eng.cat.LookupSink(s.searchPath(), n.Schema, n.Name)
 		if err != nil {
 			if ss.IfExists && sqlerr.Code(err) == sqlerr.UndefinedObject {
 				io.Notice("NOTICE", sqlerr.UndefinedObject, fmt.Sprintf("sink \"%s\" does not exist, skipping", n.Name))
 				continue
 			}
+			return nil, err
+		}
+		if err := s.requireSinkOwner(def); err != nil { // owner.go
 			return nil, err
 		}
 		defs = append(defs, def)

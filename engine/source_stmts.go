@@ -67,6 +67,9 @@ func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.Exe
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "option \"connector\" is required").
 			WithHint("For example WITH (connector = 'nexmark', table = 'bid', max_events = 1000000).")
 	}
+	if err := s.requireSecretUsage(ss.Options); err != nil { // secret_usage.go
+		return nil, err
+	}
 	switch strings.ToLower(conn) {
 	case "nexmark":
 	case "files":
@@ -220,6 +223,9 @@ func (e *Engine) readersOf(oid uint32) []*catalog.Relation {
 func (s *Session) dropSource(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
 	var drop []*catalog.Relation
 	for _, n := range ss.Names {
+		if err := s.requireNamedSchemaUsage(n.Schema); err != nil { // owner.go
+			return nil, err
+		}
 		rel, err := s.eng.cat.LookupRelation(s.searchPath(), n.Schema, n.Name)
 		if err != nil {
 			if sqlerr.Code(err) == sqlerr.UndefinedTable {
@@ -234,6 +240,9 @@ func (s *Session) dropSource(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resu
 		if rel.Kind != catalog.KindSource {
 			return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a source", n.Name).
 				WithHint("Use " + dropCommandOf(rel.Kind) + " to remove a " + rel.Kind.Noun() + ".")
+		}
+		if err := s.requireDropOwner(rel); err != nil { // owner.go
+			return nil, err
 		}
 		drop = append(drop, rel)
 	}
@@ -343,6 +352,9 @@ func (s *Session) storeSource(ss *parse.StreamingStmt, rel *catalog.Relation, io
 			return nil, sqlerr.New(sqlerr.InvalidSchemaName, "no schema has been selected to create in")
 		}
 		rel.Schema = sp[0]
+	}
+	if err := s.requireCreateIn(rel.Schema); err != nil { // owner.go
+		return nil, err
 	}
 	rel.Owner = s.ownerOfNew(rel) // owner.go
 	_, err := s.eng.cat.CreateRelation(rel, ss.IfNotExists)

@@ -384,10 +384,14 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	}
 	schema, name := st.Schema, st.Name
 	var keepEpochsOf uint32
+	var kept *catalog.Relation // the table replaced: its owner and ACL stay (owner.go)
 	if schema == "" {
 		if sp := s.searchPath(); len(sp) > 0 {
 			schema = sp[0]
 		}
+	}
+	if err := s.requireCreateIn(schema); err != nil { // owner.go
+		return "", err
 	}
 	if existing, err := s.eng.cat.LookupRelation(nil, schema, name); err == nil {
 		switch {
@@ -395,6 +399,10 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			io.Notice("NOTICE", sqlerr.DuplicateTable, fmt.Sprintf("relation \"%s\" already exists, skipping", name))
 			return "CREATE STREAMING TABLE", nil
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable:
+			if err := s.requireOwner(existing); err != nil { // privileges.go
+				return "", err
+			}
+			kept = existing
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
 			// under the new query, which needs every input row they read.
@@ -440,6 +448,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 	}
 	if err := s.applyTableSpec(rel, st, io); err != nil { // streaming_ddl.go
 		return "", err
+	}
+	if kept != nil {
+		rel.Owner, rel.ACL = kept.Owner, kept.ACL
 	}
 	rel.Owner = s.ownerOfNew(rel) // owner.go
 	created, err := s.eng.cat.CreateRelation(rel, false)

@@ -491,11 +491,16 @@ func (s *Session) createDeclaredStreamingTable(st *parse.StreamingStmt, text str
 				WithHint("Compute the value in each flow's query.")
 		}
 	}
+	if err := s.requireCreateIn(schema); err != nil { // owner.go
+		return nil, err
+	}
 	if existing, err := s.eng.cat.LookupRelation(nil, schema, name); err == nil {
 		switch {
 		case st.IfNotExists:
 			io.Notice("NOTICE", sqlerr.DuplicateTable, fmt.Sprintf("relation \"%s\" already exists, skipping", name))
 			return commandResult("CREATE STREAMING TABLE"), nil
+		case st.OrReplace && existing.Kind == catalog.KindStreamingTable && s.requireOwner(existing) != nil:
+			return nil, s.requireOwner(existing) // privileges.go
 		case st.OrReplace && existing.Kind == catalog.KindStreamingTable && existing.Streaming.NoQuery:
 			// CREATE OR REFRESH of the same target: its clauses are
 			// replaced, its flows and rows kept; its columns cannot change.

@@ -155,6 +155,9 @@ func (s *Session) streamingRunner(ss *parse.StreamingStmt) (*runner, error) {
 }
 
 func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	if err := s.requireNamedSchemaUsage(ss.Schema); err != nil { // owner.go
+		return nil, err
+	}
 	rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name)
 	if err != nil {
 		if ss.IfExists && sqlerr.Code(err) == sqlerr.UndefinedTable {
@@ -165,6 +168,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	}
 	if rel.Kind != catalog.KindStreamingTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", ss.Name)
+	}
+	if err := s.requireDropOwner(rel); err != nil { // owner.go
+		return nil, err
 	}
 	if reader := s.eng.streamingReaderOf(rel.OID); reader != "" {
 		return nil, sqlerr.New("2BP01", "cannot drop streaming table %s because streaming table %s reads it", rel.Name, reader).

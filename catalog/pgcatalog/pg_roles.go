@@ -36,7 +36,7 @@ func pgRoles() *Table {
 			rb := newRows(cols)
 			for _, r := range s.roles() {
 				a := attributesOf(r)
-				rb.add(r.Name, r.Superuser, true, a.createRole, a.createDB, r.CanLogin, a.bootstrap,
+				rb.add(r.Name, r.Superuser, !r.NoInherit, a.createRole, a.createDB, r.CanLogin, a.bootstrap,
 					int32(-1), passwordMask, nil, a.bootstrap || r.BypassRLS, nil, r.OID)
 			}
 			return rb.finish()
@@ -90,7 +90,7 @@ func pgAuthid() *Table {
 			rb := newRows(cols)
 			for _, r := range s.roles() {
 				a := attributesOf(r)
-				rb.add(r.OID, r.Name, r.Superuser, true, a.createRole, a.createDB, r.CanLogin,
+				rb.add(r.OID, r.Name, r.Superuser, !r.NoInherit, a.createRole, a.createDB, r.CanLogin,
 					a.bootstrap, a.bootstrap || r.BypassRLS, int32(-1), nil, nil)
 			}
 			return rb.finish()
