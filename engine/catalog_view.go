@@ -41,7 +41,8 @@ func (s *Session) statementCatalogView() *catalogView {
 }
 
 // searchPath is the effective search path: "$user" is dropped (weir has no
-// per-user schemas) and unknown schemas are skipped.
+// per-user schemas) and unknown schemas are skipped, as are those the
+// current user may not use (PostgreSQL leaves them out silently).
 func (s *Session) searchPath() []string {
 	var out []string
 	for _, p := range strings.Split(s.settings["search_path"], ",") {
@@ -49,7 +50,7 @@ func (s *Session) searchPath() []string {
 		if p == "" || p == "$user" {
 			continue
 		}
-		if _, ok := s.eng.cat.Schema(p); ok {
+		if sc, ok := s.eng.cat.Schema(p); ok && s.mayUseSchema(sc) { // privilege_funcs.go
 			out = append(out, p)
 		}
 	}
@@ -258,6 +259,9 @@ func (v *catalogView) snapshot() *pgcatalog.Snapshot {
 
 func (v *catalogView) RelationOID(name string) (uint32, error) {
 	schema, rel := splitQualified(name)
+	if err := v.explicitSchema(schema); err != nil { // privilege_funcs.go
+		return 0, err
+	}
 	r, err := v.LookupRelation(schema, rel)
 	if err != nil {
 		return 0, err

@@ -331,9 +331,7 @@ func (s *Session) auditMaskedRelation(oid uint32) {
 // The catalog view answers is_account_group_member (expr.RolePrivileges).
 var _ expr.RolePrivileges = (*catalogView)(nil)
 
-func (v *catalogView) HasPrivsOfRole(member, role uint32) bool {
-	return v.s.eng.cat.HasPrivsOfRole(member, role)
-}
+// (HasPrivsOfRole is in role_privileges.go.)
 
 // runAsOwner makes a streaming table's job evaluate as the table's owner
 // (current_user, is_account_group_member): the masks of what it reads are

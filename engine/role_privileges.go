@@ -3,9 +3,10 @@ package engine
 import "github.com/weir-sql/weir/sql/expr"
 
 // Membership questions of the session's identities, as PostgreSQL's
-// is_member_of_role and has_privs_of_role answer them. Every weir role
-// inherits (rolinherit is true), so having a role's privileges and being
-// its member are the same; a superuser has both for every role.
+// is_member_of_role and has_privs_of_role answer them: having a role's
+// privileges follows only memberships that inherit (catalog's
+// HasPrivsOfRole: a NOINHERIT member must SET ROLE first), being its
+// member any; a superuser has both for every role.
 
 // hasPrivsOf reports whether the current user has the privileges of the
 // role called name; false if there is no such role.
@@ -23,7 +24,7 @@ func (s *Session) hasPrivsOfOID(role uint32) bool {
 		return true
 	}
 	me, ok := s.eng.cat.Role(s.user)
-	return ok && s.eng.cat.IsMemberOf(me.OID, role)
+	return ok && s.eng.cat.HasPrivsOfRole(me.OID, role)
 }
 
 // isMember reports whether the role called member is a member of the
@@ -59,4 +60,8 @@ func (v *catalogView) IsMemberOf(member, role uint32) bool {
 
 func (v *catalogView) IsAdminOf(member, role uint32) bool {
 	return v.s.eng.cat.IsAdminOf(member, role)
+}
+
+func (v *catalogView) HasPrivsOfRole(member, role uint32) bool {
+	return v.s.eng.cat.HasPrivsOfRole(member, role)
 }

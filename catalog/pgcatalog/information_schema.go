@@ -27,7 +27,8 @@ func informationSchema() []*Table {
 		isTables(), isColumns(), isSchemata(), isTableConstraints(),
 		isKeyColumnUsage(), isViews(), isRoutines(),
 		isEnabledRoles(), isApplicableRoles(), isAdministrableRoleAuthorizations(),
-		isTablePrivileges(), isRoleTableGrants(), isColumnPrivileges(),
+		isTablePrivileges(), isRoleTableGrants(), isColumnPrivileges(), isRoleColumnGrants(), isUsagePrivileges(),
+		isRoutinePrivileges(), isRoleRoutineGrants(), isRoleUsageGrants(),
 	}
 	for i, t := range tables {
 		t.OID = informationSchemaOIDBase + uint32(i)
@@ -63,7 +64,11 @@ func isTables() *Table {
 	return &Table{Name: "tables", Columns: cols,
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
+			vis := s.visibility() // privilege_visibility.go
 			for _, r := range s.relations() {
+				if !vis.relation(r) {
+					continue
+				}
 				typ := "BASE TABLE"
 				if r.Kind == 'v' {
 					typ = "VIEW"
@@ -125,9 +130,13 @@ func isColumns() *Table {
 	return &Table{Name: "columns", Columns: cols,
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
+			vis := s.visibility() // privilege_visibility.go
 			for _, r := range s.relations() {
 				updatable := yesNo(r.Kind == 'r' && !r.Virtual)
 				for i, c := range r.Columns {
+					if !vis.column(r, c) {
+						continue
+					}
 					d := describeType(c.Type)
 					var collCatalog, collSchema, collName any
 					if collationOf(c.Type.OID) == collationC {
@@ -223,7 +232,11 @@ func isSchemata() *Table {
 	return &Table{Name: "schemata", Columns: cols,
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
+			vis := s.visibility() // privilege_visibility.go
 			for _, sc := range s.schemas() {
+				if !vis.schema(sc) {
+					continue
+				}
 				rb.add(s.Database, sc.Name, s.roleName(sc.Owner), nil, nil, nil, nil)
 			}
 			return rb.finish()

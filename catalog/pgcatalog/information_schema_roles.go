@@ -12,8 +12,9 @@ import (
 // database owner's implicit pg_database_owner) and
 // administrable_role_authorizations (those held WITH ADMIN OPTION).
 
-// usableRole reports pg_has_role(role, 'USAGE') for the current user: a
-// superuser has every role's privileges; others their memberships'.
+// usableRole reports pg_has_role(role, 'USAGE') for the current user:
+// has_privs_of_role (a superuser has every role's privileges; others
+// those of the roles they reach through memberships that inherit).
 func (s *Snapshot) usableRole(role uint32) bool {
 	if s.Cat == nil {
 		return true
@@ -22,7 +23,7 @@ func (s *Snapshot) usableRole(role uint32) bool {
 	if !ok {
 		return false
 	}
-	return me.Superuser || s.Cat.IsMemberOf(me.OID, role)
+	return s.Cat.HasPrivsOfRole(me.OID, role)
 }
 
 func isEnabledRoles() *Table {

@@ -34,7 +34,7 @@ func pgDatabase() *Table {
 			rb := newRows(cols)
 			for _, d := range s.databases() {
 				rb.add(d.OID, d.Name, catalog.BootstrapRoleOID, encodingUTF8, byte('c'), false, true,
-					int32(-1), uint32(0), uint32(0), tablespaceDefault, "C.UTF-8", "C.UTF-8", nil, nil, nil)
+					int32(-1), uint32(0), uint32(0), tablespaceDefault, "C.UTF-8", "C.UTF-8", nil, nil, s.aclText(d.ACL))
 			}
 			return rb.finish()
 		}}

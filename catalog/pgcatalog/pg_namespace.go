@@ -26,18 +26,31 @@ func pgNamespace() *Table {
 		}}
 }
 
-// schemaACL is nspacl: initdb gives the system schemas and public an
-// explicit ACL (their owner's USAGE and CREATE, PUBLIC's USAGE), which
-// psql's \dn+ and tools show; schemas created later have NULL, the
-// owner-only default, as weir has no GRANT on schemas.
+// schemaACL is nspacl: the ACL GRANT and REVOKE stored; otherwise initdb's
+// explicit ACL for the system schemas and public (their owner's USAGE and
+// CREATE, PUBLIC's USAGE), which psql's \dn+ and tools show; NULL (the
+// owner-only default) for a schema created later and never granted on.
 func (s *Snapshot) schemaACL(sc *catalog.Schema) any {
+	if sc.ACL != nil {
+		return s.aclText(sc.ACL)
+	}
 	switch sc.OID {
 	case catalog.PGCatalogOID, catalog.PublicOID, catalog.InformationSchemaOID, WeirCatalogOID:
-	default:
-		return nil
+		return s.aclText(SchemaACL(sc))
 	}
-	owner := aclName(s.roleName(sc.Owner))
-	return []any{owner + "=UC/" + owner, "=U/" + owner}
+	return nil
+}
+
+// SchemaACL is the effective ACL of a schema (Schema.EffectiveACL), with
+// weir_catalog usable by PUBLIC as the system schemas are.
+func SchemaACL(sc *catalog.Schema) catalog.ACL {
+	if sc.OID == WeirCatalogOID && sc.ACL == nil {
+		return catalog.ACL{
+			{Grantee: sc.Owner, Grantor: sc.Owner, Privs: catalog.PrivUsage | catalog.PrivCreate},
+			{Grantee: 0, Grantor: sc.Owner, Privs: catalog.PrivUsage},
+		}
+	}
+	return sc.EffectiveACL()
 }
 
 // aclName is a role name as aclitem's text form shows it, double-quoted

@@ -156,6 +156,7 @@ func init() {
 		pgPolicy(), pgPolicies(), // pg_policy.go
 	}
 	registry = append(registry, emptyCatalogs()...)
+	registry = append(registry, privilegeCatalogs()...) // privilege_catalogs.go
 	registry = append(registry, informationSchema()...)
 }
 

@@ -1,23 +1,21 @@
 package pgcatalog
 
 import (
+	"strconv"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/weir-sql/weir/catalog"
 )
 
-// information_schema.table_privileges, role_table_grants and
-// column_privileges, as PostgreSQL 15 derives them from
-// aclexplode(coalesce(relacl, acldefault('r', relowner))). weir has no GRANT on relations, so a user
-// relation has its owner's default rights; the system relations have the
-// ACLs initdb gives them (PUBLIC may read most of them).
-
-// aclEntry is one aclitem: grantee (0 for PUBLIC) holds privs (letters
-// in PostgreSQL's order) from grantor.
-type aclEntry struct {
-	grantee, grantor uint32
-	privs            string
-}
+// The ACL columns of relations (pg_class.relacl, pg_attribute.attacl) and
+// information_schema's privilege views (table_privileges,
+// role_table_grants, column_privileges, role_column_grants), as
+// PostgreSQL 15 derives the views from
+// aclexplode(coalesce(relacl, acldefault('r', relowner))) and the same over
+// attacl. A user relation's ACL is the one GRANT and REVOKE stored (nil:
+// the owner's default); the system relations have the ACLs initdb gives
+// them (PUBLIC may read most of them).
 
 // Relations initdb leaves readable by their owner only, and those it
 // opens to pg_read_all_stats or, for pg_settings, to PUBLIC's UPDATE too.
@@ -31,117 +29,164 @@ var (
 	readAllStatsRelations = map[string]bool{"pg_backend_memory_contexts": true, "pg_shmem_allocations": true}
 )
 
-// relationACL is the effective ACL of a relation: its default for a
-// user relation, initdb's for a system one.
-func relationACL(r relation) []aclEntry {
-	owner := []aclEntry{{grantee: r.Owner, grantor: r.Owner, privs: "arwdDxt"}}
-	if !r.Virtual {
-		if r.ACL == nil {
-			return owner
-		}
-		out := make([]aclEntry, len(r.ACL))
-		for i, it := range r.ACL {
-			out[i] = aclEntry{grantee: it.Grantee, grantor: it.Grantor, privs: it.Privs.Letters(it.GrantOption)}
-		}
-		return out
-	}
+// SystemRelationACL is the ACL initdb gives the system relation
+// schema.name (owned by the bootstrap superuser): most are readable by
+// PUBLIC. Relations weir serves itself (weir_catalog's) are too.
+func SystemRelationACL(schema, name string) catalog.ACL {
+	owner := catalog.BootstrapRoleOID
+	acl := catalog.ACL{{Grantee: owner, Grantor: owner, Privs: catalog.AllPrivileges(catalog.ObjRelation)}}
 	switch {
-	case r.Schema == "pg_catalog" && ownerOnlyRelations[r.Name]:
-		return owner
-	case r.Schema == "pg_catalog" && readAllStatsRelations[r.Name]:
-		return append(owner, aclEntry{grantee: catalog.ReadAllStatsRoleOID, grantor: r.Owner, privs: "r"})
-	case r.Schema == "pg_catalog" && r.Name == "pg_settings":
-		return append(owner, aclEntry{grantor: r.Owner, privs: "rw"})
+	case schema == "pg_catalog" && ownerOnlyRelations[name]:
+		return acl
+	case schema == "pg_catalog" && readAllStatsRelations[name]:
+		return append(acl, catalog.ACLItem{Grantee: catalog.ReadAllStatsRoleOID, Grantor: owner, Privs: catalog.PrivSelect})
+	case schema == "pg_catalog" && name == "pg_settings":
+		return append(acl, catalog.ACLItem{Grantor: owner, Privs: catalog.PrivSelect | catalog.PrivUpdate})
 	}
-	return append(owner, aclEntry{grantor: r.Owner, privs: "r"})
+	return append(acl, catalog.ACLItem{Grantor: owner, Privs: catalog.PrivSelect})
+}
+
+// relationACL is the effective ACL of a relation: the stored one or its
+// owner's default for a user relation, initdb's for a system one.
+func relationACL(r relation) catalog.ACL {
+	if r.Virtual {
+		return SystemRelationACL(r.Schema, r.Name)
+	}
+	return r.ACL.Effective(catalog.ObjRelation, r.Owner)
 }
 
 // relACLText is pg_class.relacl: initdb's ACL for a system relation,
-// NULL (the owner's default) for a user relation, which no GRANT changes
-// yet.
+// the stored one for a user relation, NULL for its default.
 func (s *Snapshot) relACLText(r relation) any {
-	if !r.Virtual && r.ACL == nil {
-		return nil
+	if r.Virtual {
+		return s.aclText(relationACL(r))
 	}
-	var out []any
-	for _, e := range relationACL(r) {
-		grantee := ""
-		if e.grantee != 0 {
-			grantee = aclName(s.roleName(e.grantee))
-		}
-		out = append(out, grantee+"="+e.privs+"/"+aclName(s.roleName(e.grantor)))
-	}
-	return out
+	return s.aclText(r.ACL)
 }
 
 // aclText is a stored ACL as aclitem[] text, NULL for none (the
-// default).
+// default). A dropped role shows as its OID, as aclitemout prints it.
 func (s *Snapshot) aclText(acl catalog.ACL) any {
 	if acl == nil {
 		return nil
 	}
 	out := []any{}
-	for _, t := range acl.Text(func(oid uint32) string { return aclName(s.roleName(oid)) }) {
+	for _, t := range acl.Text(s.aclRoleName) {
 		out = append(out, t)
 	}
 	return out
 }
 
-// tablePrivilegeNames are the relation privileges by letter.
-var tablePrivilegeNames = []struct {
-	letter byte
-	name   string
-}{{'a', "INSERT"}, {'r', "SELECT"}, {'w', "UPDATE"}, {'d', "DELETE"}, {'D', "TRUNCATE"}, {'x', "REFERENCES"}, {'t', "TRIGGER"}}
+// aclRoleName is a role as aclitem's text form names it.
+func (s *Snapshot) aclRoleName(oid uint32) string {
+	n := s.roleName(oid)
+	if n == "" {
+		return strconv.FormatUint(uint64(oid), 10)
+	}
+	return aclName(n)
+}
 
-// hasRoleUsage is pg_has_role(member, role, 'USAGE') for any member.
+// tablePrivilegeNames are the relation privileges the views list, in
+// aclexplode's order.
+var tablePrivilegeNames = []struct {
+	priv catalog.Privileges
+	name string
+}{{catalog.PrivInsert, "INSERT"}, {catalog.PrivSelect, "SELECT"}, {catalog.PrivUpdate, "UPDATE"},
+	{catalog.PrivDelete, "DELETE"}, {catalog.PrivTruncate, "TRUNCATE"}, {catalog.PrivReferences, "REFERENCES"},
+	{catalog.PrivTrigger, "TRIGGER"}}
+
+// hasRoleUsage is pg_has_role(member, role, 'USAGE') for any member:
+// has_privs_of_role, true for a superuser; PUBLIC (0) has no role's.
 func (s *Snapshot) hasRoleUsage(member, role uint32) bool {
+	if member == 0 {
+		return false
+	}
 	if s.Cat == nil {
 		return member == role
 	}
-	if r, ok := s.Cat.RoleByOID(member); ok && r.Superuser {
-		return true
-	}
-	return s.Cat.IsMemberOf(member, role)
+	return s.Cat.HasPrivsOfRole(member, role)
 }
 
-// privilegeRow is one (relation, ACL entry) pair as the privilege views
+// privilegeRow is one privilege of one ACL item as the privilege views
 // show it.
 type privilegeRow struct {
 	rel              relation
-	entry            aclEntry
+	column           string // "" for the relation's own ACL
 	grantor, grantee string
+	privilege        string
 	grantable        bool
 }
 
-// privilegeRows lists the ACL entries of tables and views that the
-// current user may see: enabledOnly keeps those whose grantor or grantee
-// is an enabled role (role_table_grants); otherwise those, and PUBLIC's.
-func (s *Snapshot) privilegeRows(enabledOnly bool) []privilegeRow {
+// privilegeRows lists every (ACL item, privilege) of the tables and
+// views, and with columns set of their columns (the relation's items
+// repeated for each column, then the columns' own, without repeats as
+// the view's UNION), that the current user may see: those whose grantor
+// or grantee is a role it has the privileges of, and PUBLIC's; with
+// enabledOnly (role_table_grants, role_column_grants) PUBLIC's only when
+// the grantor is such a role.
+func (s *Snapshot) privilegeRows(enabledOnly, columns bool) []privilegeRow {
 	var out []privilegeRow
+	// The view's UNION drops repeats of (grantor, grantee, column,
+	// relation, privilege, the item's own grant option).
+	type rowKey struct {
+		rel               uint32
+		column, privilege string
+		grantor, grantee  uint32
+		grantOption       bool
+	}
+	seen := map[rowKey]bool{}
+	add := func(r relation, column string, it catalog.ACLItem, only catalog.Privileges) {
+		grantor := s.roleName(it.Grantor)
+		grantee := "PUBLIC"
+		if it.Grantee != 0 {
+			grantee = s.roleName(it.Grantee)
+		}
+		if grantor == "" || grantee == "" {
+			return
+		}
+		visible := s.usableRole(it.Grantor) || it.Grantee != 0 && s.usableRole(it.Grantee)
+		if !enabledOnly && it.Grantee == 0 {
+			visible = true
+		}
+		if !visible {
+			return
+		}
+		// An owner's rights, and those of whoever has its privileges,
+		// come with the grant option.
+		ownerLike := s.hasRoleUsage(it.Grantee, r.Owner)
+		for _, pr := range tablePrivilegeNames {
+			if it.Privs&pr.priv&only == 0 {
+				continue
+			}
+			row := privilegeRow{rel: r, column: column, grantor: grantor, grantee: grantee, privilege: pr.name,
+				grantable: ownerLike || it.GrantOption&pr.priv != 0}
+			key := rowKey{r.OID, column, pr.name, it.Grantor, it.Grantee, it.GrantOption&pr.priv != 0}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, row)
+		}
+	}
 	for _, r := range s.relations() {
 		if r.Kind != 'r' && r.Kind != 'v' && r.Kind != 'f' && r.Kind != 'p' {
 			continue
 		}
-		for _, e := range relationACL(r) {
-			grantor := s.roleName(e.grantor)
-			grantee := "PUBLIC"
-			if e.grantee != 0 {
-				grantee = s.roleName(e.grantee)
+		acl := relationACL(r)
+		if !columns {
+			for _, it := range acl {
+				add(r, "", it, ^catalog.Privileges(0))
 			}
-			if grantor == "" || grantee == "" {
-				continue
+			continue
+		}
+		colPrivs := catalog.AllPrivileges(catalog.ObjColumn)
+		for _, c := range r.Columns {
+			for _, it := range acl {
+				add(r, c.Name, it, colPrivs)
 			}
-			visible := s.usableRole(e.grantor) || e.grantee != 0 && s.usableRole(e.grantee)
-			if !enabledOnly && e.grantee == 0 {
-				visible = true
+			for _, it := range c.ACL {
+				add(r, c.Name, it, colPrivs)
 			}
-			if !visible {
-				continue
-			}
-			// An owner's rights, and its members', come with the grant
-			// option.
-			out = append(out, privilegeRow{rel: r, entry: e, grantor: grantor, grantee: grantee,
-				grantable: e.grantee != 0 && s.hasRoleUsage(e.grantee, r.Owner)})
 		}
 	}
 	return out
@@ -161,21 +206,17 @@ func tablePrivileges(name string, enabledOnly bool) *Table {
 	return &Table{Name: name, Columns: cols,
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
-			for _, p := range s.privilegeRows(enabledOnly) {
-				for _, pr := range tablePrivilegeNames {
-					if containsByte(p.entry.privs, pr.letter) {
-						rb.add(p.grantor, p.grantee, s.Database, p.rel.Schema, p.rel.Name, pr.name,
-							yesNo(p.grantable), yesNo(pr.name == "SELECT"))
-					}
-				}
+			for _, p := range s.privilegeRows(enabledOnly, false) {
+				rb.add(p.grantor, p.grantee, s.Database, p.rel.Schema, p.rel.Name, p.privilege,
+					yesNo(p.grantable), yesNo(p.privilege == "SELECT"))
 			}
 			return rb.finish()
 		}}
 }
 
-// isColumnPrivileges lists a relation's rights that apply to each of its
-// columns (weir has no column ACLs, so there are no others).
-func isColumnPrivileges() *Table {
+// columnPrivileges lists, for each column, the rights of its relation
+// that apply to columns and the column's own (attacl).
+func columnPrivileges(name string, enabledOnly bool) *Table {
 	cols := []catalog.Column{
 		col("grantor", sqlIdentifier),
 		col("grantee", sqlIdentifier),
@@ -186,36 +227,112 @@ func isColumnPrivileges() *Table {
 		col("privilege_type", characterData),
 		col("is_grantable", yesOrNo),
 	}
-	return &Table{Name: "column_privileges", Columns: cols,
+	return &Table{Name: name, Columns: cols,
 		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
 			rb := newRows(cols)
-			for _, p := range s.privilegeRows(false) {
-				for _, c := range p.rel.Columns {
-					for _, pr := range tablePrivilegeNames {
-						switch pr.name {
-						case "INSERT", "SELECT", "UPDATE", "REFERENCES":
-						default:
-							continue
-						}
-						if containsByte(p.entry.privs, pr.letter) {
-							rb.add(p.grantor, p.grantee, s.Database, p.rel.Schema, p.rel.Name, c.Name, pr.name, yesNo(p.grantable))
-						}
-					}
-				}
+			for _, p := range s.privilegeRows(enabledOnly, true) {
+				rb.add(p.grantor, p.grantee, s.Database, p.rel.Schema, p.rel.Name, p.column, p.privilege, yesNo(p.grantable))
 			}
 			return rb.finish()
 		}}
 }
 
-func containsByte(s string, b byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == b {
-			return true
-		}
-	}
-	return false
-}
-
 func isTablePrivileges() *Table { return tablePrivileges("table_privileges", false) }
 
 func isRoleTableGrants() *Table { return tablePrivileges("role_table_grants", true) }
+
+func isColumnPrivileges() *Table { return columnPrivileges("column_privileges", false) }
+
+func isRoleColumnGrants() *Table { return columnPrivileges("role_column_grants", true) }
+
+// isUsagePrivileges is information_schema.usage_privileges. Of the
+// objects PostgreSQL 15 lists there (collations, domains, foreign-data
+// wrappers, foreign servers, sequences) weir has only collations, which
+// have no real privileges: each is shown usable by PUBLIC, as
+// PostgreSQL shows them. Schemas are not listed there in PostgreSQL
+// either (nspacl and has_schema_privilege tell their USAGE).
+func isUsagePrivileges() *Table {
+	cols := []catalog.Column{
+		col("grantor", sqlIdentifier),
+		col("grantee", sqlIdentifier),
+		col("object_catalog", sqlIdentifier),
+		col("object_schema", sqlIdentifier),
+		col("object_name", sqlIdentifier),
+		col("object_type", characterData),
+		col("privilege_type", characterData),
+		col("is_grantable", yesOrNo),
+	}
+	return &Table{Name: "usage_privileges", Columns: cols,
+		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
+			rb := newRows(cols)
+			owner := s.roleName(catalog.BootstrapRoleOID)
+			for _, name := range []string{"default", "C", "POSIX"} {
+				rb.add(owner, "PUBLIC", s.Database, "pg_catalog", name, "COLLATION", "USAGE", "NO")
+			}
+			return rb.finish()
+		}}
+}
+
+// routinePrivileges is information_schema.routine_privileges (and, with
+// enabledOnly, role_routine_grants): EXECUTE on every function of
+// pg_proc, which weir's built-ins hold by PostgreSQL's default ACL
+// (acldefault('f', owner): PUBLIC's and the owner's, the owner's with
+// grant option); the owner's rows show only to those with its
+// privileges.
+func routinePrivileges(name string, enabledOnly bool) *Table {
+	cols := []catalog.Column{
+		col("grantor", sqlIdentifier),
+		col("grantee", sqlIdentifier),
+		col("specific_catalog", sqlIdentifier),
+		col("specific_schema", sqlIdentifier),
+		col("specific_name", sqlIdentifier),
+		col("routine_catalog", sqlIdentifier),
+		col("routine_schema", sqlIdentifier),
+		col("routine_name", sqlIdentifier),
+		col("privilege_type", characterData),
+		col("is_grantable", yesOrNo),
+	}
+	return &Table{Name: name, Columns: cols,
+		Rows: func(s *Snapshot) (arrow.RecordBatch, error) {
+			rb := newRows(cols)
+			owner := catalog.BootstrapRoleOID
+			ownerName := s.roleName(owner)
+			ownerVisible := s.usableRole(owner)
+			add := func(oid uint32, fn string) {
+				specific := fn + "_" + strconv.FormatUint(uint64(oid), 10)
+				if !enabledOnly || ownerVisible {
+					rb.add(ownerName, "PUBLIC", s.Database, "pg_catalog", specific, s.Database, "pg_catalog", fn, "EXECUTE", "NO")
+				}
+				if ownerVisible {
+					rb.add(ownerName, ownerName, s.Database, "pg_catalog", specific, s.Database, "pg_catalog", fn, "EXECUTE", "YES")
+				}
+			}
+			for _, p := range builtinProcs {
+				add(p.oid, p.name)
+			}
+			for i, f := range s.Functions {
+				add(s.FunctionOID(i), f.Name)
+			}
+			return rb.finish()
+		}}
+}
+
+func isRoutinePrivileges() *Table { return routinePrivileges("routine_privileges", false) }
+
+func isRoleRoutineGrants() *Table { return routinePrivileges("role_routine_grants", true) }
+
+// isRoleUsageGrants is role_usage_grants: usage_privileges' rows whose
+// grantor or grantee is an enabled role (for collations, whose grantee
+// is PUBLIC, those the owner's privileges reach).
+func isRoleUsageGrants() *Table {
+	t := isUsagePrivileges()
+	rows := t.Rows
+	t.Name = "role_usage_grants"
+	t.Rows = func(s *Snapshot) (arrow.RecordBatch, error) {
+		if !s.usableRole(catalog.BootstrapRoleOID) {
+			return newRows(t.Columns).finish()
+		}
+		return rows(s)
+	}
+	return t
+}

@@ -10,10 +10,10 @@ import (
 
 // Role membership and ACL functions of PostgreSQL 15: pg_has_role,
 // acldefault and aclexplode (the rows of which exec's function scan
-// produces with AclExplode). weir has no GRANT on objects yet, so every
-// object's ACL is its default (relacl and the like are NULL, which means
-// exactly that in PostgreSQL); these functions give PostgreSQL's answers
-// for it.
+// produces with AclExplode), over the aclitem[] texts relacl, attacl,
+// nspacl and datacl show (a NULL ACL is the object's default, which
+// acldefault spells out). has_table_privilege and its family are in
+// func_privileges.go.
 
 // RoleMembership is what pg_has_role asks of the catalog; the engine's
 // catalog view implements it beside CatalogFuncs.
@@ -26,6 +26,10 @@ type RoleMembership interface {
 	// any chain of roles, and ADMIN OPTION, superuser status aside.
 	IsMemberOf(member, role uint32) bool
 	IsAdminOf(member, role uint32) bool
+	// HasPrivsOfRole is catalog.Catalog's has_privs_of_role: role
+	// itself, or reached through memberships that inherit (NOINHERIT
+	// stops it); true for a superuser.
+	HasPrivsOfRole(member, role uint32) bool
 }
 
 func roleMembership(ctx *Ctx) (RoleMembership, error) {
@@ -58,15 +62,19 @@ func parseRolePriv(s string) (rolePriv, error) {
 	return p, nil
 }
 
-// hasRole is pg_role_aclcheck: any requested privilege suffices. Every
-// weir role inherits, so USAGE (having the role's privileges) is
-// membership; a superuser is a member and admin of every role.
+// hasRole is pg_role_aclcheck: any requested privilege suffices. MEMBER
+// is membership through any chain; USAGE is having the role's
+// privileges, which a NOINHERIT member does not without SET ROLE; a
+// superuser is a member and admin of every role.
 func hasRole(rm RoleMembership, member, role uint32, p rolePriv) bool {
 	super := rm.RoleIsSuperuser(member)
 	if p.admin && (super || rm.IsAdminOf(member, role)) {
 		return true
 	}
-	return (p.member || p.usage) && (super || rm.IsMemberOf(member, role))
+	if p.usage && (super || rm.HasPrivsOfRole(member, role)) {
+		return true
+	}
+	return p.member && (super || member == role || rm.IsMemberOf(member, role))
 }
 
 func init() {

@@ -201,7 +201,7 @@ func init() {
 	}
 	RegisterScalar("obj_description",
 		Overload{Args: []types.T{types.Oid}, Ret: types.Text, Impl: nullText(1)},
-		Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: nullText(2)})
+		Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: Strict(types.Text, objDescription)})
 	RegisterScalar("col_description", Overload{Args: []types.T{types.Oid, types.Int4}, Ret: types.Text, Impl: nullText(2)})
 	RegisterScalar("shobj_description", Overload{Args: []types.T{types.Oid, types.Name}, Ret: types.Text, Impl: nullText(2)})
 	// The only indexes and constraints weir has are primary keys; their
@@ -262,20 +262,6 @@ func init() {
 	RegisterScalar("pg_size_pretty", Overload{Args: []types.T{types.Int8}, Ret: types.Text, Impl: Strict(types.Text, func(ctx *Ctx, a []Datum) (Datum, error) {
 		return prettySize(a[0].(int64)), nil
 	})})
-	trueFn := Strict(types.Bool, func(*Ctx, []Datum) (Datum, error) { return true, nil })
-	for _, name := range []string{"has_table_privilege", "has_schema_privilege", "has_any_column_privilege", "has_database_privilege", "has_function_privilege", "has_sequence_privilege"} {
-		RegisterScalar(name,
-			Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Bool, Impl: trueFn},
-			Overload{Args: []types.T{types.Oid, types.Text}, Ret: types.Bool, Impl: trueFn},
-			Overload{Args: []types.T{types.Name, types.Text, types.Text}, Ret: types.Bool, Impl: trueFn},
-			Overload{Args: []types.T{types.Name, types.Oid, types.Text}, Ret: types.Bool, Impl: trueFn},
-			Overload{Args: []types.T{types.Oid, types.Oid, types.Text}, Ret: types.Bool, Impl: trueFn},
-		)
-	}
-	RegisterScalar("has_column_privilege",
-		Overload{Args: []types.T{types.Text, types.Text, types.Text}, Ret: types.Bool, Impl: trueFn},
-		Overload{Args: []types.T{types.Oid, types.Int2, types.Text}, Ret: types.Bool, Impl: trueFn},
-		Overload{Args: []types.T{types.Oid, types.Text, types.Text}, Ret: types.Bool, Impl: trueFn})
 	zero := Strict(types.Int8, func(*Ctx, []Datum) (Datum, error) { return int64(0), nil })
 	for _, name := range []string{"pg_relation_size", "pg_table_size", "pg_total_relation_size", "pg_indexes_size"} {
 		RegisterScalar(name, Overload{Args: []types.T{types.Regclass}, Ret: types.Int8, Impl: zero})
