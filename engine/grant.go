@@ -121,20 +121,36 @@ func grantPrivileges(g *pg_query.GrantStmt, kind catalog.ObjectKind, noun string
 		for _, c := range ap.GetCols() {
 			cols = append(cols, c.GetString_().GetSval())
 		}
-		allowed := catalog.AllPrivileges(kind)
-		if len(cols) > 0 {
-			allowed = catalog.AllPrivileges(catalog.ObjColumn)
-		}
-		if p&^allowed != 0 {
-			what := noun
-			if len(cols) > 0 {
-				what = "column"
-			}
+		if what := invalidPrivilegeFor(kind, noun, p, len(cols) > 0); what != "" {
 			return nil, false, sqlerr.New("0LP01", "invalid privilege type %s for %s", strings.ToUpper(ap.GetPrivName()), what)
 		}
 		out = append(out, grantPrivilege{privs: p, cols: cols})
 	}
 	return out, false, nil
+}
+
+// invalidPrivilegeFor names what p is not valid for ("" when it is), in
+// PostgreSQL's order of checks: a relation's privileges are first
+// checked against those of relations and sequences ("for relation"),
+// then against a column's ("for column") or a table's ("for table":
+// USAGE, a sequence's privilege).
+func invalidPrivilegeFor(kind catalog.ObjectKind, noun string, p catalog.Privileges, onColumns bool) string {
+	if kind != catalog.ObjRelation {
+		if p&^catalog.AllPrivileges(kind) != 0 {
+			return noun
+		}
+		return ""
+	}
+	sequence := catalog.PrivSelect | catalog.PrivUpdate | catalog.PrivUsage
+	switch {
+	case p&^(catalog.AllPrivileges(kind)|sequence) != 0:
+		return "relation"
+	case onColumns && p&^catalog.AllPrivileges(catalog.ObjColumn) != 0:
+		return "column"
+	case !onColumns && p&^catalog.AllPrivileges(kind) != 0:
+		return "table"
+	}
+	return ""
 }
 
 // grantees resolves the grantee list: PUBLIC is 0; an unknown role 42704.
@@ -211,62 +227,85 @@ func (s *Session) grantTargets(g *pg_query.GrantStmt, kind catalog.ObjectKind, n
 	return out, nil
 }
 
-// grantOn grants or revokes privs on one object.
+// grantOn grants or revokes privs on one object, as PostgreSQL's
+// ExecGrant_Relation and ExecGrant_Attribute: the object's own
+// privileges first, checked against the grant options the grantor holds
+// on it, then each column's, checked against those it holds on the
+// relation or that column (attnum order). A REVOKE of a relation's
+// privileges reaches every column too, system columns included (which
+// hold nothing in weir, but are warned about as PostgreSQL does).
 func (s *Session) grantOn(t grantTarget, isGrant, grantOption, cascade bool, privs []grantPrivilege, all bool, grantees []uint32, notes *roleNotices) error {
 	me := s.currentRoleOID()
-	grantor, options := s.bestGrantor(t, me)
 	var asked catalog.Privileges
+	colAsked := map[int]catalog.Privileges{}
 	for _, p := range privs {
-		asked |= p.privs
-	}
-	if options&asked == 0 && !s.superuser {
-		// PostgreSQL's restrict_and_check_grant: with no grant option at
-		// all, a role that holds no privilege on the object is told the
-		// object is out of bounds; one that holds some gets a warning.
-		held, _ := s.eng.cat.Privileges(me, t.kind, t.acl, t.owner)
-		if held == 0 && !s.anyColumnPrivilege(t, me) {
-			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", t.noun, t.name)
-		}
-	}
-	if this := asked & options; this != asked {
-		warnGrant(notes, isGrant, this == 0, all, t.name)
-	}
-	acl := t.acl.Effective(t.kind, t.owner)
-	cols := map[int]catalog.ACL{}
-	for _, p := range privs {
-		this := p.privs & options
-		if this == 0 {
+		if len(p.cols) == 0 {
+			asked |= p.privs
 			continue
 		}
-		colIdx := make([]int, 0, len(p.cols))
 		for _, c := range p.cols {
 			i := t.rel.Column(c)
 			if i < 0 {
 				return sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", c, t.name)
 			}
-			colIdx = append(colIdx, i)
+			colAsked[i] |= p.privs
 		}
-		if len(p.cols) == 0 {
+	}
+	relACL := t.acl.Effective(t.kind, t.owner)
+	acl := relACL
+	if asked != 0 || len(colAsked) == 0 {
+		grantor, options := s.bestGrantor(t, me, relACL)
+		if options == 0 && !s.superuser {
+			// restrict_and_check_grant: with no grant option at all, a
+			// role that holds no privilege on the object is told it is
+			// out of bounds; one that holds some gets a warning.
+			held, _ := s.eng.cat.Privileges(me, t.kind, t.acl, t.owner)
+			if held == 0 && !s.anyColumnPrivilege(t, me) {
+				return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", t.noun, t.name)
+			}
+		}
+		this := asked & options
+		if this != asked {
+			warnGrant(notes, isGrant, this == 0, all, fmt.Sprintf("\"%s\"", t.name))
+		}
+		if this != 0 {
 			var err error
 			if acl, err = applyGrant(acl, isGrant, grantOption, cascade, grantees, grantor, this, t.owner, s.eng.cat); err != nil {
 				return err
 			}
-			if isGrant || t.rel == nil || this&catalog.AllPrivileges(catalog.ObjColumn) == 0 {
-				continue
-			}
-			// REVOKE on a relation takes the same privileges from its
-			// columns too, as PostgreSQL's ExecGrant_Relation does.
-			for i := range t.rel.Columns {
-				colIdx = append(colIdx, i)
+		}
+	}
+	cols := map[int]catalog.ACL{}
+	if t.rel != nil {
+		colAll := catalog.AllPrivileges(catalog.ObjColumn)
+		expand := catalog.Privileges(0)
+		if !isGrant {
+			expand = asked & colAll
+		}
+		if expand != 0 && t.rel.Kind.PGRelKind() != 'v' {
+			// System columns: nothing is stored for them, so only the
+			// warnings of a grantor without grant options remain.
+			for _, name := range systemColumnNames {
+				if err := s.checkColumnGrant(t, me, relACL, nil, name, expand, isGrant, notes); err != nil {
+					return err
+				}
 			}
 		}
-		for _, i := range colIdx {
-			ca, ok := cols[i]
-			if !ok {
-				ca = t.rel.Columns[i].ACL.Clone()
+		for i := range t.rel.Columns {
+			want := colAsked[i] | expand
+			if want == 0 {
+				continue
 			}
-			var err error
-			if ca, err = applyGrant(ca, isGrant, grantOption, cascade, grantees, grantor, this&catalog.AllPrivileges(catalog.ObjColumn), t.owner, s.eng.cat); err != nil {
+			col := t.rel.Columns[i]
+			grantor, this, err := s.columnGrantor(t, me, relACL, col.ACL, col.Name, want, isGrant, notes)
+			if err != nil {
+				return err
+			}
+			if this == 0 {
+				continue
+			}
+			ca, err := applyGrant(col.ACL.Clone(), isGrant, grantOption, cascade, grantees, grantor, this&colAll, t.owner, s.eng.cat)
+			if err != nil {
 				return err
 			}
 			if len(ca) == 0 {
@@ -276,6 +315,38 @@ func (s *Session) grantOn(t grantTarget, isGrant, grantOption, cascade bool, pri
 		}
 	}
 	return t.store(acl, cols)
+}
+
+// systemColumnNames are a table's system columns in attnum order
+// (tableoid is -6 … ctid -1), as PostgreSQL walks them.
+var systemColumnNames = []string{"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"}
+
+// checkColumnGrant is columnGrantor for a column nothing is stored for.
+func (s *Session) checkColumnGrant(t grantTarget, me uint32, relACL, colACL catalog.ACL, name string, want catalog.Privileges, isGrant bool, notes *roleNotices) error {
+	_, _, err := s.columnGrantor(t, me, relACL, colACL, name, want, isGrant, notes)
+	return err
+}
+
+// columnGrantor picks the grantor of a column's privileges from the
+// relation's ACL and the column's, and gives what of want it may grant:
+// a role with no grant option there and no privilege on the relation or
+// the column gets 42501 "permission denied for column"; one with some
+// gets a warning for what it may not grant.
+func (s *Session) columnGrantor(t grantTarget, me uint32, relACL, colACL catalog.ACL, name string, want catalog.Privileges, isGrant bool, notes *roleNotices) (uint32, catalog.Privileges, error) {
+	merged := append(relACL.Clone(), colACL...)
+	grantor, options := s.bestGrantor(t, me, merged)
+	if options == 0 && !s.superuser {
+		held, _ := s.eng.cat.Privileges(me, t.kind, t.acl, t.owner)
+		colHeld, _ := s.eng.cat.Privileges(me, catalog.ObjColumn, colACL, t.owner)
+		if held == 0 && colHeld == 0 {
+			return 0, 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for column \"%s\" of relation \"%s\"", name, t.name)
+		}
+	}
+	this := want & options
+	if this != want {
+		warnGrant(notes, isGrant, this == 0, false, fmt.Sprintf("column \"%s\" of relation \"%s\"", name, t.name))
+	}
+	return grantor, this, nil
 }
 
 // applyGrant grants or revokes privs for every grantee.
@@ -308,16 +379,10 @@ func applyGrant(acl catalog.ACL, isGrant, grantOption, cascade bool, grantees []
 // option) when the current user has the owner's privileges or is a
 // superuser; otherwise the current user or the role it has the
 // privileges of whose grant options cover most, preferring itself.
-func (s *Session) bestGrantor(t grantTarget, me uint32) (uint32, catalog.Privileges) {
+func (s *Session) bestGrantor(t grantTarget, me uint32, acl catalog.ACL) (uint32, catalog.Privileges) {
 	all := catalog.AllPrivileges(t.kind)
 	if s.superuser || s.eng.cat.HasPrivsOfRole(me, t.owner) {
 		return t.owner, all
-	}
-	acl := t.acl.Effective(t.kind, t.owner).Clone()
-	if t.rel != nil {
-		for _, c := range t.rel.Columns {
-			acl = append(acl, c.ACL...)
-		}
 	}
 	best, bestOpts := me, direct(acl, me)
 	for _, it := range acl {
@@ -364,16 +429,18 @@ func (s *Session) anyColumnPrivilege(t grantTarget, role uint32) bool {
 	return false
 }
 
-// warnGrant adds PostgreSQL's warning for privileges left out.
-func warnGrant(notes *roleNotices, isGrant, none, all bool, name string) {
+// warnGrant adds PostgreSQL's warning for privileges left out; what is
+// the object as the warning names it ("t" quoted, or column "c" of
+// relation "t").
+func warnGrant(notes *roleNotices, isGrant, none, all bool, what string) {
 	switch {
 	case isGrant && none:
-		notes.add("WARNING", "01007", fmt.Sprintf("no privileges were granted for \"%s\"", name))
+		notes.add("WARNING", "01007", "no privileges were granted for "+what)
 	case isGrant && !all:
-		notes.add("WARNING", "01007", fmt.Sprintf("not all privileges were granted for \"%s\"", name))
+		notes.add("WARNING", "01007", "not all privileges were granted for "+what)
 	case !isGrant && none:
-		notes.add("WARNING", "01006", fmt.Sprintf("no privileges could be revoked for \"%s\"", name))
+		notes.add("WARNING", "01006", "no privileges could be revoked for "+what)
 	case !isGrant && !all:
-		notes.add("WARNING", "01006", fmt.Sprintf("not all privileges could be revoked for \"%s\"", name))
+		notes.add("WARNING", "01006", "not all privileges could be revoked for "+what)
 	}
 }
