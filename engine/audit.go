@@ -46,5 +46,8 @@ func (s *Session) audit(ev AuditEvent) {
 	if ev.SessionUser == "" {
 		ev.SessionUser = s.ids.session.name
 	}
+	if ev.Client == "" {
+		ev.Client = s.client
+	}
 	s.eng.audit(ev)
 }

@@ -233,10 +233,10 @@ func (e *Engine) readBatches(oid uint32, n int) []BatchRow {
 func (e *Engine) recentBatches(oid uint32, n int) []BatchRow { return e.readBatches(oid, n) }
 
 // batchesRows builds weir_catalog.streaming_batches: every job's history.
-func (e *Engine) batchesRows() arrow.RecordBatch {
+func (e *Engine) batchesRows(sees func(*catalog.Relation) bool) arrow.RecordBatch {
 	cols := make([][]any, len(batchesColumns))
 	for _, rel := range e.cat.Relations() {
-		if rel.Kind != catalog.KindStreamingTable {
+		if rel.Kind != catalog.KindStreamingTable || !sees(rel) { // sees: privilege_checks_monitor.go
 			continue
 		}
 		name := rel.Name // as streaming_progress names it, to join on

@@ -50,7 +50,7 @@ func (s *Session) searchPath() []string {
 		if p == "" || p == "$user" {
 			continue
 		}
-		if sc, ok := s.eng.cat.Schema(p); ok && s.mayUseSchema(sc) { // privilege_funcs.go
+		if sc, ok := s.eng.cat.Schema(p); ok && (s.superuser || s.schemaUsable(sc)) { // privilege_checks.go: PostgreSQL skips schemas without USAGE
 			out = append(out, p)
 		}
 	}
@@ -65,6 +65,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 		return expectationsRelation(), nil // expectations_view.go
 	}
 	if r := monitorRelation(schema, name); r != nil { // monitor_relations.go
+		if err := v.s.checkMonitorRead(r.OID); err != nil { // audit_log_relation.go
+			return nil, err
+		}
 		return r, nil
 	}
 	if schema == "" || schema == "pg_catalog" || schema == "information_schema" {
@@ -81,6 +84,9 @@ func (v *catalogView) LookupRelation(schema, name string) (*planner.Relation, er
 	}
 	if r := v.s.eng.inlineRelation(schema, name); r != nil {
 		return plannerRelation(r), nil
+	}
+	if err := v.s.checkSchemaUsage(schema); err != nil { // privilege_checks.go
+		return nil, err
 	}
 	rel, err := v.s.eng.cat.LookupRelation(v.s.searchPath(), schema, name)
 	if err != nil {
@@ -125,10 +131,10 @@ func plannerRelation(rel *catalog.Relation) *planner.Relation {
 // ScanTable implements exec.TableSource.
 func (v *catalogView) ScanTable(ctx context.Context, scan *planner.Scan) ([]arrow.RecordBatch, error) {
 	if scan.Kind == planner.VirtualTable && scan.OID == progressOID {
-		return []arrow.RecordBatch{v.s.eng.progressRows()}, nil
+		return []arrow.RecordBatch{v.s.eng.progressRows(v.s.seesMonitoringOf)}, nil
 	}
 	if scan.Kind == planner.VirtualTable && scan.OID == expectationsOID {
-		return v.s.eng.expectationRows() // expectations_view.go
+		return v.s.eng.expectationRows(v.s.seesMonitoringOf) // expectations_view.go
 	}
 	if scan.Kind == planner.VirtualTable {
 		if b, ok, err := v.s.monitorRows(scan.OID); ok { // monitor_relations.go
@@ -264,6 +270,9 @@ func (v *catalogView) RelationOID(name string) (uint32, error) {
 	}
 	r, err := v.LookupRelation(schema, rel)
 	if err != nil {
+		if m := monitorRelation(schema, rel); m != nil {
+			return m.OID, nil // naming audit_log needs no privilege to read it
+		}
 		return 0, err
 	}
 	return r.OID, nil

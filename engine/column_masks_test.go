@@ -62,9 +62,9 @@ func TestColumnMaskReaders(t *testing.T) {
 		"CREATE FUNCTION ssn_mask(ssn STRING) RETURN CASE WHEN is_account_group_member('HumanResourceDept') THEN ssn ELSE '***-**-****' END",
 		"ALTER TABLE users ALTER COLUMN ssn SET MASK ssn_mask",
 		"CREATE VIEW users_v AS SELECT name, ssn FROM users",
-		// As a PostgreSQL 15 DBA would: readers may read, and create in public.
-		"GRANT SELECT ON users, payroll, users_v TO PUBLIC",
-		"GRANT CREATE ON SCHEMA public TO hr_alice, bob",
+		// Reading needs SELECT, as in PostgreSQL; masks apply on top.
+		"GRANT SELECT ON users, payroll, users_v TO hr_alice, bob",
+		"GRANT CREATE ON SCHEMA public TO hr_alice, bob", // their streaming tables below
 	} {
 		mustExec(t, admin.c, q)
 	}
@@ -162,6 +162,7 @@ func TestColumnMaskReaders(t *testing.T) {
 
 	// SUBSCRIBE applies the masks of the streaming table it follows.
 	mustExec(t, admin.c, "ALTER STREAMING TABLE hr_users ALTER COLUMN ssn SET MASK ssn_mask")
+	mustExec(t, hr.c, "GRANT SELECT ON hr_users TO bob") // SUBSCRIBE needs SELECT
 	subscribeRows := func(user string, n int) string {
 		s := tg.connect(t, user) // cancelling closes the connection
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -273,7 +274,7 @@ func TestColumnMaskDDL(t *testing.T) {
 	mustExec(t, s.c, "CREATE TABLE users (name STRING, ssn STRING MASK ssn_mask, region STRING MASK keep_region USING COLUMNS (name, 'ann'))")
 	mustExec(t, s.c, "INSERT INTO users VALUES ('ann', '111-22-3333', 'eu'), ('ben', '444-55-6666', 'us')")
 	mustExec(t, s.c, "CREATE ROLE viewer LOGIN")
-	mustExec(t, s.c, "GRANT SELECT ON users TO viewer")
+	mustExec(t, s.c, "GRANT SELECT ON users TO viewer") // reading needs SELECT; the masks apply on top
 	mustExec(t, s.c, "SET ROLE viewer")
 	if got := s.rowsText("SELECT * FROM users ORDER BY name"); got != "ann|***-**-****|eu; ben|***-**-****|<nil>" {
 		t.Errorf("CREATE TABLE … MASK: %s", got)
@@ -302,6 +303,7 @@ func TestColumnMaskDDL(t *testing.T) {
 	mustExec(t, s.c, "CREATE TABLE raw_people (name text, ssn text)")
 	mustExec(t, s.c, "INSERT INTO raw_people VALUES ('cat', '777-88-9999')")
 	mustExec(t, s.c, "CREATE OR REFRESH STREAMING TABLE people (name STRING, ssn STRING MASK ssn_mask) AS SELECT name, ssn FROM STREAM raw_people")
+	mustExec(t, s.c, "GRANT SELECT ON people TO viewer")
 	mustExec(t, s.c, "SET ROLE viewer")
 	waitRows(t, s, "SELECT name, ssn FROM people", "cat|***-**-****")
 	mustExec(t, s.c, "RESET ROLE")
@@ -315,6 +317,7 @@ func TestColumnMaskDDL(t *testing.T) {
 	mustExec(t, s.c, "CREATE OR REFRESH STREAMING TABLE tgt (name STRING, ssn STRING MASK ssn_mask)")
 	mustExec(t, s.c, "CREATE FLOW f AS INSERT INTO tgt BY NAME SELECT name, ssn FROM STREAM raw_people")
 	waitRows(t, s, "SELECT count(*) FROM tgt", "1")
+	mustExec(t, s.c, "GRANT SELECT ON tgt TO viewer") // SUBSCRIBE needs SELECT
 	viewer := (target{url: srv.url()}).connect(t, "viewer")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	sub, err := viewer.c.Query(ctx, "SUBSCRIBE TO tgt")

@@ -120,6 +120,9 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 	for i, j := range idx {
 		colTypes[i], names[i] = rel.Cols[j].T, rel.Cols[j].Name
 	}
+	if err := s.checkAccesses([]planner.Access{{OID: rel.OID, Privs: planner.AccessInsert, Columns: names}}); err != nil { // privilege_checks.go
+		return nil, err
+	}
 	var defaults []expr.Expr // for the columns the data does not hold
 	if len(idx) < len(rel.Cols) {
 		if defaults, err = planner.ColumnDefaults(s.catalogView(), rel); err != nil {
@@ -278,8 +281,12 @@ func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.Co
 			return nil, sqlerr.New(sqlerr.SyntaxError, "%v", perr)
 		}
 		q, err = planner.BindQuery(s.catalogView(), tree.Stmts[0].Stmt, nil)
+		err = withoutPosition(err) // privilege_checks.go: not a position in the COPY the client sent
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAccesses(q.Accesses); err != nil { // privilege_checks.go
 		return nil, err
 	}
 	mem := s.queryMemory()

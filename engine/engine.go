@@ -54,6 +54,12 @@ type Config struct {
 	// --event-log-retention, --event-log-max-rows.
 	EventLogRetention time.Duration
 	EventLogMaxRows   int
+	// AuditLogRetention is how long audit events are kept (0: the
+	// default, 30 days; negative: forever); AuditLogMaxRows the most kept
+	// (0: the default, 100000; negative: no limit). weir serve
+	// --audit-log-retention, --audit-log-max-rows (audit_writer.go).
+	AuditLogRetention time.Duration
+	AuditLogMaxRows   int
 }
 
 // DefaultStreamingStateMemory is the state memory limit of a streaming
@@ -104,6 +110,7 @@ type Engine struct {
 	recoveries sync.Map       // event_log_recovery.go: job OID → recoveryNote
 	eventLog   eventLogLimit  // event_log_retention.go
 	batches    batchTail      // batches.go: each job's newest batch row
+	auditLog   *auditWriter   // audit_writer.go
 }
 
 var _ wire.Handler = (*Engine)(nil)
@@ -144,6 +151,8 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e.log, e.eventLog = cfg.Logger, newEventLogLimit(cfg.EventLogRetention, cfg.EventLogMaxRows) // event_log_retention.go
 	st.SetObserver(&e.stats)                                                                     // server_stats.go: commit and fsync latency
+	// audit_writer.go: before anything can record an event.
+	e.startAuditWriter(cfg.AuditLogRetention, cfg.AuditLogMaxRows)
 	e.startStreamingTables()
 	go e.retentionLoop()
 	return e, nil
@@ -155,6 +164,7 @@ func (e *Engine) Close() error {
 	close(e.closing)
 	e.waitFilesRestarts() // files_evolve.go
 	e.stopAll()
+	e.stopAuditWriter() // audit_writer.go: writes what is queued
 	eventlog.Forget(e.store)
 	return e.store.Close()
 }
@@ -183,10 +193,13 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wir
 		db = user
 	}
 	if _, ok := e.cat.Database(db); !ok {
-		return nil, &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidCatalogName, Message: "database \"" + db + "\" does not exist"}
+		err := &sqlerr.Error{Severity: "FATAL", Code: sqlerr.InvalidCatalogName, Message: "database \"" + db + "\" does not exist"}
+		e.auditSessionRefused(user, b, err) // audit_connect.go
+		return nil, err
 	}
 	role, _ := e.cat.Role(user)
 	if err := e.checkConnect(role, db); err != nil { // grant_objects.go
+		e.auditSessionRefused(user, b, err)
 		return nil, err
 	}
 	s := newSession(e, user, db, pid, role != nil && role.Superuser, params)
@@ -195,6 +208,7 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string, b wir
 	e.sessions[pid] = s
 	e.mu.Unlock()
 	e.stats.connsOpened.Add(1) // server_stats.go
+	s.auditConnect(b)          // audit_connect.go
 	return s, nil
 }
 

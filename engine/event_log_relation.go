@@ -22,9 +22,8 @@ import (
 // columns, the epoch the event is of, and the table's OID.
 //
 // Who reads what: a superuser or a member of pg_monitor reads every event;
-// another role the events of the relations it may read. weir has no GRANT
-// on relations yet, so every role may read every relation, and so its
-// events; events of dropped objects and the server's own (the event log's
+// another role the events of the relations it may SELECT (on the table
+// or some column); events of dropped objects and the server's own (the event log's
 // retention trims) are the monitors' only.
 
 // eventLogOID is the fixed OID of weir_catalog.event_log.
@@ -61,8 +60,8 @@ func (s *Session) mayReadEventsOf(oid uint32) bool {
 	if s.mayReadEvents() {
 		return true
 	}
-	_, ok := s.eng.cat.RelationByOID(oid)
-	return ok && oid != 0 // no relation GRANTs: an existing relation is readable
+	rel, ok := s.eng.cat.RelationByOID(oid)
+	return ok && oid != 0 && s.requireRelationPrivilege(rel, catalog.PrivSelect, nil) == nil // privilege_checks.go
 }
 
 // eventLogRows builds weir_catalog.event_log for s.
@@ -164,6 +163,9 @@ func (v *catalogView) EventLogQuery(table string) (string, error) {
 	if rel.Kind != catalog.KindStreamingTable {
 		return "", sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", table).
 			WithHint("event_log reads the events of a streaming table; weir_catalog.event_log holds every event.")
+	}
+	if !v.s.mayReadEventsOf(rel.OID) { // its SELECT, or pg_monitor
+		return "", relationDenied(rel)
 	}
 	return "SELECT * FROM weir_catalog.event_log WHERE table_oid = " + strconv.FormatUint(uint64(rel.OID), 10) + "::oid", nil
 }

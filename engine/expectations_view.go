@@ -31,12 +31,12 @@ func expectationsRelation() *planner.Relation {
 }
 
 // expectationRows builds weir_catalog.expectations.
-func (e *Engine) expectationRows() ([]arrow.RecordBatch, error) {
+func (e *Engine) expectationRows(sees func(*catalog.Relation) bool) ([]arrow.RecordBatch, error) {
 	cols := make([][]any, len(expectationsColumns))
 	tx := e.store.Begin(false)
 	defer tx.Discard()
 	for _, rel := range e.cat.Relations() {
-		if rel.Kind != catalog.KindStreamingTable || rel.Streaming == nil || len(rel.Streaming.Expectations) == 0 {
+		if rel.Kind != catalog.KindStreamingTable || rel.Streaming == nil || len(rel.Streaming.Expectations) == 0 || !sees(rel) { // sees: privilege_checks_monitor.go
 			continue
 		}
 		type job struct {

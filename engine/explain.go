@@ -22,10 +22,16 @@ func (s *Session) explain(st *statement, e *pg_query.ExplainStmt) (wire.Result, 
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkAccesses(q.Accesses); err != nil { // privilege_checks.go: EXPLAIN checks as PostgreSQL's does
+			return nil, err
+		}
 		plan = q.Plan
 	case *pg_query.Node_InsertStmt:
 		ins, err := planner.BindInsert(s.catalogView(), x.InsertStmt, nil)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.checkAccesses(ins.Accesses); err != nil { // privilege_checks.go
 			return nil, err
 		}
 		plan = ins.Plan

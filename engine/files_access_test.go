@@ -120,6 +120,7 @@ func TestServerFileAccess(t *testing.T) {
 		}
 		mustExec(t, w, "DROP TABLE IF EXISTS t2")
 		mustExec(t, w, "CREATE TABLE t2 (id bigint, kind text)")
+		mustExec(t, w, "GRANT INSERT ON t2 TO "+role) // COPY FROM needs INSERT too, as in PostgreSQL
 		// As the role with pg_read_server_files, and a relative path.
 		if tag, err := wUser.Exec(context.Background(), "COPY t2 FROM 'out/t.dat' "+opts); err != nil || tag.String() != "COPY 4" {
 			t.Fatalf("COPY FROM %s: %v %v", opts, tag, err)

@@ -33,7 +33,7 @@ func (s *Session) createFilesSource(ss *parse.StreamingStmt, text string, io wir
 	for _, k := range names {
 		opts = append(opts, catalog.FilesOption{Name: k, Value: ss.Options[k]})
 	}
-	opts, err := s.eng.resolveFilesSecrets(opts) // secrets.go
+	opts, err := s.eng.resolveFilesSecrets(s.currentRoleOID(), opts) // secrets.go
 	if err != nil {
 		return nil, err
 	}

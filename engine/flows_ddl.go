@@ -61,6 +61,9 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkAccesses(sp.Accesses); err != nil { // privilege_checks.go: it runs at once
+		return nil, err
+	}
 	flow := catalog.Flow{Name: spec.Flow, Definition: text, StateFingerprint: sp.StateFingerprint(),
 		Files: s.eng.storedFilesInputs(sp)} // files_input.go: the flow's read_files schemas
 	if spec.Comment != nil {

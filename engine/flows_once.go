@@ -89,6 +89,9 @@ func (s *Session) bindOnceFlow(query string, target *catalog.Relation, name stri
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := s.checkAccesses(q.Accesses); err != nil { // privilege_checks.go: it reads as its creator
+		return nil, nil, err
+	}
 	got := q.Plan.Columns()
 	if len(target.Columns) == 0 {
 		cols := make([]catalog.Column, len(got))

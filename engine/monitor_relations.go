@@ -11,7 +11,7 @@ import (
 // streaming_progress is.
 
 func monitorRelations() []*planner.Relation {
-	return []*planner.Relation{eventLogRelation(), batchesRelation()}
+	return []*planner.Relation{eventLogRelation(), batchesRelation(), auditLogRelation()}
 }
 
 // monitorRelation is the relation schema.name of these, if it is one.
@@ -44,8 +44,11 @@ func (s *Session) monitorRows(oid uint32) (b arrow.RecordBatch, ok bool, err err
 	case eventLogOID:
 		b, err = s.eventLogRows()
 		return b, true, err
+	case auditLogOID:
+		b, err = s.auditLogRows() // audit_log_relation.go
+		return b, true, err
 	case batchesOID:
-		return s.eng.batchesRows(), true, nil
+		return s.eng.batchesRows(s.seesMonitoringOf), true, nil
 	}
 	return nil, false, nil
 }

@@ -247,10 +247,5 @@ func (v *catalogView) schemaPrivileges(role uint32, sc *catalog.Schema) (catalog
 // PostgreSQL's recomputeNamespacePath does, so an unqualified name never
 // finds (nor reveals) a relation there.
 func (s *Session) mayUseSchema(sc *catalog.Schema) bool {
-	if s.superuser {
-		return true
-	}
-	v := catalogView{s: s}
-	p, _ := v.schemaPrivileges(s.currentRoleOID(), sc)
-	return p&catalog.PrivUsage != 0
+	return s.superuser || s.schemaUsable(sc) // privilege_checks.go
 }

@@ -97,11 +97,13 @@ var secretRef = regexp.MustCompile(`^(?i:secret)\s*\(\s*'([^']*)'\s*\)$`)
 // replaced by the secret's value; options itself is left as written (it
 // is what the catalog stores). Connectors call it when they open, never
 // at CREATE, so the value lives only in the connector's memory.
-// Unknown secret: 42704.
-func (e *Engine) resolveSecrets(options map[string]string) (map[string]string, error) {
+// Unknown secret: 42704. role is who the connector runs as (the
+// source's or sink's owner): it needs USAGE on each secret it names
+// unless it owns it (42501, privilege_checks_secret.go).
+func (e *Engine) resolveSecrets(role uint32, options map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(options))
 	for k, v := range options {
-		r, err := e.resolveSecret(v)
+		r, err := e.resolveSecret(role, v)
 		if err != nil {
 			return nil, err
 		}
@@ -111,10 +113,13 @@ func (e *Engine) resolveSecrets(options map[string]string) (map[string]string, e
 }
 
 // resolveSecret is resolveSecrets of one value.
-func (e *Engine) resolveSecret(v string) (string, error) {
+func (e *Engine) resolveSecret(role uint32, v string) (string, error) {
 	m := secretRef.FindStringSubmatch(v)
 	if m == nil {
 		return v, nil
+	}
+	if err := e.checkSecretUsableBy(role, m[1]); err != nil { // privilege_checks_secret.go
+		return "", err
 	}
 	if e.secretKey == nil {
 		return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "secret(%q) needs a secret key, and this server has none", m[1]).
@@ -126,10 +131,10 @@ func (e *Engine) resolveSecret(v string) (string, error) {
 // resolveFilesSecrets resolves secret('name') in a files source's
 // options. A files option is not a credential: the files connector reads
 // its options once, at CREATE SOURCE, so it resolves them there.
-func (e *Engine) resolveFilesSecrets(opts []catalog.FilesOption) ([]catalog.FilesOption, error) {
+func (e *Engine) resolveFilesSecrets(role uint32, opts []catalog.FilesOption) ([]catalog.FilesOption, error) {
 	out := make([]catalog.FilesOption, len(opts))
 	for i, o := range opts {
-		v, err := e.resolveSecret(o.Value)
+		v, err := e.resolveSecret(role, o.Value)
 		if err != nil {
 			return nil, err
 		}

@@ -27,6 +27,7 @@ type Session struct {
 	pid       uint32
 	superuser bool
 	ids       sessionIdentities // authenticated and session users (set_role.go)
+	client    string            // the client's address as the audit log names it (audit_connect.go)
 	settings  map[string]string // lower-case name → value
 	loc       *time.Location
 	// storedFiles are the read_files definitions of the streaming table
@@ -199,6 +200,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 		if err := st.prepare(); err != nil {
 			delete(s.plans, key)
 			s.countRefused(err) // server_stats.go
+			s.auditRefused(query, err)
 			return nil, err
 		}
 		return cached, nil
@@ -206,6 +208,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 	out, err := s.prepareNew(query, paramTypes)
 	if err != nil {
 		s.countRefused(err) // server_stats.go
+		s.auditRefused(query, err)
 		return nil, err
 	}
 	if s.plans == nil || len(s.plans) >= maxCachedPlans {

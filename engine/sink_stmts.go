@@ -55,8 +55,14 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		return nil, err
 	}
 	def.Definition = text
+	if err := s.checkSchemaUsage(ss.Sink.From.Schema); err != nil { // privilege_checks.go
+		return nil, err
+	}
 	from, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Sink.From.Schema, ss.Sink.From.Name)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.requireRelationPrivilege(from, catalog.PrivSelect, columnNames(from)); err != nil { // a sink reads whole rows
 		return nil, err
 	}
 	if from.Kind != catalog.KindStreamingTable {

@@ -197,6 +197,10 @@ func (e *Engine) attachSinks(rel *catalog.Relation, sp *planner.StreamPlan, job 
 func (e *Engine) newLiveSink(def *catalog.Sink, rel *catalog.Relation, mode string) *liveSink {
 	l := &liveSink{def: def, append: mode == planner.AppendMode, status: sinkRunning}
 	l.failed = func(se *sqlerr.Error) { e.sinkFailed(rel, def, se) }
+	if err := e.sinkReadable(def, rel); err != nil { // privilege_checks_stream.go: a sink reads as its owner
+		l.fail(err)
+		return l
+	}
 	s, schema, err := e.openSink(def, rel, mode)
 	if err != nil {
 		l.fail(err)

@@ -31,6 +31,9 @@ type statement struct {
 
 	prepared   bool
 	catVersion uint64
+	// preparedAs is the current user it was bound as: the schemas a name
+	// is looked up in depend on the user's USAGE (privilege_checks.go).
+	preparedAs string
 	secEnv     scanSecurityEnv // the row security and masks it was bound under (row_security.go)
 	query      *planner.Query
 	insert     *planner.Insert
@@ -44,6 +47,7 @@ func (st *statement) prepare() error {
 	n := st.parsed.Node
 	st.prepared = true
 	st.catVersion = st.sess.eng.cat.Version()
+	st.preparedAs = st.sess.user
 	st.secEnv = st.sess.scanSecurityEnv()
 	if err := st.checkDatabaseNames(); err != nil { // catalog.schema.table (database_names.go)
 		st.prepared = false
@@ -133,6 +137,7 @@ func (st *statement) Columns() []wire.Column {
 func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.ExecIO) (res wire.Result, err error) {
 	s := st.sess
 	s.countStatement() // server_stats.go
+	defer s.auditStatement(st, s.auditBefore(st), &err)
 	defer func() { s.countError(err) }()
 	// Functions that wait (pg_sleep) and pg_cancel_backend's WARNINGs
 	// need the statement's cancellation and connection.
@@ -146,7 +151,7 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 			s.tx.failed = true
 		}
 	}()
-	if !st.prepared || st.catVersion != s.eng.cat.Version() || st.secEnv != s.scanSecurityEnv() {
+	if !st.prepared || st.catVersion != s.eng.cat.Version() || st.preparedAs != s.user || st.secEnv != s.scanSecurityEnv() {
 		if err := st.prepare(); err != nil {
 			return nil, err
 		}
@@ -157,6 +162,9 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 	}
 	if st.stream != nil {
 		return s.runStreaming(ctx, st, io)
+	}
+	if err := st.checkPrivileges(); err != nil { // privilege_checks_stmt.go
+		return nil, err
 	}
 	return s.dispatch(ctx, st, datums, io)
 }

@@ -103,6 +103,8 @@ type runner struct {
 	recoveryFailed chan struct{}
 	recoveryOnce   sync.Once
 	recoveryErr    error
+	// privs is when the owner's privileges were last checked (privilege_checks_stream.go).
+	privs privWatch
 }
 
 // recoverDropped rewinds a job whose state was dropped to its epoch log,
@@ -302,6 +304,9 @@ func (r *runner) step(ctx context.Context) (processed bool, err error) {
 			err = sqlerr.New(sqlerr.InternalError, "streaming table %s failed: %v", r.name, p)
 		}
 	}()
+	if err := r.checkOwnerPrivileges(); err != nil { // privilege_checks_stream.go
+		return false, err
+	}
 	return r.job.Step(ctx)
 }
 
@@ -402,6 +407,9 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			if err := s.requireOwner(existing); err != nil { // privileges.go
 				return "", err
 			}
+			if err := s.checkAccesses(sp.Accesses); err != nil { // privilege_checks.go: it runs at once as its creator
+				return "", err
+			}
 			kept = existing
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
@@ -425,6 +433,11 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 				return "", err
 			}
 			keepEpochsOf = existing.OID
+		}
+	}
+	if kept == nil {
+		if err := s.checkAccesses(sp.Accesses); err != nil { // privilege_checks.go: it runs at once as its creator
+			return "", err
 		}
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindStreamingTable, ViewSQL: st.Query, Owner: s.currentRoleOID(),

@@ -113,6 +113,9 @@ func (s *Session) runStreaming(ctx context.Context, st *statement, io wire.ExecI
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkAccesses(sp.Accesses); err != nil { // privilege_checks.go: as EXPLAIN SELECT
+			return nil, err
+		}
 		lines := explainStreaming(ss.Name, sp, trig)
 		return &batchResult{cols: st.cols, batches: []arrow.RecordBatch{textBatch(lines)}, tag: "EXPLAIN"}, nil
 	case parse.ExplainStreamingTable:

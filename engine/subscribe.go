@@ -25,6 +25,9 @@ import (
 // deleted (-1: an update-mode row replaced by its new value) (weir_diff).
 
 func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wire.ExecIO) (wire.Result, error) {
+	if err := s.checkSubscribe(ss); err != nil { // privilege_checks_stmt.go
+		return nil, err
+	}
 	if rel, err := s.eng.cat.LookupRelation(s.searchPath(), ss.Schema, ss.Name); err == nil && rel.Kind == catalog.KindStreamingTable && rel.Streaming.NoQuery {
 		return s.subscribeTarget(ctx, rel, ss, io) // flows_subscribe.go: a target of flows follows its log
 	}

@@ -287,6 +287,7 @@ func (b *binder) bindColumnRef(c *pg_query.ColumnRef, ec *exprCtx) (expr.Expr, e
 		// say what was not found.
 		return nil, err
 	}
+	col.markRef() // accesses.go
 	if depth > 0 {
 		b.outerRefs++
 		return outerColumn(ec.sc, depth, idx, col, name, int(c.Location)+1)
@@ -882,6 +883,7 @@ func (b *binder) bindFieldSelect(arg *pg_query.Node, field string, ec *exprCtx) 
 		}
 		return nil, err
 	}
+	col.markRef() // accesses.go
 	if depth > 0 {
 		b.outerRefs++
 		return outerColumn(ec.sc, depth, idx, col, name+"."+field, int(cr.Location)+1)

@@ -142,7 +142,10 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		b.viewOIDs = append(b.viewOIDs, rel.OID)
 		saved := b.ctes
 		b.ctes = nil
+		viewAccess := b.recordScan(rel, nil) // accesses.go: the view, as the current user
+		leaveView := b.enterView(rel)        // what it reads, as the view's owner
 		plan, err := b.bindSelectNode(stmts[0].Node, nil)
+		leaveView()
 		b.ctes = saved
 		b.views = b.views[:len(b.views)-1]
 		b.viewOIDs = b.viewOIDs[:len(b.viewOIDs)-1]
@@ -155,7 +158,9 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 				names = append(names, c.Name)
 			}
 		}
-		return plan, scopeOf(plan.Columns(), alias, names, parent), nil
+		vsc := scopeOf(plan.Columns(), alias, names, parent)
+		tieScope(viewAccess, vsc) // accesses.go
+		return plan, vsc, nil
 	}
 	scan := &Scan{OID: rel.OID, Schema: rel.Schema, Name: rel.Name, Alias: alias, Kind: rel.Kind}
 	sc := &scope{parent: parent}
@@ -173,6 +178,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		// only, as a system column is.
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: name, T: c.T, TableOID: col.TableOID, AttNum: col.AttNum, System: c.Hidden})
 	}
+	b.recordScan(rel, sc) // accesses.go
 	if rel.Kind == VirtualTable {
 		// Catalog relations expose the system column tableoid, which psql's
 		// \dd joins on.
@@ -510,6 +516,8 @@ func (b *binder) bindJoin(j *pg_query.JoinExpr, parent *scope) (Node, *scope, er
 			if err != nil {
 				return nil, nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in right table", name)
 			}
+			lcol.markRef() // accesses.go: the join compares both
+			rcol.markRef()
 			t, err := expr.CommonType([]types.T{lcol.T, rcol.T})
 			if err != nil {
 				return nil, nil, err

@@ -15,6 +15,7 @@ type Insert struct {
 	Rel        *Relation
 	Plan       Node
 	ParamTypes []types.T
+	Accesses   []Access // the target's columns and what it reads (accesses.go)
 }
 
 // BindInsert binds INSERT INTO rel [(cols)] VALUES ... | SELECT ...
@@ -69,6 +70,7 @@ func BindInsert(cat Catalog, stmt *pg_query.InsertStmt, paramTypes []types.T) (*
 			targets = append(targets, idx)
 		}
 	}
+	b.recordInsert(rel, targets) // accesses.go
 	var src Node
 	sel := stmt.SelectStmt.GetSelectStmt()
 	if sel != nil && len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE {
@@ -108,7 +110,7 @@ func BindInsert(cat Catalog, stmt *pg_query.InsertStmt, paramTypes []types.T) (*
 		}
 		exprs[i] = d
 	}
-	return &Insert{Rel: rel, Plan: &Project{Input: src, Exprs: exprs, Cols: cols}, ParamTypes: b.finalParams()}, nil
+	return &Insert{Rel: rel, Plan: &Project{Input: src, Exprs: exprs, Cols: cols}, ParamTypes: b.finalParams(), Accesses: b.accesses()}, nil
 }
 
 // bindInsertValues binds VALUES rows with each column typed by its target,

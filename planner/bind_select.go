@@ -684,6 +684,7 @@ func (b *binder) expandStar(cr *pg_query.ColumnRef, ec *exprCtx) ([]target, erro
 		if (c.Hidden && qual == "") || c.System || c.Field != "" || (qual != "" && c.Table != qual) {
 			continue
 		}
+		c.markRef() // accesses.go
 		var e expr.Expr
 		if ec.agg != nil {
 			ref := &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{

@@ -33,6 +33,8 @@ type binder struct {
 	// inlining are the SQL functions whose bodies are being bound,
 	// outermost first: one met again calls itself (bind_sql_function.go).
 	inlining []string
+	// acc collects the relations the statement reads and writes (accesses.go).
+	acc *accessLog
 }
 
 type cteDef struct {
@@ -47,6 +49,7 @@ type cteDef struct {
 type Query struct {
 	Plan       Node
 	ParamTypes []types.T
+	Accesses   []Access // what it reads, for privilege checks (accesses.go)
 }
 
 // BindQuery binds a SELECT / VALUES statement. paramTypes holds the types
@@ -60,7 +63,7 @@ func BindQuery(cat Catalog, stmt *pg_query.Node, paramTypes []types.T) (*Query, 
 	if plan, err = b.regTypesAsNames(plan); err != nil {
 		return nil, err
 	}
-	return &Query{Plan: plan, ParamTypes: b.finalParams()}, nil
+	return &Query{Plan: plan, ParamTypes: b.finalParams(), Accesses: b.accesses()}, nil
 }
 
 // regTypesAsNames converts result columns of the reg* types (regclass,

@@ -21,6 +21,10 @@ type scopeCol struct {
 	// Field marks one field of a record-valued column (see Column.Field);
 	// such columns are reached only as (name).field.
 	Field string
+	// acc and accCol tie a stored relation's column to its Access, which
+	// a reference marks (accesses.go).
+	acc    *Access
+	accCol int
 }
 
 // scope is the set of columns of one query level; parent is the enclosing

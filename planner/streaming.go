@@ -25,6 +25,9 @@ const (
 type StreamPlan struct {
 	// Input is the streamed relation.
 	Input *Relation
+	// Accesses are what the defining query reads (accesses.go): its
+	// owner's privileges are checked on them.
+	Accesses []Access
 	// Pre reads the micro-batch through a Scan of Input (the executor
 	// substitutes the batch for the table's rows): filters, projections,
 	// tumbling and hopping window assignment.
@@ -98,9 +101,13 @@ func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*S
 		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
 	}
 	if streamed := streamedIn(st); NeedsStreamTree(q.Plan, streamed) {
-		return planTreeStreaming(cat, q.Plan, st, opts, streamed)
+		sp, err := planTreeStreaming(cat, q.Plan, st, opts, streamed)
+		if sp != nil {
+			sp.Accesses = q.Accesses
+		}
+		return sp, err
 	}
-	sp := &StreamPlan{WindowKey: -1, WindowEndKey: -1, Cols: q.Plan.Columns()}
+	sp := &StreamPlan{WindowKey: -1, WindowEndKey: -1, Cols: q.Plan.Columns(), Accesses: q.Accesses}
 	if err := sp.split(q.Plan); err != nil {
 		return nil, err
 	}

@@ -64,6 +64,9 @@ import "encoding/binary"
 //	                                  weir_catalog.streaming_batches): JSON,
 //	                                  written in the epoch's commit; the
 //	                                  newest 1000 per job are kept
+//	a/<seq u64 BE>                    one entry of the audit log (package
+//	                                  catalog/auditlog, codec.go), in order
+//	                                  of writing
 //
 // Big-endian integers make byte order equal numeric order, which is what
 // iteration order over a prefix relies on.
@@ -80,6 +83,7 @@ const (
 	PrefixFilesLog = "f/"
 	PrefixEventLog = "l/"
 	PrefixBatches  = "b/"
+	PrefixAuditLog = "a/"
 )
 
 // FilesLogPrefix is the prefix of streaming table rel's files logs.

@@ -63,6 +63,7 @@ func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   weir serve [--listen 127.0.0.1:5433] [--data ./weir-data] [--max-connections 100] [--snapshot-rows N] [--query-memory SIZE] [--streaming-state-memory 1GB] [--files-root DIR ...] [--http ADDR]
              [--log-format text|json] [--log-level info] [--event-log-retention 7d] [--event-log-max-rows 100000]
+             [--audit-log-retention 30d] [--audit-log-max-rows 100000]
   weir verify [--data ./weir-data]   check a stopped server's data directory (read-only); exit 1 if damaged
   weir rotate-secret-key --data DIR --secret-key-file OLD --new-secret-key-file NEW   reseal a stopped server's secrets under a new key
   weir version
@@ -84,6 +85,8 @@ func serve(args []string) error {
 	logLevel := fs.String("log-level", "info", "least level logged: debug, info, warn or error")
 	eventRetention := fs.String("event-log-retention", "7d", "how long the event log (event_log(), weir_catalog.event_log) keeps events, e.g. 7d, 12h (0: forever)")
 	eventMaxRows := fs.Int("event-log-max-rows", engine.DefaultEventLogMaxRows, "most events the event log keeps; the oldest go first (0: no limit)")
+	auditRetention := fs.String("audit-log-retention", "30d", "how long the audit log (weir_catalog.audit_log) keeps events, e.g. 30d, 12h (0: forever)")
+	auditMaxRows := fs.Int("audit-log-max-rows", engine.DefaultAuditLogMaxRows, "most events the audit log keeps; the oldest go first (0: no limit)")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate (chain) for TLS; with --tls-key, clients that ask for SSL get TLS 1.2+")
 	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
 	requireTLS := fs.Bool("require-tls", false, "refuse clients that do not use TLS (28000), loopback ones too; needs --tls-cert")
@@ -145,6 +148,10 @@ func serve(args []string) error {
 	} else if maxEvents < 0 {
 		return fmt.Errorf("--event-log-max-rows must be 0 (no limit) or a positive number, not %d", maxEvents)
 	}
+	auditAge, auditRows, err := auditLogBounds(*auditRetention, *auditMaxRows) // audit_flags.go
+	if err != nil {
+		return err
+	}
 	// WEIR_CPUPROFILE=<file> profiles the server until it stops (for
 	// finding hot spots in end-to-end workloads).
 	if path := os.Getenv("WEIR_CPUPROFILE"); path != "" {
@@ -170,7 +177,8 @@ func serve(args []string) error {
 		return err
 	}
 	eng, err := engine.Open(engine.Config{SecretKey: secretKey, DataDir: *data, SnapshotRows: *snapRows, StreamingStateMemory: stateLimit, QueryMemory: queryMemory, FilesRoots: filesRoots,
-		Logger: log, EventLogRetention: eventAge, EventLogMaxRows: maxEvents})
+		Logger: log, EventLogRetention: eventAge, EventLogMaxRows: maxEvents,
+		AuditLogRetention: auditAge, AuditLogMaxRows: auditRows})
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
