@@ -71,6 +71,7 @@ func TestRowSecuritySubscribe(t *testing.T) {
 		"ALTER STREAMING TABLE ev_counts ENABLE ROW LEVEL SECURITY",
 		"CREATE POLICY mine ON ev_copy USING (owner = current_user)",
 		"CREATE POLICY mine ON ev_counts USING (owner = current_user)",
+		"GRANT SELECT ON ev_copy, ev_counts TO alice, bob",
 	} {
 		mustExec(t, c, q)
 	}
@@ -220,6 +221,7 @@ func TestRowSecurityWithMasks(t *testing.T) {
 		"ALTER TABLE ev_copy ALTER COLUMN id SET MASK id_mask",
 		"ALTER STREAMING TABLE ev_copy ENABLE ROW LEVEL SECURITY",
 		"CREATE POLICY small ON ev_copy USING (id < 3)",
+		"GRANT SELECT ON ev_copy TO alice",
 	} {
 		mustExec(t, c, q)
 	}
