@@ -191,6 +191,7 @@ type Source struct {
 	Connector string         // "nexmark" or "files"
 	Nexmark   *NexmarkSource `json:",omitempty"`
 	Files     *FilesSource   `json:",omitempty"` // files_source.go
+	Kafka     *KafkaSource   `json:",omitempty"` // kafka_source.go
 	// WatermarkColumn and WatermarkDelayUS are the WATERMARK FOR clause
 	// (the column, and the delay in microseconds); "" when none.
 	WatermarkColumn  string `json:",omitempty"`
@@ -269,6 +270,7 @@ func (r *Relation) clone() *Relation {
 			src.Nexmark = &nx
 		}
 		src.Files = r.Source.Files.clone()
+		src.Kafka = r.Source.Kafka.clone() // kafka_source.go
 		c.Source = &src
 	}
 	if r.Table != nil {

@@ -28,6 +28,8 @@ type Sink struct {
 	Files *FilesSink `json:",omitempty"`
 	// Iceberg is the iceberg connector's options (Connector "iceberg").
 	Iceberg *IcebergSink `json:",omitempty"`
+	// Kafka is the kafka connector's options (Connector "kafka").
+	Kafka *KafkaSink `json:",omitempty"` // kafka_source.go
 	// Definition is the CREATE SINK statement as written.
 	Definition string
 	// EpochBase is added to the table's epoch numbers to make the sink's:
@@ -60,6 +62,7 @@ func (s *Sink) clone() *Sink {
 		i := *s.Iceberg
 		c.Iceberg = &i
 	}
+	c.Kafka = s.Kafka.clone() // kafka_source.go
 	return &c
 }
 

@@ -204,6 +204,7 @@ func (s *Session) detailedInformation(rel *catalog.Relation) [][2]string {
 	case catalog.KindStreamingTable:
 		out = append(out, s.streamingDetails(rel)...)
 		out = append(out, s.filesStreamingDetails(rel)...) // files_describe.go
+		out = append(out, s.kafkaStreamingDetails(rel)...) // kafka_input.go
 	}
 	return out
 }

@@ -104,6 +104,7 @@ type Engine struct {
 
 	filesRoots []string    // files_access.go: resolved --files-root folders
 	filesOpen  filesOpened // files_input.go: the files sources streaming tables read
+	kafkaOpen  kafkaOpened // kafka_input.go: the Kafka sources streaming tables read
 
 	stats      serverCounters // server_stats.go: connections, statements, errors, latencies
 	log        *slog.Logger   // event_log.go: the server's log

@@ -119,6 +119,11 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		}
 	}
 	def.Owner = s.ownerOfNew(&catalog.Relation{}) // owner.go
+	if def.Kafka != nil {
+		if err := s.checkKafkaSink(def, from); err != nil { // kafka_sink.go
+			return nil, err
+		}
+	}
 	created, err := s.eng.cat.CreateSink(def, ss.IfNotExists)
 	if err != nil {
 		return noticeOr(err, io, "CREATE SINK")
@@ -158,7 +163,9 @@ func (s *Session) sinkDefinition(ss *parse.StreamingStmt) (*catalog.Sink, error)
 		}
 		def.Files = f
 		return def, nil
-	case "postgres", "kafka":
+	case "kafka":
+		return s.kafkaSinkDefinition(def, ss.Options) // kafka_sink.go
+	case "postgres":
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"%s\" are not supported yet", conn).
 			WithHint("They are coming (issue 14). For now SUBSCRIBE TO the streaming table (or COPY (SUBSCRIBE TO t) TO STDOUT) from a client that writes to " + conn + ", or write files with connector = 'files'.")
 	case "iceberg":
@@ -265,6 +272,7 @@ func (s *Session) dropSinks(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resul
 // the sink's output, now the user's.
 func (e *Engine) dropSink(def *catalog.Sink) error {
 	e.detachSink(def)
+	closeKafkaSink(def) // kafka_sink.go
 	return e.cat.DropSink(def.OID)
 }
 
@@ -339,5 +347,6 @@ func sinkOptionsText(def *catalog.Sink) string {
 		}
 	}
 	kv = append(kv, icebergOptionsText(def)...)
+	kv = append(kv, kafkaSinkOptionsText(def)...) // kafka_sink.go
 	return strings.Join(kv, ", ")
 }

@@ -137,6 +137,9 @@ func (e *Engine) openSink(def *catalog.Sink, table *catalog.Relation, mode strin
 	case "iceberg":
 		s, err := e.openIcebergSink(def, table, mode)
 		return s, schema, err
+	case "kafka":
+		s, err := e.openKafkaSink(def, table, mode, schema) // kafka_sink.go
+		return s, schema, err
 	}
 	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "sinks of connector \"%s\" are not supported yet", def.Connector)
 }

@@ -184,7 +184,9 @@ func (e *Engine) inlineRelation(schema, name string) *catalog.Relation {
 	hex, ok := strings.CutPrefix(name, "nexmark$")
 	if !ok {
 		if hex, ok = strings.CutPrefix(name, "files$"); !ok { // files_source.go
-			return nil
+			if hex, ok = strings.CutPrefix(name, "kafka$"); !ok { // kafka_inline.go
+				return nil
+			}
 		}
 	}
 	oid, err := strconv.ParseUint(hex, 16, 32)

@@ -45,6 +45,9 @@ func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, read
 		if rel.Source.Files != nil {
 			return e.openFilesInput(reader, rel, schema, input.Reads)
 		}
+		if rel.Source.Kafka != nil {
+			return e.openKafkaInput(reader, rel, schema) // kafka_input.go
+		}
 		if rel.Created.IsZero() {
 			cp := *rel
 			cp.Created = reader.Created
@@ -92,6 +95,9 @@ func catalogNexmark(o nexmark.Options) *catalog.NexmarkSource {
 func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *arrow.Schema) ([]arrow.RecordBatch, error) {
 	if rel.Source.Files != nil {
 		return e.readFilesNow(ctx, rel, schema) // files_source.go
+	}
+	if rel.Source.Kafka != nil {
+		return e.readKafkaNow(ctx, rel, schema) // kafka_source.go
 	}
 	n := rel.Source.Nexmark
 	if n == nil {
@@ -203,6 +209,9 @@ func (e *Engine) pollInterval(sp *planner.StreamPlan) time.Duration {
 		// Files found by the source's watcher become readable without a
 		// commit to signal them: look often, a Read finding nothing is cheap.
 		return filesPollInterval
+	}
+	if rel != nil && rel.Source.Kafka != nil {
+		return kafkaPollInterval // kafka_input.go
 	}
 	if rel == nil || rel.Source.Nexmark == nil {
 		return time.Second

@@ -74,7 +74,9 @@ func (s *Session) createSource(ss *parse.StreamingStmt, text string, io wire.Exe
 	case "nexmark":
 	case "files":
 		return s.createFilesSource(ss, text, io) // files_source_stmt.go
-	case "kafka", "postgres-cdc":
+	case "kafka":
+		return s.createKafkaSource(ss, text, io) // kafka_source.go
+	case "postgres-cdc":
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sources of connector \"%s\" are not supported yet", conn).
 			WithHint("Feed an input table with INSERT or COPY instead; connector = 'nexmark' generates Nexmark events.")
 	default:
@@ -303,6 +305,9 @@ func (s *Session) showSources(st *statement) (wire.Result, error) {
 		var maxEvents, eps, seed, paced any
 		if f := rel.Source.Files; f != nil {
 			path, format = f.Path, f.Format
+		}
+		if k := rel.Source.Kafka; k != nil {
+			path, format = kafkaSubscription(k), k.Format // kafka_source.go
 		}
 		if n := rel.Source.Nexmark; n != nil {
 			table, eps, seed, paced = n.Table, n.EventsPerSecond, n.Seed, n.Paced

@@ -247,6 +247,7 @@ func (r *runner) run(ctx context.Context) {
 				if r.filesAfterStep() { // files_evolve.go: restarting on a new files schema
 					return
 				}
+				r.kafkaAfterStep() // kafka_input.go
 				if !processed {
 					if r.trigger.kind == "available_now" {
 						r.setStatus(statusIdle, "")
@@ -369,6 +370,9 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 		return nil, trig, err
 	}
 	if st, err = s.inlineReadFiles(st, s.storedFiles); err != nil { // files_inline.go
+		return nil, trig, err
+	}
+	if st, err = s.inlineReadKafka(st); err != nil { // kafka_inline.go
 		return nil, trig, err
 	}
 	sp, err := planner.PlanStreaming(s.catalogView(), st, opts)
@@ -591,6 +595,7 @@ func (e *Engine) stopRunner(oid uint32) {
 		<-r.done
 	}
 	e.closeFilesInputs(oid) // files_input.go
+	e.closeKafkaInputs(oid) // kafka_input.go
 }
 
 // systemSession is the session streaming jobs evaluate in: the bootstrap

@@ -228,6 +228,9 @@ func (b *binder) bindRangeFunction(rf *pg_query.RangeFunction, parent *scope) (N
 	if IsFilesFunction(name) {
 		return b.bindReadFiles(rf, fc, parent) // bind_read_files.go
 	}
+	if IsKafkaFunction(name) {
+		return b.bindReadKafka(rf, fc, parent) // bind_read_kafka.go
+	}
 	if name == "event_log" {
 		return b.bindEventLog(rf, fc, parent) // bind_event_log.go
 	}

@@ -14,6 +14,7 @@ need_apt=()
 command -v java >/dev/null || need_apt+=(default-jre-headless)
 command -v node >/dev/null || need_apt+=(nodejs npm)
 command -v chromium >/dev/null || need_apt+=(chromium)
+command -v kcat >/dev/null || need_apt+=(kcat)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing test clients: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

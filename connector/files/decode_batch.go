@@ -55,6 +55,10 @@ type batchWriter struct {
 	stats    DecodeStats
 	newCols  newColumns
 	inferOff bool // o.InferColumnTypes false: new columns are text
+
+	// lineBase is added to every row's line: DecodeRecords numbers a
+	// message's row by its position in its log, not in the text.
+	lineBase int64
 }
 
 func newBatchWriter(info FileInfo, o Options, s Schema, batchRows int) *batchWriter {
@@ -177,7 +181,7 @@ func (w *batchWriter) column(name []byte) int {
 }
 
 func (w *batchWriter) beginRow(line int64, raw []byte) {
-	w.line, w.raw = line, raw
+	w.line, w.raw = line+w.lineBase, raw
 	w.gen++
 	if w.gen == 0 { // wrapped: forget every mark
 		clear(w.setGen)
