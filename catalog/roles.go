@@ -221,6 +221,7 @@ type RoleChange struct {
 	NoInherit  *bool
 	Verifier   *string
 	Rename     string
+	BypassRLS  *bool
 }
 
 // AlterRole applies change to the role called name and returns the new
@@ -246,6 +247,7 @@ func (c *Catalog) AlterRole(name string, change RoleChange) (*Role, error) {
 		set(&r.CreateRole, change.CreateRole)
 		set(&r.CreateDB, change.CreateDB)
 		set(&r.NoInherit, change.NoInherit)
+		set(&r.BypassRLS, change.BypassRLS)
 		if change.Verifier != nil {
 			r.Verifier = *change.Verifier
 		}

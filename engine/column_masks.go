@@ -369,7 +369,7 @@ func (s *Session) subscribeMask(rel *catalog.Relation) (func(arrow.RecordBatch) 
 	var proj *planner.Project
 	for n := q.Plan; n != nil && proj == nil; {
 		if p, ok := n.(*planner.Project); ok {
-			if _, ok := p.Input.(*planner.Scan); ok {
+			if scanBelowFilters(p.Input) { // row_security_rows.go: row filters sit between
 				proj = p
 				break
 			}

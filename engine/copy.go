@@ -87,6 +87,9 @@ func (s *Session) copyFrom(ctx context.Context, c *pg_query.CopyStmt, opts wire.
 	if rel.Kind != planner.StoredTable || rel.ViewSQL != "" || rel.Streaming || rel.Source {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot copy to relation \"%s\"", rel.Name)
 	}
+	if err := s.refuseCopyFromRowSecurity(rel); err != nil { // row_security.go
+		return nil, err
+	}
 	// Which table columns the data holds.
 	var idx []int
 	if len(c.Attlist) == 0 {

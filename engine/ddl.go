@@ -225,6 +225,9 @@ func stringNames(ns []*pg_query.Node) []string {
 }
 
 func (s *Session) createView(v *pg_query.ViewStmt, text string) (wire.Result, error) {
+	if err := refuseSecurityInvoker(v.Options); err != nil { // row_security_ddl.go
+		return nil, err
+	}
 	q, err := planner.BindQuery(s.catalogView(), v.Query, nil)
 	if err != nil {
 		return nil, err
@@ -295,6 +298,8 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 	var kind catalog.RelKind
 	tag := ""
 	switch d.RemoveType {
+	case pg_query.ObjectType_OBJECT_POLICY:
+		return s.dropPolicy(d, io) // row_security_ddl.go
 	case pg_query.ObjectType_OBJECT_TABLE:
 		kind, tag = catalog.KindTable, "DROP TABLE"
 	case pg_query.ObjectType_OBJECT_VIEW:
@@ -332,6 +337,9 @@ func (s *Session) drop(d *pg_query.DropStmt, io wire.ExecIO) (wire.Result, error
 					WithHint("Drop the streaming table first (DROP STREAMING TABLE " + reader + ").")
 			}
 			if err := s.eng.refuseDropQuarantine(rel); err != nil { // expectations.go
+				return nil, err
+			}
+			if err := s.dropPolicyDependents(rel, d.Behavior == pg_query.DropBehavior_DROP_CASCADE, io); err != nil { // row_security_ddl.go
 				return nil, err
 			}
 		}

@@ -50,6 +50,9 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		if isChangeOwner(x.AlterTableStmt) {
 			return s.alterRelationOwner(x.AlterTableStmt) // alter_owner.go
 		}
+		if isRowSecurityAlter(x.AlterTableStmt) {
+			return s.alterRowSecurity(x.AlterTableStmt, io) // row_security_ddl.go
+		}
 	case *pg_query.Node_AlterOwnerStmt:
 		return s.alterOwner(x.AlterOwnerStmt) // alter_owner.go
 	case *pg_query.Node_ReassignOwnedStmt:
@@ -82,6 +85,14 @@ func (s *Session) dispatch(ctx context.Context, st *statement, params []expr.Dat
 		return s.closeCursor(x.ClosePortalStmt)
 	case *pg_query.Node_DeallocateStmt:
 		return commandResult("DEALLOCATE"), nil
+	case *pg_query.Node_CreatePolicyStmt: // row_security_ddl.go
+		return s.createPolicy(x.CreatePolicyStmt, io)
+	case *pg_query.Node_AlterPolicyStmt:
+		return s.alterPolicy(x.AlterPolicyStmt, io)
+	case *pg_query.Node_RenameStmt:
+		if x.RenameStmt.RenameType == pg_query.ObjectType_OBJECT_POLICY {
+			return s.renamePolicy(x.RenameStmt)
+		}
 	case *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt, *pg_query.Node_NotifyStmt:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LISTEN/NOTIFY is not supported; use SUBSCRIBE")
 	}

@@ -242,6 +242,7 @@ func (e *Engine) planStored(rel *catalog.Relation, defs []catalog.FilesSource) (
 	}
 	sys := e.systemSession()
 	sys.storedFiles = defs
+	sys.readsAs = rel.Owner // row_security.go: it reads as its owner
 	return sys.planStreamingTable(st, shapeOf(rel))
 }
 

@@ -132,6 +132,9 @@ func (s *Session) planFlowOf(target *catalog.Relation, f catalog.Flow) (*planner
 	}
 	s.storedFiles = f.Files // files_inline.go: the schemas inferred at CREATE FLOW
 	defer func() { s.storedFiles = nil }()
+	// row_security.go: a stored flow reads as its target's owner.
+	s.readsAs = target.Owner
+	defer func() { s.readsAs = 0 }()
 	return s.planFlow(st, target, f.Name)
 }
 

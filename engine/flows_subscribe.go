@@ -34,6 +34,7 @@ type targetSubscription struct {
 	pending []arrow.RecordBatch
 	at      int64 // the log position of pending[0] minus one
 	out     arrow.RecordBatch
+	rls     *subscribeSecurity // row_security_subscribe.go; nil: every row
 	// mask applies the target's column masks (nil: none; column_masks.go).
 	mask func(arrow.RecordBatch) (arrow.RecordBatch, error)
 }
@@ -54,6 +55,9 @@ func (s *Session) subscribeTarget(ctx context.Context, rel *catalog.Relation, ss
 		return nil, err
 	}
 	res := &targetSubscription{eng: s.eng, src: src, cols: cols, schema: schema, next: start}
+	if res.rls, err = s.subscribeSecurity(rel.OID); err != nil { // row_security_subscribe.go
+		return nil, err
+	}
 	if res.mask, err = s.subscribeMask(rel); err != nil { // column_masks.go
 		return nil, err
 	}
@@ -87,6 +91,13 @@ func (t *targetSubscription) Next(ctx context.Context) (arrow.RecordBatch, error
 			b := t.pending[0]
 			t.pending = t.pending[1:]
 			t.at++
+			b, err := t.rls.one(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				continue
+			}
 			t.out = t.wrap(b, t.at)
 			if t.mask != nil {
 				masked, err := t.mask(t.out)

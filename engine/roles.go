@@ -22,6 +22,7 @@ type roleOptions struct {
 	createDB    *bool
 	replication bool // REPLICATION / NOREPLICATION given
 	bypassRLS   bool // BYPASSRLS / NOBYPASSRLS given
+	bypassOn    bool // BYPASSRLS (not NOBYPASSRLS)
 	inherit     *bool
 	others      int
 	// CREATE ROLE's IN ROLE, ROLE and ADMIN lists (role_members.go).
@@ -85,7 +86,7 @@ func parseRoleOptions(opts []*pg_query.Node) (roleOptions, error) {
 		case "isreplication":
 			ro.replication = true
 		case "bypassrls":
-			ro.bypassRLS = true
+			ro.bypassRLS, ro.bypassOn = true, defElemBool(d)
 		case "inherit":
 			v := defElemBool(d)
 			ro.inherit = &v
@@ -173,7 +174,8 @@ func (s *Session) createRole(c *pg_query.CreateRoleStmt) (wire.Result, error) {
 			login = *ro.login
 		}
 		r := catalog.Role{Name: c.Role, Superuser: super, CanLogin: login, Verifier: v,
-			CreateRole: ro.createRole != nil && *ro.createRole, CreateDB: ro.createDB != nil && *ro.createDB}
+			CreateRole: ro.createRole != nil && *ro.createRole, CreateDB: ro.createDB != nil && *ro.createDB,
+			BypassRLS: ro.bypassOn}
 		r.NoInherit = ro.inherit != nil && !*ro.inherit
 		created, err := tx.CreateRole(r)
 		if err != nil {
@@ -253,6 +255,9 @@ func (s *Session) alterRole(a *pg_query.AlterRoleStmt) (wire.Result, error) {
 		return commandResult("ALTER ROLE"), nil
 	}
 	ch := catalog.RoleChange{Superuser: ro.superuser, CanLogin: ro.login, CreateRole: ro.createRole, CreateDB: ro.createDB}
+	if ro.bypassRLS {
+		ch.BypassRLS = &ro.bypassOn
+	}
 	if ro.inherit != nil {
 		noInherit := !*ro.inherit
 		ch.NoInherit = &noInherit

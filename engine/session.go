@@ -39,6 +39,9 @@ type Session struct {
 	// filesNotices are the statement's notices about its files inputs
 	// (files_source.go: a path matching nothing yet).
 	filesNotices []string
+	// readsAs is the role a streaming table's query is re-planned as for
+	// row-level security (its owner, row_security.go); 0: the current user.
+	readsAs uint32
 
 	// backend is the client connection (nil for internal sessions).
 	// loginUser and appName are what other sessions read for
@@ -191,7 +194,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 			return cached, nil
 		}
 		st := cached[0].(*statement)
-		if st.prepared && st.catVersion == s.eng.cat.Version() {
+		if st.prepared && st.catVersion == s.eng.cat.Version() && st.secEnv == s.scanSecurityEnv() {
 			return cached, nil
 		}
 		if err := st.prepare(); err != nil {

@@ -68,7 +68,7 @@ var settingList = []setting{
 	{name: "max_connections", def: "100", readOnly: true, desc: "Sets the maximum number of concurrent connections.", vartype: "integer", category: "Connections and Authentication / Connection Settings"},
 	{name: "block_size", def: "8192", readOnly: true, desc: "Shows the size of a disk block.", vartype: "integer", category: "Preset Options"},
 	{name: "synchronous_commit", def: "on", desc: "Sets the current transaction's synchronization level.", vartype: "enum", category: "Write-Ahead Log / Settings"},
-	{name: "row_security", def: "on", desc: "Enable row security.", vartype: "bool", category: "Client Connection Defaults / Statement Behavior"},
+	{name: "row_security", def: "on", desc: "Enable row security.", vartype: "bool", category: "Client Connection Defaults / Statement Behavior", check: checkBool},
 	{name: "jit", def: "off", desc: "Allow JIT compilation.", vartype: "bool", category: "Query Tuning / Other Planner Options"},
 	{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces.", vartype: "integer", category: "Resource Usage / Memory", check: checkWorkMem},
 	{name: "escape_string_warning", def: "on", desc: "Warn about backslash escapes in ordinary string literals.", vartype: "bool", category: "Version and Platform Compatibility"},

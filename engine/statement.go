@@ -34,6 +34,7 @@ type statement struct {
 	// preparedAs is the current user it was bound as: the schemas a name
 	// is looked up in depend on the user's USAGE (privilege_checks.go).
 	preparedAs string
+	secEnv     scanSecurityEnv // the row security and masks it was bound under (row_security.go)
 	query      *planner.Query
 	insert     *planner.Insert
 	cols       []wire.Column
@@ -47,6 +48,7 @@ func (st *statement) prepare() error {
 	st.prepared = true
 	st.catVersion = st.sess.eng.cat.Version()
 	st.preparedAs = st.sess.user
+	st.secEnv = st.sess.scanSecurityEnv()
 	if err := st.checkDatabaseNames(); err != nil { // catalog.schema.table (database_names.go)
 		st.prepared = false
 		return err
@@ -149,7 +151,7 @@ func (st *statement) Execute(ctx context.Context, params []wire.Value, io wire.E
 			s.tx.failed = true
 		}
 	}()
-	if !st.prepared || st.catVersion != s.eng.cat.Version() || st.preparedAs != s.user {
+	if !st.prepared || st.catVersion != s.eng.cat.Version() || st.preparedAs != s.user || st.secEnv != s.scanSecurityEnv() {
 		if err := st.prepare(); err != nil {
 			return nil, err
 		}

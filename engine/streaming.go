@@ -625,8 +625,11 @@ func (e *Engine) startStreamingTables() {
 		trig := trigger{kind: "continuous"}
 		if err == nil && st != nil {
 			sys.storedFiles = rel.Streaming.Files // files_inline.go: the schemas inferred at CREATE
+			// row_security.go: it reads as its owner.
+			sys.readsAs = rel.Owner
 			sp, trig, err = sys.planStreamingTable(st, shapeOf(rel))
 			sys.storedFiles = nil
+			sys.readsAs = 0
 		}
 		if err != nil || sp == nil {
 			msg := "cannot plan the streaming table"

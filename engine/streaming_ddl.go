@@ -574,6 +574,9 @@ func (s *Session) alterStreamingTable(st *parse.StreamingStmt, io noticer) (wire
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a streaming table", rel.Name)
 	}
 	spec := st.Spec
+	if strings.HasSuffix(spec.Alter, "row level security") {
+		return s.alterStreamingRowSecurity(rel, spec.Alter) // row_security_ddl.go
+	}
 	_, err = s.eng.cat.UpdateStreamingTable(rel.OID, func(r *catalog.Relation) error {
 		t := r.Streaming
 		switch spec.Alter {

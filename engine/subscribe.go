@@ -47,6 +47,9 @@ func (s *Session) subscribe(ctx context.Context, ss *parse.StreamingStmt, io wir
 		cols = append(cols, wire.Column{Name: c.Name, Type: t})
 	}
 	res := &subscription{r: r, sink: &subscribeSink{cols: cols, held: map[arrow.RecordBatch]map[string]*heldRow{}, fs: s.FormatSettings()}}
+	if res.rls, err = s.subscribeSecurity(r.oid); err != nil { // row_security_subscribe.go
+		return nil, err
+	}
 	if rel, ok := s.eng.cat.RelationByOID(r.oid); ok {
 		if res.mask, err = s.subscribeMask(rel); err != nil { // column_masks.go
 			return nil, err
@@ -76,6 +79,10 @@ type subscription struct {
 	// unfollow tells it the client no longer follows (exec.StreamJob.Follow).
 	job      *exec.StreamJob
 	unfollow func()
+	// rls is what row-level security lets the subscriber see (nil: all);
+	// err is a failure applying it, which ends the subscription.
+	rls *subscribeSecurity
+	err error
 	// mask applies the table's column masks to the rows sent (nil: none
 	// is masked; column_masks.go).
 	mask func(arrow.RecordBatch) (arrow.RecordBatch, error)
@@ -176,6 +183,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				}
 				return b, nil
 			}
+			if s.err != nil {
+				return nil, s.err
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -192,6 +202,9 @@ func (s *subscription) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *subscription) catchUp(ctx context.Context, r *runner, epoch int64) arrow.RecordBatch {
 	if s.job == r.job {
 		if changes, ok := r.job.ChangesSince(s.sink.epoch, epoch); ok {
+			if changes, s.err = s.rls.changes(ctx, changes); s.err != nil {
+				return nil
+			}
 			s.sink.WriteChanges(epoch, changes)
 			return s.sink.take()
 		}
@@ -208,6 +221,10 @@ func (s *subscription) catchUp(ctx context.Context, r *runner, epoch int64) arro
 	err := r.job.ReadPublished(func(at int64) error {
 		rows, err := r.eng.publishedRows(r)
 		if err != nil {
+			return err
+		}
+		if rows, err = s.rls.contents(ctx, rows); err != nil {
+			s.err = err
 			return err
 		}
 		s.sink.Write(nil, at, rows)

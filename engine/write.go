@@ -24,6 +24,9 @@ func (s *Session) runInsert(ctx context.Context, st *statement, params []expr.Da
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkInsertRowSecurity(ctx, st.insert.Rel, batches); err != nil { // row_security.go
+		return nil, err
+	}
 	n, err := s.appendRows(st.insert.Rel, batches)
 	if err != nil {
 		return nil, err

@@ -139,6 +139,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 			return nil, nil, sqlerr.New(sqlerr.InternalError, "view \"%s\" has an unreadable definition", rel.Name)
 		}
 		b.views = append(b.views, rel.Name)
+		b.viewOIDs = append(b.viewOIDs, rel.OID)
 		saved := b.ctes
 		b.ctes = nil
 		viewAccess := b.recordScan(rel, nil) // accesses.go: the view, as the current user
@@ -147,6 +148,7 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		leaveView()
 		b.ctes = saved
 		b.views = b.views[:len(b.views)-1]
+		b.viewOIDs = b.viewOIDs[:len(b.viewOIDs)-1]
 		if err != nil {
 			return nil, nil, err
 		}
@@ -188,6 +190,9 @@ func (b *binder) bindRangeVar(rv *pg_query.RangeVar, parent *scope) (Node, *scop
 		cols := append(append([]Column{}, scan.Cols...), Column{Name: "tableoid", T: types.Oid})
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: "tableoid", T: types.Oid, System: true})
 		return &Project{Input: scan, Exprs: exprs, Cols: cols}, sc, nil
+	}
+	if n := len(b.viewOIDs); n > 0 {
+		rel.Via = b.viewOIDs[n-1]
 	}
 	node, err := b.applyScanSecurity(rel, scan) // scan_security.go
 	if err != nil {

@@ -20,6 +20,8 @@ type binder struct {
 	// again inside itself is a cycle. (Deep chains of distinct views are
 	// bounded by depth, like any nesting.)
 	views []string
+	// viewOIDs are the OIDs of views, in step with views (Relation.Via).
+	viewOIDs []uint32
 	// outerRefs counts references to enclosing queries, so that a subquery
 	// knows whether it is correlated (and must run once per outer row).
 	outerRefs int

@@ -36,6 +36,10 @@ type Relation struct {
 	// some of its columns: their names (nil: all). A files source decodes
 	// only those (StreamPlan.inputReads).
 	Reads []string
+	// Via is the OID of the innermost view whose query reads this
+	// relation (0 when the query names it): row-level security checks
+	// such a read as the view's owner, as PostgreSQL does.
+	Via uint32
 }
 
 // RelColumn is a column of a Relation.

@@ -74,7 +74,7 @@ func pgClass() *Table {
 				rb.add(r.OID, r.Name, nsp, RowTypeOID(r.OID), uint32(0), r.Owner, am, uint32(0), uint32(0),
 					int32(0), float32(-1), int32(0), uint32(0),
 					pk != nil, false, byte('p'), r.Kind, int16(len(r.Columns)), int16(0),
-					false, false, false, false, false, true, byte('d'), false, uint32(0),
+					false, false, false, r.RowSecurity, r.ForceRowSecurity, true, byte('d'), false, uint32(0),
 					uint32(0), uint32(0), s.relACLText(r), opts, nil)
 				if pk != nil {
 					// A new btree index has its metapage (relpages 1) and,

@@ -37,7 +37,7 @@ func pgRoles() *Table {
 			for _, r := range s.roles() {
 				a := attributesOf(r)
 				rb.add(r.Name, r.Superuser, !r.NoInherit, a.createRole, a.createDB, r.CanLogin, a.bootstrap,
-					int32(-1), passwordMask, nil, a.bootstrap, nil, r.OID)
+					int32(-1), passwordMask, nil, a.bootstrap || r.BypassRLS, nil, r.OID)
 			}
 			return rb.finish()
 		}}
@@ -63,7 +63,7 @@ func pgUser() *Table {
 					continue
 				}
 				a := attributesOf(r)
-				rb.add(r.Name, r.OID, a.createDB, r.Superuser, a.bootstrap, a.bootstrap,
+				rb.add(r.Name, r.OID, a.createDB, r.Superuser, a.bootstrap, a.bootstrap || r.BypassRLS,
 					passwordMask, nil, nil)
 			}
 			return rb.finish()
@@ -91,15 +91,16 @@ func pgAuthid() *Table {
 			for _, r := range s.roles() {
 				a := attributesOf(r)
 				rb.add(r.OID, r.Name, r.Superuser, !r.NoInherit, a.createRole, a.createDB, r.CanLogin,
-					a.bootstrap, a.bootstrap, int32(-1), nil, nil)
+					a.bootstrap, a.bootstrap || r.BypassRLS, int32(-1), nil, nil)
 			}
 			return rb.finish()
 		}}
 }
 
 // roleAttributes are the pg_authid flags weir derives: the bootstrap
-// superuser has every attribute, as initdb's does; REPLICATION and
-// BYPASSRLS are the bootstrap superuser's alone (weir does not grant them).
+// superuser has every attribute, as initdb's does; REPLICATION is
+// the bootstrap superuser's alone (weir does not grant it); BYPASSRLS is
+// the bootstrap superuser's and that of roles given it.
 type roleAttributes struct {
 	bootstrap, createRole, createDB bool
 }

@@ -24,6 +24,9 @@ type relation struct {
 	Options []any
 	// ACL is the stored ACL of a user relation (nil: its default).
 	ACL catalog.ACL
+	// RowSecurity and ForceRowSecurity are relrowsecurity and
+	// relforcerowsecurity.
+	RowSecurity, ForceRowSecurity bool
 }
 
 // relations lists the virtual relations, then the user relations by OID.
@@ -49,6 +52,7 @@ func (s *Snapshot) userRelations() []relation {
 		rel := relation{
 			OID: r.OID, Schema: r.Schema, Name: r.Name, Kind: r.Kind.PGRelKind(),
 			Columns: r.Columns, Owner: r.Owner, PrimaryKey: r.PrimaryKey, ViewSQL: r.ViewSQL, ACL: r.ACL,
+			RowSecurity: r.RowSecurity, ForceRowSecurity: r.ForceRowSecurity,
 		}
 		if st := r.Streaming; st != nil {
 			rel.Options = streamingRelOptions(r.ViewSQL, st)

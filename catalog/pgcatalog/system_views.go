@@ -30,7 +30,7 @@ func pgTables() *Table {
 				if r.Kind != 'r' {
 					continue
 				}
-				rb.add(r.Schema, r.Name, s.roleName(r.Owner), nil, r.pkAttnums() != nil, false, false, false)
+				rb.add(r.Schema, r.Name, s.roleName(r.Owner), nil, r.pkAttnums() != nil, false, false, r.RowSecurity)
 			}
 			return rb.finish()
 		}}

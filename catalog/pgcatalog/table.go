@@ -153,6 +153,7 @@ func init() {
 		pgAm(), pgDescription(), pgShdescription(), pgSettings(),
 		pgTables(), pgViews(), pgMatviews(), pgStatUserTables(), pgStatActivity(), pgStatSSL(),
 		pgCollation(), pgLanguage(), pgTablespace(), pgExtension(),
+		pgPolicy(), pgPolicies(), // pg_policy.go
 	}
 	registry = append(registry, emptyCatalogs()...)
 	registry = append(registry, privilegeCatalogs()...) // privilege_catalogs.go

@@ -66,7 +66,8 @@ type TableSpec struct {
 	FlowOnce   bool
 
 	// ALTER STREAMING TABLE: what to do ("add schedule", "alter schedule",
-	// "drop schedule", "set tblproperties", "unset tblproperties"), and for
+	// "drop schedule", "set tblproperties", "unset tblproperties", "enable
+	// row level security", "disable …", "force …", "no force …"), and for
 	// UNSET the keys (in Properties, values empty) and IF EXISTS.
 	Alter         string
 	AlterIfExists bool
@@ -807,6 +808,14 @@ func (p *stmtParser) alterStreaming(st *StreamingStmt) error {
 			i += 2
 		}
 		i, err = p.tblProperties(spec, i, false)
+	case (p.isWord(i, "enable") || p.isWord(i, "disable") || p.isWord(i, "force")) && p.isWord(i+1, "row") &&
+		p.isWord(i+2, "level") && p.isWord(i+3, "security"):
+		// Row-level security, as ALTER TABLE has it (engine/row_security_ddl.go).
+		spec.Alter = p.word(i) + " row level security"
+		i += 4
+	case p.isWord(i, "no") && p.isWord(i+1, "force") && p.isWord(i+2, "row") && p.isWord(i+3, "level") && p.isWord(i+4, "security"):
+		spec.Alter = "no force row level security"
+		i += 5
 	case p.isWord(i, "set") && p.isWord(i+1, "row") || p.isWord(i, "drop") && p.isWord(i+1, "row") ||
 		p.isWord(i, "alter") && p.isWord(i+1, "column") && p.isWord(i+3, "set") && p.isWord(i+4, "mask"):
 		return p.errAtH(sqlerr.FeatureNotSupported, i, "row filters and column masks are not supported yet: they need privileges, which weir does not have")
