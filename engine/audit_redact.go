@@ -52,10 +52,9 @@ func auditRedact(text string) (string, []string) {
 		removed = append(removed, auditUnquote(text[start:end]))
 		last = end
 	}
-	// A secret's value is a literal after AS in CREATE or ALTER SECRET.
+	// A secret's value is any literal of CREATE or ALTER SECRET.
 	secretStmt := hasSecret && len(toks) > 2 && (toks[0].Token == pg_query.Token_CREATE || toks[0].Token == pg_query.Token_ALTER) &&
-		strings.EqualFold(auditTokenText(text, toks[1]), "secret")
-	afterAS := false
+		strings.EqualFold(tokenText(text, toks[1]), "secret")
 	for i, t := range toks {
 		switch {
 		case t.Token == pg_query.Token_PASSWORD && i+1 < len(toks) && toks[i+1].Token != pg_query.Token_NULL_P &&
@@ -65,10 +64,8 @@ func auditRedact(text string) (string, []string) {
 			cut(toks[i+1])
 		case auditSensitiveName(text, t) && i+2 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_61 && auditIsLiteral(toks[i+2]):
 			cut(toks[i+2]) // an option: name = 'value'
-		case secretStmt && t.Token == pg_query.Token_AS:
-			afterAS = true
-		case secretStmt && afterAS && (t.Token == pg_query.Token_SCONST || t.Token == pg_query.Token_USCONST):
-			cut(t)
+		case secretStmt && (t.Token == pg_query.Token_SCONST || t.Token == pg_query.Token_USCONST):
+			cut(t) // a secret's value, after AS or in WITH (value = …)
 		}
 	}
 	if last == 0 && len(removed) == 0 {
@@ -91,7 +88,7 @@ func auditSensitiveName(text string, t *pg_query.ScanToken) bool {
 			return false
 		}
 	}
-	w := strings.ToUpper(auditTokenText(text, t))
+	w := strings.ToUpper(tokenText(text, t))
 	for _, s := range auditSensitiveWords {
 		if strings.Contains(w, s) {
 			return true
@@ -113,13 +110,6 @@ func auditScrub(msg string, removed []string) string {
 		}
 	}
 	return msg
-}
-
-func auditTokenText(text string, t *pg_query.ScanToken) string {
-	if int(t.End) > len(text) || t.Start < 0 || t.Start > t.End {
-		return ""
-	}
-	return text[t.Start:t.End]
 }
 
 // auditUnquote is the value of a literal's text, near enough to find it

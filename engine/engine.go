@@ -168,7 +168,7 @@ func (e *Engine) Close() error {
 	e.waitFilesRestarts() // files_evolve.go
 	e.stopAll()
 	e.stopAuditWriter() // audit_writer.go: writes what is queued
-	e.closePgCDC() // pgcdc_source.go
+	e.closePgCDC()      // pgcdc_source.go
 	eventlog.Forget(e.store)
 	return e.store.Close()
 }

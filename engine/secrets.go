@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/catalog"
 	"github.com/weir-sql/weir/sql/parse"
@@ -143,16 +144,56 @@ func (e *Engine) resolveFilesSecrets(role uint32, opts []catalog.FilesOption) ([
 	return out, nil
 }
 
-// createSecretValue finds CREATE SECRET's value literal in a statement
-// text (PostgreSQL's quoting: ” inside, E'...' too).
-var createSecretValue = regexp.MustCompile(`(?is)(create\s+secret\b[^']*?\bas\s*[eE]?)'(?:[^'\\]|''|\\.)*'?`)
-
-// redactSecrets returns text with the value of every CREATE SECRET in it
-// replaced, for the places that show statement texts (pg_stat_activity
-// shows a session's last statement while it is idle).
+// redactSecrets returns text with every literal of every CREATE or ALTER
+// SECRET statement in it replaced (its value, whether after AS or in
+// WITH (value = …)), for the places that show statement texts
+// (pg_stat_activity, the audit log). Literals are found by the scanner's
+// tokens, so every way of quoting (E'…', $$…$$, U&'…') is covered; a text
+// the scanner cannot read loses everything from the first CREATE SECRET.
 func redactSecrets(text string) string {
-	if !strings.Contains(strings.ToUpper(text), "SECRET") {
+	upper := strings.ToUpper(text)
+	if !strings.Contains(upper, "SECRET") {
 		return text
 	}
-	return createSecretValue.ReplaceAllString(text, "$1'<redacted>'")
+	res, err := pg_query.Scan(text)
+	if err != nil {
+		if i := strings.Index(upper, "SECRET"); i >= 0 {
+			return text[:i] + "SECRET <redacted>"
+		}
+		return text
+	}
+	var b strings.Builder
+	last, inSecret, stmtStart := 0, false, true
+	toks := res.Tokens
+	for i, t := range toks {
+		switch {
+		case t.Token == pg_query.Token_ASCII_59: // ';' ends a statement
+			inSecret, stmtStart = false, true
+			continue
+		case stmtStart:
+			inSecret = (t.Token == pg_query.Token_CREATE || t.Token == pg_query.Token_ALTER) && i+1 < len(toks) &&
+				strings.EqualFold(tokenText(text, toks[i+1]), "secret")
+			stmtStart = false
+		case inSecret && (t.Token == pg_query.Token_SCONST || t.Token == pg_query.Token_USCONST):
+			start, end := int(t.Start), int(t.End)
+			if start >= last && end <= len(text) && start < end {
+				b.WriteString(text[last:start])
+				b.WriteString("'<redacted>'")
+				last = end
+			}
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// tokenText is token t's text in text ("" for a token out of range).
+func tokenText(text string, t *pg_query.ScanToken) string {
+	if int(t.End) > len(text) || t.Start < 0 || t.Start > t.End {
+		return ""
+	}
+	return text[t.Start:t.End]
 }

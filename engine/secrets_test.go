@@ -101,6 +101,22 @@ func TestSecrets(t *testing.T) {
 	if got := strings.Join(textRows(t, other, "SELECT query FROM pg_stat_activity"), "\n"); strings.Contains(got, value) || !strings.Contains(got, "CREATE SECRET pw2 AS '<redacted>'") {
 		t.Errorf("pg_stat_activity after CREATE SECRET: %q", got)
 	}
+	// dialect.md's WITH (value = …) and RisingWave's WITH (backend = 'meta')
+	// AS …, $$-quoted too: redacted the same way.
+	for _, q := range []string{
+		"CREATE SECRET pw3 WITH (value = '" + value + "')",
+		"CREATE SECRET pw4 WITH (backend = 'meta') AS '" + value + "'",
+		"CREATE SECRET pw5 AS $x$" + value + "$x$",
+	} {
+		exec(q)
+		got := strings.Join(textRows(t, other, "SELECT query FROM pg_stat_activity"), "\n")
+		if strings.Contains(got, value) || !strings.Contains(got, "<redacted>") {
+			t.Errorf("pg_stat_activity after %s: %q", strings.ReplaceAll(q, value, "VALUE"), strings.ReplaceAll(got, value, "VALUE"))
+		}
+	}
+	if got := strings.Join(textRows(t, w, "SHOW SECRETS"), "|"); !strings.Contains(got, "pw3") || !strings.Contains(got, "pw5") || strings.Contains(got, value) {
+		t.Errorf("SHOW SECRETS after the WITH forms: %q", got)
+	}
 	srv.stop()
 	if strings.Contains(logBuf.logText(), value) {
 		t.Errorf("the server log shows a secret's value")

@@ -101,7 +101,7 @@ func (e *Engine) scanSource(ctx context.Context, rel *catalog.Relation, schema *
 	}
 	if rel.Source.Kafka != nil {
 		return e.readKafkaNow(ctx, rel, schema) // kafka_source.go
-		}
+	}
 	if rel.Source.PgCDC != nil {
 		return e.scanPgCDC(rel, schema) // pgcdc_source.go
 	}

@@ -10,6 +10,8 @@ import (
 // RisingWave's spelling (a value after AS reads as "the secret is this"):
 //
 //	CREATE SECRET [IF NOT EXISTS] name AS 'value'
+//	CREATE SECRET [IF NOT EXISTS] name WITH (value = 'value')
+//	CREATE SECRET [IF NOT EXISTS] name WITH (backend = 'meta') AS 'value'
 //	DROP SECRET [IF EXISTS] name [, ...]
 //	SHOW SECRETS
 //
@@ -69,14 +71,49 @@ func (p *stmtParser) createSecret(st *StreamingStmt) error {
 	}
 	st.Name = parts[0]
 	i = next
-	if !p.isWord(i, "as") || i+1 >= p.end() || p.at(i+1).kind != pg_query.Token_SCONST {
-		// The token is not described: it may be the value itself.
-		return p.errAt(sqlerr.SyntaxError, i, "syntax error in CREATE SECRET: expected AS 'value' after the name")
+	var spec *SecretSpec
+	if p.isWord(i, "with") && p.is(i+1, tokLParen) {
+		// WITH (value = '…') (dialect.md), or RisingWave's WITH (backend =
+		// 'meta') before AS. The options go to a scratch statement, never
+		// to st.Options: nothing of the value may travel further.
+		var opts StreamingStmt
+		at := i + 1
+		var err error
+		if i, err = p.options(&opts, at); err != nil {
+			return err
+		}
+		for k, v := range opts.Options {
+			switch k {
+			case "value":
+				spec = &SecretSpec{Value: v}
+			case "backend":
+				if v != "meta" {
+					return p.errAt(sqlerr.InvalidParameterValue, at, "secret backend \"%s\" is not supported: weir keeps secrets in its catalog (backend = 'meta')", v)
+				}
+			default:
+				return p.errAtH(sqlerr.InvalidParameterValue, at, "unrecognized CREATE SECRET option \"%s\"", k).
+					WithHint("CREATE SECRET name WITH (value = '…') or CREATE SECRET name AS '…'.")
+			}
+		}
 	}
-	v, _ := stringValue(p.at(i + 1).text)
-	st.Secret = &SecretSpec{Value: v}
-	if i+2 < p.end() {
-		return p.errAt(sqlerr.SyntaxError, i+2, "syntax error in CREATE SECRET: expected end of statement after AS 'value'")
+	if p.isWord(i, "as") {
+		if spec != nil {
+			return p.errAt(sqlerr.SyntaxError, i, "syntax error in CREATE SECRET: the value is given twice (WITH (value = …) and AS)")
+		}
+		if i+1 >= p.end() || p.at(i+1).kind != pg_query.Token_SCONST {
+			return p.errAt(sqlerr.SyntaxError, i, "syntax error in CREATE SECRET: expected AS 'value' after the name")
+		}
+		v, _ := stringValue(p.at(i + 1).text)
+		spec = &SecretSpec{Value: v}
+		i += 2
+	}
+	if spec == nil {
+		// The token is not described: it may be the value itself.
+		return p.errAt(sqlerr.SyntaxError, i, "syntax error in CREATE SECRET: expected AS 'value' or WITH (value = '…') after the name")
+	}
+	st.Secret = spec
+	if i < p.end() {
+		return p.errAt(sqlerr.SyntaxError, i, "syntax error in CREATE SECRET: expected end of statement after the value")
 	}
 	return nil
 }

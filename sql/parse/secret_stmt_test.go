@@ -17,7 +17,18 @@ func TestSecretStatements(t *testing.T) {
 	if st, err = ParseStreaming("SHOW SECRETS"); err != nil || st.Kind != ShowSecrets {
 		t.Fatalf("SHOW SECRETS: %+v %v", st, err)
 	}
-	for _, bad := range []string{"CREATE SECRET s", "CREATE SECRET s AS 1", "CREATE SECRET a.s AS 'x'", "SHOW SECRETS x", "CREATE SECRET s AS 'x' y", "CREATE SECRET s 'hunter2'"} {
+	// dialect.md's WITH (value = …) and RisingWave's WITH (backend = 'meta') AS ….
+	for sql, want := range map[string]string{
+		"CREATE SECRET shop_pw WITH (value = 's3cret')":            "s3cret",
+		"CREATE SECRET shop_pw WITH (backend = 'meta') AS 's3cret'": "s3cret",
+	} {
+		st, err := ParseStreaming(sql)
+		if err != nil || st.Kind != CreateSecret || st.Name != "shop_pw" || st.Secret.Value != want || len(st.Options) != 0 {
+			t.Errorf("%s: %+v %v", sql, st, err)
+		}
+	}
+	for _, bad := range []string{"CREATE SECRET s", "CREATE SECRET s AS 1", "CREATE SECRET a.s AS 'x'", "SHOW SECRETS x", "CREATE SECRET s AS 'x' y", "CREATE SECRET s 'hunter2'",
+		"CREATE SECRET s WITH (value = 'hunter2') AS 'hunter2'", "CREATE SECRET s WITH (backend = 'vault') AS 'hunter2'", "CREATE SECRET s WITH (valu = 'hunter2')", "CREATE SECRET s WITH (value = 'hunter2'"} {
 		if _, err := ParseStreaming(bad); err == nil || strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("%s: no error", bad)
 		}
