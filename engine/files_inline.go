@@ -65,41 +65,7 @@ func (s *Session) inlineReadFiles(st *parse.StreamingStmt, stored []catalog.File
 		}
 		c.name = s.eng.inlineFilesRelation(def, st.Query[c.start:c.end]).Name
 	}
-	out := *st
-	q := st.Query
-	for i := len(calls) - 1; i >= 0; i-- {
-		c := calls[i]
-		ref := `"` + c.name + `"`
-		if bare[i] {
-			ref += " AS " + c.alias
-		}
-		q = q[:c.start] + ref + q[c.end:]
-	}
-	out.Query = q
-	// The STREAM-marked calls become stream inputs by their new names,
-	// matched in order of appearance by alias.
-	used := make([]bool, len(calls))
-	out.Inputs = append([]parse.StreamInput(nil), st.Inputs...)
-	for i, in := range out.Inputs {
-		if !in.Func || !planner.IsFilesFunction(in.Name) {
-			continue
-		}
-		alias := in.Alias
-		if alias == "" {
-			alias = in.Name
-		}
-		for k, c := range calls {
-			if !used[k] && c.alias == alias {
-				used[k] = true
-				out.Inputs[i].Name, out.Inputs[i].Func = c.name, false
-				if in.Alias == "" {
-					out.Inputs[i].Alias = c.alias
-				}
-				break
-			}
-		}
-	}
-	return &out, nil
+	return replaceFromCalls(st, calls, bare, planner.IsFilesFunction), nil // inline_calls.go
 }
 
 // atCall gives an error without a position the call's.

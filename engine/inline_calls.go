@@ -84,3 +84,44 @@ func findFromCalls(st *parse.StreamingStmt, match func(*pg_query.FuncCall) bool)
 	}
 	return st, calls, true
 }
+
+// replaceFromCalls returns st with each call replaced by a reference to
+// its inline relation (c.name; a bare call also gets its alias), and the
+// STREAM-marked calls (stream inputs whose function isFunc names) turned
+// into stream inputs by their new names, matched in order of appearance
+// by alias.
+func replaceFromCalls(st *parse.StreamingStmt, calls []*fromCall, bare []bool, isFunc func(string) bool) *parse.StreamingStmt {
+	out := *st
+	q := st.Query
+	for i := len(calls) - 1; i >= 0; i-- {
+		c := calls[i]
+		ref := `"` + c.name + `"`
+		if bare[i] {
+			ref += " AS " + c.alias
+		}
+		q = q[:c.start] + ref + q[c.end:]
+	}
+	out.Query = q
+	used := make([]bool, len(calls))
+	out.Inputs = append([]parse.StreamInput(nil), st.Inputs...)
+	for i, in := range out.Inputs {
+		if !in.Func || !isFunc(in.Name) {
+			continue
+		}
+		alias := in.Alias
+		if alias == "" {
+			alias = in.Name
+		}
+		for k, c := range calls {
+			if !used[k] && c.alias == alias {
+				used[k] = true
+				out.Inputs[i].Name, out.Inputs[i].Func = c.name, false
+				if in.Alias == "" {
+					out.Inputs[i].Alias = c.alias
+				}
+				break
+			}
+		}
+	}
+	return &out
+}

@@ -55,39 +55,7 @@ func (s *Session) inlineReadKafka(st *parse.StreamingStmt) (*parse.StreamingStmt
 		}
 		c.name = s.eng.inlineKafkaRelation(def, st.Query[c.start:c.end]).Name
 	}
-	out := *st
-	q := st.Query
-	for i := len(calls) - 1; i >= 0; i-- {
-		c := calls[i]
-		ref := `"` + c.name + `"`
-		if bare[i] {
-			ref += " AS " + c.alias
-		}
-		q = q[:c.start] + ref + q[c.end:]
-	}
-	out.Query = q
-	used := make([]bool, len(calls))
-	out.Inputs = append([]parse.StreamInput(nil), st.Inputs...)
-	for i, in := range out.Inputs {
-		if !in.Func || !planner.IsKafkaFunction(in.Name) {
-			continue
-		}
-		alias := in.Alias
-		if alias == "" {
-			alias = in.Name
-		}
-		for k, c := range calls {
-			if !used[k] && c.alias == alias {
-				used[k] = true
-				out.Inputs[i].Name, out.Inputs[i].Func = c.name, false
-				if in.Alias == "" {
-					out.Inputs[i].Alias = c.alias
-				}
-				break
-			}
-		}
-	}
-	return &out, nil
+	return replaceFromCalls(st, calls, bare, planner.IsKafkaFunction), nil // inline_calls.go
 }
 
 func isKafkaCall(fc *pg_query.FuncCall) bool {

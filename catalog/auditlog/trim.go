@@ -39,24 +39,10 @@ func (l *Log) Trim(before time.Time, keep int) (int, error) {
 	if err != nil && err != errStop {
 		return 0, err
 	}
-	total := len(doomed)
-	for len(doomed) > 0 {
-		// Small transactions: the first trim of a large log must not
-		// exceed what one Badger transaction holds.
-		n := min(len(doomed), 10000)
-		wtx := l.st.Begin(true)
-		for _, seq := range doomed[:n] {
-			if err := wtx.Delete(key(seq)); err != nil {
-				wtx.Discard()
-				return 0, err
-			}
-		}
-		if err := wtx.Commit(); err != nil {
-			return 0, err
-		}
-		doomed = doomed[n:]
+	if err := l.st.DeleteInBatches(len(doomed), func(i int) []byte { return key(doomed[i]) }); err != nil {
+		return 0, err
 	}
-	return total, nil
+	return len(doomed), nil
 }
 
 // errStop ends an iteration early.
