@@ -112,7 +112,7 @@ func TestSourceStatements(t *testing.T) {
 		{"CREATE SOURCE s WITH (table = 'bid')", "22023", "connector"},
 		{"CREATE SOURCE s WITH (connector = 'nexmarc', table = 'bid')", "22023", "connector"},
 		{"CREATE SOURCE s WITH (connector = 'kafka', topic = 'x')", "22023", "bootstrapServers"}, // kafka_test.go tests the connector
-		{"CREATE SOURCE s WITH (connector = 'postgres-cdc', host = 'x')", "0A000", "postgres-cdc"},
+		{"CREATE SOURCE s WITH (connector = 'postgres-cdc', host = 'x')", "22023", "table.name"},
 		{"CREATE SOURCE s WITH (connector = 'nexmark', table = 'bid', table = 'person')", "42601", "more than once"},
 		{"CREATE SOURCE s (WATERMARK FOR price AS price) WITH (connector = 'nexmark', table = 'bid')", "42804", "price"},
 		{"CREATE SOURCE s (WATERMARK FOR ts AS ts) WITH (connector = 'nexmark', table = 'bid')", "42703", "ts"},
