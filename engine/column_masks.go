@@ -294,36 +294,36 @@ func functionSignature(f *catalog.Function) string {
 }
 
 // auditMaskedScans records one masked_read audit event for each masked
-// column of each stored relation plan scans (once per relation and
-// column, however often the plan scans it).
-func (s *Session) auditMaskedScans(plan planner.Node) {
-	seen := map[uint32]bool{}
-	var walk func(n planner.Node)
-	walk = func(n planner.Node) {
-		if n == nil {
-			return
-		}
-		if sc, ok := n.(*planner.Scan); ok && sc.Kind == planner.StoredTable && !seen[sc.OID] {
-			seen[sc.OID] = true
-			s.auditMaskedRelation(sc.OID)
-		}
-		for _, c := range n.Children() {
-			walk(c)
-		}
+// column a query reads (accs: what it references, as the privilege
+// checks have it), once per relation and column however often it is
+// scanned. A query that reads a masked table without naming its masked
+// columns (count(*), other columns) records none.
+func (s *Session) auditMaskedScans(accs []planner.Access) {
+	type maskedColumn struct {
+		rel  uint32
+		name string
 	}
-	walk(plan)
-}
-
-// auditMaskedRelation records the masked_read events of relation oid.
-func (s *Session) auditMaskedRelation(oid uint32) {
-	r, ok := s.eng.cat.RelationByOID(oid)
-	if !ok {
-		return
-	}
-	for _, c := range r.Columns {
-		if c.Mask != nil {
+	seen := map[maskedColumn]bool{}
+	for _, a := range accs {
+		if a.Privs&planner.AccessSelect == 0 {
+			continue
+		}
+		r, ok := s.eng.cat.RelationByOID(a.OID)
+		if !ok {
+			continue
+		}
+		for _, name := range a.Columns {
+			i := r.Column(name)
+			if i < 0 || r.Columns[i].Mask == nil {
+				continue
+			}
+			key := maskedColumn{r.OID, name}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
 			s.audit(AuditEvent{Kind: AuditMaskedRead, Object: r.Schema + "." + r.Name, Success: true,
-				Detail: "column " + c.Name + " masked by " + c.Mask.Function})
+				Detail: "column " + name + " masked by " + r.Columns[i].Mask.Function})
 		}
 	}
 }
@@ -357,7 +357,11 @@ func (s *Session) subscribeMask(rel *catalog.Relation) (func(arrow.RecordBatch) 
 	if !masked {
 		return nil, nil
 	}
-	s.auditMaskedRelation(rel.OID)
+	all := make([]string, len(rel.Columns))
+	for i, c := range rel.Columns {
+		all[i] = c.Name
+	}
+	s.auditMaskedScans([]planner.Access{{OID: rel.OID, Privs: planner.AccessSelect, Columns: all}}) // SUBSCRIBE sends every column
 	stmts, err := parse.Parse("SELECT * FROM " + quoteIdentAlways(rel.Schema) + "." + quoteIdentAlways(rel.Name))
 	if err != nil {
 		return nil, err

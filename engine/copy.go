@@ -291,7 +291,7 @@ func (s *Session) copyTo(ctx context.Context, c *pg_query.CopyStmt, opts wire.Co
 	}
 	mem := s.queryMemory()
 	defer mem.Close()
-	s.auditMaskedScans(q.Plan) // column_masks.go
+	s.auditMaskedScans(q.Accesses) // column_masks.go
 	env := &exec.Env{Tables: s.catalogView(), Ctx: s.exprCtx(nil), Memory: mem}
 	op, err := exec.Build(env, q.Plan)
 	if err != nil {

@@ -143,7 +143,7 @@ func (s *Session) runQuery(ctx context.Context, st *statement, params []expr.Dat
 		mem.Close()
 		return nil, err
 	}
-	s.auditMaskedScans(st.query.Plan) // column_masks.go
+	s.auditMaskedScans(st.query.Accesses) // column_masks.go
 	env := &exec.Env{Tables: tables, Ctx: s.exprCtx(params), Memory: mem}
 	op, err := exec.Build(env, st.query.Plan)
 	if err != nil {
