@@ -29,6 +29,10 @@ type Monitor struct {
 type MonitorSource struct {
 	Name      string // schema-qualified
 	Connector string // "files", "nexmark", …
+	// SlotLagBytes is a postgres-cdc source's replication slot lag: the
+	// WAL PostgreSQL keeps for it beyond what weir confirmed (-1: not a
+	// CDC source, or its replicator is not running).
+	SlotLagBytes int64
 }
 
 // MonitorTable is one streaming table's job, or one flow's (Flow set).
@@ -116,7 +120,11 @@ func (e *Engine) Monitor() Monitor {
 			if rel.Source != nil {
 				conn = rel.Source.Connector
 			}
-			m.Sources = append(m.Sources, MonitorSource{Name: qualifiedName(rel.Schema, rel.Name), Connector: conn})
+			src := MonitorSource{Name: qualifiedName(rel.Schema, rel.Name), Connector: conn, SlotLagBytes: -1}
+			if lag, ok := e.pgcdcLag(rel); ok { // pgcdc_source.go
+				src.SlotLagBytes = lag
+			}
+			m.Sources = append(m.Sources, src)
 		case catalog.KindStreamingTable:
 			m.Tables = append(m.Tables, e.monitorTables(rel)...)
 		}

@@ -234,3 +234,16 @@ func (e *Engine) PgCDCStatus(oid uint32) (pgcdc.Status, bool) {
 	}
 	return r.Status(), true
 }
+
+// pgcdcLag is the WAL the source rel's slot holds beyond what weir
+// confirmed, in bytes, as the server last reported it; ok is false when
+// the source's replicator is not running.
+func (e *Engine) pgcdcLag(rel *catalog.Relation) (lag int64, ok bool) {
+	e.pgcdc.mu.Lock()
+	r := e.pgcdc.open[rel.OID]
+	e.pgcdc.mu.Unlock()
+	if r == nil {
+		return 0, false
+	}
+	return r.Status().Lag(), true
+}

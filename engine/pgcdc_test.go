@@ -205,6 +205,20 @@ func TestPgCDCSource(t *testing.T) {
 		}
 		return confirmed != nil && *confirmed != "0/0", fmt.Sprint(confirmed)
 	})
+	// The slot's lag reaches the monitor (and /metrics): within the WAL
+	// PostgreSQL keeps for the slot now, as it reported it earlier.
+	waitUntil(t, "the slot lag in the monitor", func() (bool, string) {
+		var held int64
+		if err := shop.QueryRow(context.Background(), `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = 'weir_shop'`).Scan(&held); err != nil {
+			return false, err.Error()
+		}
+		for _, src := range srv.eng.Monitor().Sources {
+			if src.Name == "public.shop" {
+				return src.SlotLagBytes >= 0 && src.SlotLagBytes <= held+1<<20, fmt.Sprintf("monitor %d, PostgreSQL holds %d", src.SlotLagBytes, held)
+			}
+		}
+		return false, "no source public.shop in the monitor"
+	})
 
 	// DROP SOURCE ... CASCADE drops the slot too.
 	execAll(t, w, `DROP SOURCE shop CASCADE`)

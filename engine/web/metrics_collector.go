@@ -89,6 +89,8 @@ var (
 var (
 	descSourceInfo = desc("weir_source_info",
 		"A named source (CREATE SOURCE) and its connector (1).", "source", "connector")
+	descSourceSlotLag = desc("weir_source_replication_slot_lag_bytes",
+		"A postgres-cdc source's replication slot lag: WAL PostgreSQL keeps for it beyond what weir confirmed.", "source")
 	descSinkInfo = desc("weir_sink_info",
 		"A sink (CREATE SINK), its connector and the streaming table it reads (1).", "sink", "connector", "table")
 	descSinkStatus = desc("weir_sink_status",
@@ -129,7 +131,7 @@ var allDescs = []*prometheus.Desc{
 	descBacklogRows, descBacklogFiles, descBacklogBytes, descInputRate, descProcessedRate, descLastBatch,
 	descLastBatchPhase, descEpoch, descWatermark, descWatermarkLag,
 	descExpectPassed, descExpectFailed,
-	descSourceInfo, descSinkInfo, descSinkStatus, descSinkEpoch,
+	descSourceInfo, descSourceSlotLag, descSinkInfo, descSinkStatus, descSinkEpoch,
 	descBuild, descConnections, descConnectionsOpened, descStatements, descErrors, descCommit, descFsync, descStoreBytes,
 }
 
@@ -149,6 +151,9 @@ func (c *pipelineCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, s := range m.Sources {
 		out.gauge(descSourceInfo, 1, s.Name, s.Connector)
+		if s.SlotLagBytes >= 0 {
+			out.gauge(descSourceSlotLag, float64(s.SlotLagBytes), s.Name)
+		}
 	}
 	for _, s := range m.Sinks {
 		out.sink(s)
