@@ -97,6 +97,18 @@ func TestKafkaSourceStreaming(t *testing.T) {
 	if len(lagRows) != 3 || !strings.HasSuffix(lagRows[0], ", lag 0\t") && !strings.Contains(lagRows[0], ", lag 0") {
 		t.Errorf("DESCRIBE EXTENDED's Kafka rows: %q", lagRows)
 	}
+	// The monitor (and so /metrics) has the same partitions, caught up.
+	var parts []string
+	for _, mt := range srv.eng.Monitor().Tables {
+		if mt.Name == "public.totals" {
+			for _, l := range mt.KafkaLag {
+				parts = append(parts, fmt.Sprintf("%s/%d:%d", l.Topic, l.Partition, l.Lag))
+			}
+		}
+	}
+	if strings.Join(parts, " ") != "orders/0:0 orders/1:0 orders/2:0" {
+		t.Errorf("the monitor's Kafka lag of totals: %q", parts)
+	}
 
 	// A restart of weir: the table goes on from its checkpoint; more
 	// orders arrive, none is counted twice or lost.

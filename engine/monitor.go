@@ -30,9 +30,18 @@ type MonitorSource struct {
 	Name      string // schema-qualified
 	Connector string // "files", "nexmark", …
 	// SlotLagBytes is a postgres-cdc source's replication slot lag: the
-	// WAL PostgreSQL keeps for it beyond what weir confirmed (-1: not a
-	// CDC source, or its replicator is not running).
+	// WAL PostgreSQL keeps for it beyond what weir confirmed; HasSlotLag
+	// is false for other sources and while the replicator is not running.
 	SlotLagBytes int64
+	HasSlotLag   bool
+}
+
+// MonitorPartitionLag is one Kafka partition a job reads, and how many
+// records it holds that the job has not read.
+type MonitorPartitionLag struct {
+	Topic     string
+	Partition int32
+	Lag       int64
 }
 
 // MonitorTable is one streaming table's job, or one flow's (Flow set).
@@ -50,6 +59,9 @@ type MonitorTable struct {
 	// found and not read yet.
 	HasFiles                   bool
 	BacklogFiles, BacklogBytes int64
+	// KafkaLag is each Kafka partition the job reads and its lag (records
+	// not read yet).
+	KafkaLag []MonitorPartitionLag
 	// Answers are EXPLAIN's seven answers ("Where progress is stored: …").
 	Answers []string
 	// Expectations are the per-expectation counts (expectations).
@@ -120,10 +132,8 @@ func (e *Engine) Monitor() Monitor {
 			if rel.Source != nil {
 				conn = rel.Source.Connector
 			}
-			src := MonitorSource{Name: qualifiedName(rel.Schema, rel.Name), Connector: conn, SlotLagBytes: -1}
-			if lag, ok := e.pgcdcLag(rel); ok { // pgcdc_source.go
-				src.SlotLagBytes = lag
-			}
+			src := MonitorSource{Name: qualifiedName(rel.Schema, rel.Name), Connector: conn}
+			src.SlotLagBytes, src.HasSlotLag = e.pgcdcLag(rel) // pgcdc_source.go
 			m.Sources = append(m.Sources, src)
 		case catalog.KindStreamingTable:
 			m.Tables = append(m.Tables, e.monitorTables(rel)...)
@@ -177,6 +187,9 @@ func (e *Engine) monitorJob(t *MonitorTable, r *runner) {
 	t.Status, t.LastError = r.state()
 	if nf, nb, ok := e.filesBacklog(r.oid); ok {
 		t.HasFiles, t.BacklogFiles, t.BacklogBytes = true, nf, nb
+	}
+	for _, l := range e.kafkaLag(r.oid) { // kafka_input.go
+		t.KafkaLag = append(t.KafkaLag, MonitorPartitionLag{Topic: l.Topic, Partition: l.Partition, Lag: l.Lag})
 	}
 	if r.plan != nil {
 		t.Inputs = e.planInputs(r.plan)

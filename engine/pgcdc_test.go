@@ -214,7 +214,7 @@ func TestPgCDCSource(t *testing.T) {
 		}
 		for _, src := range srv.eng.Monitor().Sources {
 			if src.Name == "public.shop" {
-				return src.SlotLagBytes >= 0 && src.SlotLagBytes <= held+1<<20, fmt.Sprintf("monitor %d, PostgreSQL holds %d", src.SlotLagBytes, held)
+				return src.HasSlotLag && src.SlotLagBytes >= 0 && src.SlotLagBytes <= held+1<<20, fmt.Sprintf("monitor %d, PostgreSQL holds %d", src.SlotLagBytes, held)
 			}
 		}
 		return false, "no source public.shop in the monitor"

@@ -2,6 +2,7 @@ package web
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,6 +58,8 @@ var (
 		"Bytes of operator state the job holds (streaming_progress.state_bytes).", tableLabels...)
 	descBacklogRows = desc("weir_streaming_backlog_rows",
 		"Input rows offered and not read yet (streaming_progress.backlog_rows).", tableLabels...)
+	descKafkaLag = desc("weir_streaming_kafka_partition_lag",
+		"Records of a Kafka partition a job reads that it has not read yet.", append(append([]string{}, tableLabels...), "topic", "partition")...)
 	descBacklogFiles = desc("weir_streaming_backlog_files",
 		"Files found and not read yet, for a job reading files (streaming_progress.backlog_files).", tableLabels...)
 	descBacklogBytes = desc("weir_streaming_backlog_bytes",
@@ -128,7 +131,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descTableInfo, descTableStatus, descInputRows, descOutputRows, descLateRows, descStateRows, descStateBytes,
-	descBacklogRows, descBacklogFiles, descBacklogBytes, descInputRate, descProcessedRate, descLastBatch,
+	descBacklogRows, descKafkaLag, descBacklogFiles, descBacklogBytes, descInputRate, descProcessedRate, descLastBatch,
 	descLastBatchPhase, descEpoch, descWatermark, descWatermarkLag,
 	descExpectPassed, descExpectFailed,
 	descSourceInfo, descSourceSlotLag, descSinkInfo, descSinkStatus, descSinkEpoch,
@@ -151,7 +154,7 @@ func (c *pipelineCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, s := range m.Sources {
 		out.gauge(descSourceInfo, 1, s.Name, s.Connector)
-		if s.SlotLagBytes >= 0 {
+		if s.HasSlotLag {
 			out.gauge(descSourceSlotLag, float64(s.SlotLagBytes), s.Name)
 		}
 	}
@@ -209,6 +212,9 @@ func (e emitter) table(now time.Time, t engine.MonitorTable) {
 	e.gauge(descStateRows, float64(p.StateRows), l...)
 	e.gauge(descStateBytes, float64(p.StateBytes), l...)
 	e.gauge(descBacklogRows, float64(p.BacklogRows), l...)
+	for _, k := range t.KafkaLag {
+		e.gauge(descKafkaLag, float64(k.Lag), append(append([]string{}, l...), k.Topic, strconv.Itoa(int(k.Partition)))...)
+	}
 	if t.HasFiles {
 		e.gauge(descBacklogFiles, float64(t.BacklogFiles), l...)
 		e.gauge(descBacklogBytes, float64(t.BacklogBytes), l...)

@@ -566,7 +566,8 @@ func TestMetricsFromMonitor(t *testing.T) {
 	wm := now.Add(-90 * time.Second)
 	mon := engine.Monitor{
 		Time:    now,
-		Sources: []engine.MonitorSource{{Name: "public.landing", Connector: "files"}},
+		Sources: []engine.MonitorSource{{Name: "public.landing", Connector: "files"},
+			{Name: "public.shop", Connector: "postgres-cdc", SlotLagBytes: 8192, HasSlotLag: true}},
 		Tables: []engine.MonitorTable{
 			{Name: "public.silver", Status: "running", Mode: "append", HasFiles: true, BacklogFiles: 3, BacklogBytes: 4096,
 				Progress: exec.Progress{Epoch: 7, InputRows: 1000, OutputRows: 990, LateRows: 4, StateRows: 12, StateBytes: 2048,
@@ -574,7 +575,8 @@ func TestMetricsFromMonitor(t *testing.T) {
 					Watermark: wm.UnixMicro(), HasWatermark: true},
 				Expectations: []engine.ExpectationCount{{Name: "pos_amount", Action: "drop", Passed: 990, Failed: 10}},
 				Batches:      []engine.BatchRow{{Epoch: 6}, {Epoch: 7, ReadDuration: 50 * time.Millisecond, ProcessDuration: 150 * time.Millisecond, CommitDuration: 50 * time.Millisecond}}},
-			{Name: "public.all_events", Flow: "from_eu", Status: "paused", Mode: "append"},
+			{Name: "public.all_events", Flow: "from_eu", Status: "paused", Mode: "append",
+				KafkaLag: []engine.MonitorPartitionLag{{Topic: "orders", Partition: 0, Lag: 12}, {Topic: "orders", Partition: 3, Lag: 0}}},
 			{Name: "public.all_events", Flow: "from_us", Status: "rebuilding", Mode: "append"},
 		},
 		Sinks: []engine.MonitorSink{{Name: "public.out", Connector: "kafka", From: "public.silver", Status: "failed", LastError: "broker gone", LastEpoch: 5},
@@ -614,6 +616,9 @@ func TestMetricsFromMonitor(t *testing.T) {
 		// a status weir may add later is shown, not hidden
 		{"weir_streaming_status", []string{"table", "public.all_events", "flow", "from_us", "status", "rebuilding"}, 1},
 		{"weir_source_info", []string{"source", "public.landing", "connector", "files"}, 1},
+		{"weir_source_replication_slot_lag_bytes", []string{"source", "public.shop"}, 8192},
+		{"weir_streaming_kafka_partition_lag", []string{"table", "public.all_events", "flow", "from_eu", "topic", "orders", "partition", "0"}, 12},
+		{"weir_streaming_kafka_partition_lag", []string{"table", "public.all_events", "flow", "from_eu", "topic", "orders", "partition", "3"}, 0},
 		{"weir_sink_status", []string{"sink", "public.out", "status", "failed"}, 1},
 		{"weir_sink_last_committed_epoch", []string{"sink", "public.out"}, 5},
 		{"weir_statement_errors_total", []string{"class", "42"}, 3},
@@ -627,6 +632,9 @@ func TestMetricsFromMonitor(t *testing.T) {
 	}
 	if _, ok := m.get("weir_sink_last_committed_epoch", "sink", "public.later"); ok {
 		t.Error("a sink whose epoch is unknown has weir_sink_last_committed_epoch")
+	}
+	if _, ok := m.get("weir_source_replication_slot_lag_bytes", "source", "public.landing"); ok {
+		t.Error("a files source has a replication slot lag")
 	}
 	if _, ok := m.get("weir_streaming_backlog_files", "table", "public.all_events"); ok {
 		t.Error("a table not reading files has weir_streaming_backlog_files")
