@@ -565,7 +565,7 @@ func TestMetricsFromMonitor(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	wm := now.Add(-90 * time.Second)
 	mon := engine.Monitor{
-		Time:    now,
+		Time: now,
 		Sources: []engine.MonitorSource{{Name: "public.landing", Connector: "files"},
 			{Name: "public.shop", Connector: "postgres-cdc", SlotLagBytes: 8192, HasSlotLag: true}},
 		Tables: []engine.MonitorTable{
