@@ -35,6 +35,9 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" has its own query: flows go into a streaming table declared without one", target.Name).
 			WithHint("CREATE OR REFRESH STREAMING TABLE name; then CREATE FLOW ... INSERT INTO name BY NAME SELECT ...")
 	}
+	if spec.CDC != nil {
+		return s.createCDCFlow(st, target, text, io) // flows_cdc.go
+	}
 	if spec.FlowOnce {
 		return s.createOnceFlow(st, target, text, io) // flows_once.go
 	}

@@ -113,6 +113,14 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		// The legacy LIVE. prefix goes before anything is read.
 		p = p.stripLive(0, p.end())
 	}
+	if p.isWord(0, "apply") && p.isWord(1, "changes") && p.isWord(2, "into") {
+		// Delta Live Tables' standalone form: a flow named after its target.
+		p = p.stripLive(0, p.end())
+		st.Kind, st.Spec = CreateFlow, &TableSpec{}
+		err := p.autoCDC(st, st.Spec, 0) // auto_cdc.go
+		st.Spec.Flow = st.Spec.FlowTarget.Name
+		return st, err
+	}
 	switch p.word(0) {
 	case "create":
 		if p.isWord(1, "flow") {
