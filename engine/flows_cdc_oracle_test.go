@@ -1,0 +1,72 @@
+package engine_test
+
+// AUTO CDC against PostgreSQL 15: a random change feed, its changes out of
+// sequence order and spread over many epochs, goes into weir's SCD type 1
+// and type 2 targets and into a PostgreSQL table; after every batch the
+// targets must equal what batch SQL computes from the feed so far:
+//   - SCD1: the latest change per key (DISTINCT ON (k) ... ORDER BY k, seq
+//     DESC), less the keys whose latest change is a delete;
+//   - SCD2: every non-delete change from its sequence to the next change's
+//     (lead(seq) OVER (PARTITION BY k ORDER BY seq)).
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/weir-sql/weir/internal/pgtest"
+)
+
+const (
+	cdcOracleSCD1 = `SELECT k, v, n FROM (SELECT DISTINCT ON (k) k, v, n, op FROM feed ORDER BY k, seq DESC) x
+		WHERE op <> 'D' ORDER BY k`
+	cdcOracleSCD2 = `SELECT k, v, n, __start_at, __end_at FROM (SELECT k, v, n, op, seq AS __start_at,
+		lead(seq) OVER (PARTITION BY k ORDER BY seq) AS __end_at FROM feed) x WHERE op <> 'D' ORDER BY k, __start_at`
+)
+
+func TestAutoCDCOracle(t *testing.T) {
+	for _, order := range []string{"in order", "out of order"} {
+		t.Run(strings.ReplaceAll(order, " ", "_"), func(t *testing.T) {
+			pg := pgConnFresh(t, pgtest.Shared(t))
+			srv := startServer(t, t.TempDir())
+			c := srv.connect(t)
+			feedDDL := "CREATE TABLE feed (k int, v text, n bigint, op text, seq bigint)"
+			execAll(t, c, feedDDL,
+				"CREATE OR REFRESH STREAMING TABLE scd1",
+				"CREATE FLOW scd1_flow AS AUTO CDC INTO scd1 FROM STREAM(feed) KEYS (k) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1",
+				"CREATE OR REFRESH STREAMING TABLE scd2",
+				"CREATE FLOW scd2_flow AS AUTO CDC INTO scd2 FROM STREAM feed KEYS (k) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS k, v, n STORED AS SCD TYPE 2")
+			execAll(t, pg, feedDDL)
+
+			rng := rand.New(rand.NewSource(14))
+			const changes = 600
+			seqs := rng.Perm(changes) // sequence numbers, unique
+			if order == "in order" {
+				for i := range seqs {
+					seqs[i] = i
+				}
+			}
+			for batch := 0; batch*40 < changes; batch++ {
+				var vals []string
+				for i := batch * 40; i < min(changes, (batch+1)*40); i++ {
+					op := []string{"I", "U", "U", "D"}[rng.Intn(4)]
+					v := fmt.Sprintf("'v%d'", rng.Intn(5))
+					if rng.Intn(10) == 0 {
+						v = "NULL"
+					}
+					vals = append(vals, fmt.Sprintf("(%d, %s, %d, '%s', %d)", rng.Intn(25), v, rng.Int63n(1000)-500, op, seqs[i]*3))
+				}
+				ins := "INSERT INTO feed VALUES " + strings.Join(vals, ", ")
+				execAll(t, c, ins, "REFRESH STREAMING TABLE scd1", "REFRESH STREAMING TABLE scd2")
+				execAll(t, pg, ins)
+				if got, want := queryLines(t, c, "SELECT * FROM scd1 ORDER BY k"), queryLines(t, pg, cdcOracleSCD1); got != want {
+					t.Fatalf("batch %d: SCD1 target:\n%s\nPostgreSQL:\n%s", batch, got, want)
+				}
+				if got, want := queryLines(t, c, "SELECT * FROM scd2 ORDER BY k, __start_at"), queryLines(t, pg, cdcOracleSCD2); got != want {
+					t.Fatalf("batch %d: SCD2 target:\n%s\nPostgreSQL:\n%s", batch, got, want)
+				}
+			}
+		})
+	}
+}
