@@ -36,6 +36,7 @@ type AutoCDC struct {
 func (p *stmtParser) autoCDC(st *StreamingStmt, spec *TableSpec, i int) error {
 	c := &AutoCDC{SCDType: 1}
 	spec.CDC = c
+	start := i
 	i += 3 // AUTO CDC INTO | APPLY CHANGES INTO
 	parts, next, ok := p.qualifiedName(i)
 	if !ok {
@@ -120,10 +121,10 @@ func (p *stmtParser) autoCDC(st *StreamingStmt, spec *TableSpec, i int) error {
 		}
 	}
 	if c.Keys == nil {
-		return p.errAtH(sqlerr.SyntaxError, end, "an AUTO CDC flow needs KEYS (column, ...)")
+		return p.errAtH(sqlerr.SyntaxError, start, "an AUTO CDC flow needs KEYS (column, ...)")
 	}
 	if c.Sequence == "" {
-		return p.errAtH(sqlerr.SyntaxError, end, "an AUTO CDC flow needs SEQUENCE BY column")
+		return p.errAtH(sqlerr.SyntaxError, start, "an AUTO CDC flow needs SEQUENCE BY column")
 	}
 	return nil
 }

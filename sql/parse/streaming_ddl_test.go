@@ -186,7 +186,7 @@ func TestParseDatabricksDDLErrors(t *testing.T) {
 		{"CREATE STREAMING TABLE t TBLPROPERTIES ('a' = 1, 'a' = 2) AS SELECT 1", sqlerr.SyntaxError, "'a' = 2", "more than once"},
 		{"CREATE STREAMING TABLE t LOCATION '/tmp/x' AS SELECT 1", sqlerr.FeatureNotSupported, "LOCATION", "LOCATION is not supported"},
 		{"CREATE STREAMING TABLE t FLOW AUTO CDC x AS SELECT 1", sqlerr.FeatureNotSupported, "FLOW", "only FLOW INSERT BY NAME"},
-		{"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM s KEYS (id)", sqlerr.FeatureNotSupported, "AUTO", "AUTO CDC"},
+		{"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM s KEYS (id)", sqlerr.SyntaxError, "AUTO", "needs SEQUENCE BY"},
 		{"CREATE FLOW f AS INSERT t SELECT 1", sqlerr.SyntaxError, "INSERT", "INSERT INTO target"},
 		{"CREATE FLOW f INSERT INTO t SELECT 1", sqlerr.SyntaxError, "INSERT", "expected AS"},
 		{"ALTER STREAMING TABLE t ADD SCHEDULE CRON '* * *'", sqlerr.InvalidParameterValue, "'* * *'", "6 or 7"},

@@ -1,0 +1,50 @@
+package parse
+
+import (
+	"reflect"
+	"testing"
+)
+
+// The AUTO CDC forms of Databricks' docs (CREATE FLOW ... AS AUTO CDC
+// INTO, and Delta Live Tables' standalone APPLY CHANGES INTO).
+func TestParseAutoCDC(t *testing.T) {
+	tests := []struct {
+		sql  string
+		flow string
+		want AutoCDC
+	}{
+		{`CREATE FLOW customers_flow AS AUTO CDC INTO customers_silver
+		   FROM STREAM(customers_feed) KEYS (customer_id)
+		   APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq
+		   COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1`, "customers_flow",
+			AutoCDC{Source: QualifiedName{Name: "customers_feed"}, Keys: []string{"customer_id"}, DeleteWhen: "op = 'D'",
+				Sequence: "seq", Except: []string{"op", "seq"}, SCDType: 1}},
+		{`APPLY CHANGES INTO live.target FROM stream(cdc_data.users) KEYS (userId, region)
+		   IGNORE NULL UPDATES APPLY AS DELETE WHEN operation = "DELETE" APPLY AS TRUNCATE WHEN operation = "TRUNCATE"
+		   SEQUENCE BY struct(ts, (seq)) COLUMNS userId, name STORED AS SCD TYPE 2`, "target",
+			AutoCDC{Source: QualifiedName{Schema: "cdc_data", Name: "users"}, Keys: []string{"userid", "region"}, IgnoreNullUpdates: true,
+				DeleteWhen: `operation = "DELETE"`, TruncateWhen: `operation = "TRUNCATE"`, Sequence: "struct(ts, (seq))",
+				Columns: []string{"userid", "name"}, SCDType: 2}},
+		{`CREATE OR REFRESH FLOW f AS APPLY CHANGES INTO t FROM STREAM s KEYS (k) SEQUENCE BY seq`, "f",
+			AutoCDC{Source: QualifiedName{Name: "s"}, Keys: []string{"k"}, Sequence: "seq", SCDType: 1}},
+	}
+	for _, tc := range tests {
+		st, err := ParseStreaming(tc.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if st.Kind != CreateFlow || st.Spec == nil || st.Spec.CDC == nil {
+			t.Fatalf("%s: parsed as %+v", tc.sql, st)
+		}
+		if st.Spec.Flow != tc.flow || !reflect.DeepEqual(*st.Spec.CDC, tc.want) {
+			t.Errorf("%s:\ngot  %q %+v\nwant %q %+v", tc.sql, st.Spec.Flow, *st.Spec.CDC, tc.flow, tc.want)
+		}
+	}
+}
+
+func TestSparkStrings(t *testing.T) {
+	got, err := SparkStrings(`operation = "DELETE" AND "Op" <> 'x'`, func(n string) bool { return n == "Op" })
+	if want := `operation = 'DELETE' AND "Op" <> 'x'`; err != nil || got != want {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+}
