@@ -76,6 +76,21 @@ func TestAutoCDCDatabricksSCD1(t *testing.T) {
 	if got := queryLines(t, c, "SELECT * FROM target ORDER BY userid"); got != want {
 		t.Errorf("SCD1 target:\n%s\nwant (Databricks' docs):\n%s", got, want)
 	}
+	// The target's key is the flow's KEYS; a full refresh recomputes it
+	// from the feed; DROP FLOW stops it and frees the target for another.
+	if got := queryLines(t, c, "SELECT pg_get_viewdef('target'::regclass) LIKE '%row_number()%'"); got != "true" {
+		t.Errorf("pg_get_viewdef(target) does not show the flow's query: %s", got)
+	}
+	execAll(t, c, "REFRESH STREAMING TABLE target FULL")
+	if got := queryLines(t, c, "SELECT * FROM target ORDER BY userid"); got != want {
+		t.Errorf("SCD1 target after REFRESH FULL:\n%s\nwant:\n%s", got, want)
+	}
+	execAll(t, c, "DROP FLOW flow",
+		"CREATE FLOW flow2 AS AUTO CDC INTO target FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum COLUMNS userId, name, city",
+		"REFRESH STREAMING TABLE target")
+	if got, want := queryLines(t, c, "SELECT * FROM target ORDER BY userid"), "123|NULL|NULL\n124|Raul|Oaxaca\n125|Mercedes|Guadalajara\n126|Lily|Cancun"; got != want {
+		t.Errorf("SCD1 target without deletes:\n%s\nwant:\n%s", got, want)
+	}
 }
 
 func TestAutoCDCDatabricksSCD2(t *testing.T) {
