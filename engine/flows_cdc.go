@@ -56,8 +56,9 @@ func (s *Session) createCDCFlow(st *parse.StreamingStmt, target *catalog.Relatio
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" already has flow \"%s\": an AUTO CDC flow's target takes no other flow", target.Name, f.Name).
 			WithHint("Give the AUTO CDC flow a streaming table of its own.")
 	}
-	if _, f, ok := s.findFlow(target.Schema, spec.Flow); ok && f.CDC == nil {
-		return nil, sqlerr.New(sqlerr.DuplicateObject, "flow \"%s\" already exists", spec.Flow)
+	if owner, _, ok := s.findFlow(target.Schema, spec.Flow); ok && owner.OID != target.OID {
+		return nil, sqlerr.New(sqlerr.DuplicateObject, "flow \"%s\" already exists", spec.Flow).
+			WithDetail(fmt.Sprintf("It goes into streaming table %s.", owner.Name))
 	}
 	def, err := s.cdcDefinition(spec.CDC)
 	if err != nil {
@@ -261,4 +262,16 @@ func (s *Session) planCDCFlowOf(target *catalog.Relation, f catalog.Flow) (*plan
 	defer func() { s.readsAs = 0 }()
 	sp, trig, _, err := s.planCDC(target, f.CDC)
 	return sp, trig, err
+}
+
+// cdcTargetTakesNoFlow refuses an append flow into the target of an AUTO
+// CDC flow: the target's rows are that flow's state.
+func cdcTargetTakesNoFlow(target *catalog.Relation) error {
+	for _, f := range target.Streaming.Flows {
+		if f.CDC != nil {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" is the target of AUTO CDC flow \"%s\": it takes no other flow", target.Name, f.Name).
+				WithHint("Give the other flow a streaming table of its own.")
+		}
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // databricksCDCFeed is the docs' example feed (sequenceNum ordered as in
@@ -118,5 +119,36 @@ func TestAutoCDCDatabricksSCD2(t *testing.T) {
 	}, "\n")
 	if got := queryLines(t, c, "SELECT * FROM target ORDER BY userid, __START_AT"); got != want {
 		t.Errorf("SCD2 target:\n%s\nwant (Databricks' docs):\n%s", got, want)
+	}
+}
+
+// What AUTO CDC refuses, with SQLSTATEs.
+func TestAutoCDCErrors(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	execAll(t, c, databricksCDCFeed...)
+	execAll(t, c, "CREATE OR REFRESH STREAMING TABLE target", "CREATE TABLE plain (a int)", "CREATE OR REFRESH STREAMING TABLE t2",
+		"CREATE FLOW flow AS AUTO CDC INTO target FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum")
+	for stmt, code := range map[string]string{
+		"CREATE FLOW f2 AS AUTO CDC INTO target FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                    "0A000",
+		"CREATE FLOW f3 AS INSERT INTO target BY NAME SELECT * FROM STREAM cdc_data_users":                                                            "0A000",
+		"CREATE FLOW f4 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (nope) SEQUENCE BY sequenceNum":                                          "42703",
+		"CREATE FLOW f5 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum COLUMNS name, city":                     "42P10",
+		"CREATE FLOW f6 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) APPLY AS TRUNCATE WHEN operation = 'T' SEQUENCE BY sequenceNum": "0A000",
+		"CREATE FLOW f7 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) IGNORE NULL UPDATES SEQUENCE BY sequenceNum":                    "0A000",
+		"CREATE FLOW f8 AS AUTO CDC INTO plain FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                     "42809",
+		"CREATE FLOW f9 AS AUTO CDC INTO t2 FROM STREAM(nosuch) KEYS (userId) SEQUENCE BY sequenceNum":                                                "42P01",
+		"CREATE FLOW flow AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                      "42710",
+	} {
+		_, err := c.Exec(context.Background(), stmt)
+		var got string
+		if pe, ok := err.(*pgconn.PgError); ok {
+			got = pe.Code
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != code {
+			t.Errorf("%s: got %q (%v), want %q", stmt, got, err, code)
+		}
 	}
 }

@@ -38,6 +38,9 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 	if spec.CDC != nil {
 		return s.createCDCFlow(st, target, text, io) // flows_cdc.go
 	}
+	if err := cdcTargetTakesNoFlow(target); err != nil { // flows_cdc.go
+		return nil, err
+	}
 	if spec.FlowOnce {
 		return s.createOnceFlow(st, target, text, io) // flows_once.go
 	}

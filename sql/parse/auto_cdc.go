@@ -73,7 +73,7 @@ func (p *stmtParser) autoCDC(st *StreamingStmt, spec *TableSpec, i int) error {
 	for i < end {
 		clause, j := p.cdcClause(i)
 		if clause == "" {
-			return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected KEYS, SEQUENCE BY, APPLY AS DELETE WHEN, APPLY AS TRUNCATE WHEN, IGNORE NULL UPDATES, COLUMNS or STORED AS", p.describe(i))
+			return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected KEYS, SEQUENCE BY, APPLY AS DELETE WHEN, APPLY AS TRUNCATE WHEN, IGNORE NULL UPDATES, COLUMNS, STORED AS or TRACK HISTORY ON", p.describe(i))
 		}
 		if seen[clause] {
 			return p.errAtH(sqlerr.SyntaxError, i, "%s is given twice", clause)
@@ -107,6 +107,9 @@ func (p *stmtParser) autoCDC(st *StreamingStmt, spec *TableSpec, i int) error {
 			} else {
 				c.Columns, i, err = p.cdcNames(j, end)
 			}
+		case "TRACK HISTORY ON":
+			return p.errAtH(sqlerr.FeatureNotSupported, i, "TRACK HISTORY ON is not supported yet: every column is tracked").
+				WithHint("Leave it out: SCD type 2 then makes a version of every change.")
 		case "STORED AS":
 			if !p.isWord(j, "scd") || !p.isWord(j+1, "type") || (p.at(j+2).text != "1" && p.at(j+2).text != "2") {
 				return p.errAtH(sqlerr.SyntaxError, j, "syntax error at or near %s: expected SCD TYPE 1 or SCD TYPE 2", p.describe(j))
@@ -147,6 +150,8 @@ func (p *stmtParser) cdcClause(i int) (string, int) {
 		return "COLUMNS", i + 1
 	case p.isWord(i, "stored") && p.isWord(i+1, "as"):
 		return "STORED AS", i + 2
+	case p.isWord(i, "track") && p.isWord(i+1, "history") && p.isWord(i+2, "on"):
+		return "TRACK HISTORY ON", i + 3
 	}
 	return "", i
 }

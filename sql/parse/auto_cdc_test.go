@@ -3,6 +3,8 @@ package parse
 import (
 	"reflect"
 	"testing"
+
+	"github.com/weir-sql/weir/sql/sqlerr"
 )
 
 // The AUTO CDC forms of Databricks' docs (CREATE FLOW ... AS AUTO CDC
@@ -46,5 +48,22 @@ func TestSparkStrings(t *testing.T) {
 	got, err := SparkStrings(`operation = "DELETE" AND "Op" <> 'x'`, func(n string) bool { return n == "Op" })
 	if want := `operation = 'DELETE' AND "Op" <> 'x'`; err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestParseAutoCDCErrors(t *testing.T) {
+	for sql, code := range map[string]string{
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (a)": "0A000",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE BY seq":                                                            "0A000",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) SEQUENCE BY seq":                                                             "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 3":                               "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) KEYS (j) SEQUENCE BY seq":                                           "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY":                                                        "42601",
+	} {
+		_, err := ParseStreaming(sql)
+		e, ok := err.(*sqlerr.Error)
+		if !ok || e.Code != code {
+			t.Errorf("%s: got %v, want SQLSTATE %s", sql, err, code)
+		}
 	}
 }
