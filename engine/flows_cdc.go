@@ -210,6 +210,13 @@ func cdcQuery(def *catalog.AutoCDC) string {
 		return strings.Join(out, ", ")
 	}
 	keys, cols, all := q(def.Keys), q(def.Columns), q(def.SourceColumns)
+	// A change without a key (a postgres-cdc truncate row) names no row:
+	// the target's key columns are its primary key, NOT NULL.
+	keyed := make([]string, len(def.Keys))
+	for i, k := range def.Keys {
+		keyed[i] = quoteIdentAlways(k) + " IS NOT NULL"
+	}
+	feed := cdcSource(def) + " WHERE " + strings.Join(keyed, " AND ")
 	notDeleted := ""
 	if def.DeleteWhen != "" {
 		notDeleted = " NOT coalesce((" + def.DeleteWhen + "), false)"
@@ -223,14 +230,14 @@ func cdcQuery(def *catalog.AutoCDC) string {
 		}
 		return "SELECT " + cols + ", __start_at, __end_at FROM (SELECT *, (" + def.Sequence + ") AS __start_at, lead((" +
 			def.Sequence + ")) OVER (PARTITION BY " + keys + " ORDER BY (" + def.Sequence + ")) AS __end_at FROM (SELECT " + all + " FROM STREAM " +
-			cdcSource(def) + " GROUP BY " + all + ") AS weir_cdc_changes) AS weir_cdc_versions" + where
+			feed + " GROUP BY " + all + ") AS weir_cdc_changes) AS weir_cdc_versions" + where
 	}
 	where := " WHERE weir_cdc_rank = 1"
 	if notDeleted != "" {
 		where += " AND" + notDeleted
 	}
 	return "SELECT " + cols + " FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY (" + def.Sequence +
-		") DESC NULLS LAST) AS weir_cdc_rank FROM STREAM " + cdcSource(def) + ") AS weir_cdc_latest" + where
+		") DESC NULLS LAST) AS weir_cdc_rank FROM STREAM " + feed + ") AS weir_cdc_latest" + where
 }
 
 // planCDC plans def's query for target; query is its text (the target's

@@ -26,7 +26,8 @@ var databricksCDCFeed = []string{
 	 (123, NULL, NULL, 'DELETE', 6),
 	 (125, 'Mercedes', 'Guadalajara', 'UPDATE', 6),
 	 (125, 'Mercedes', 'Mexicali', 'UPDATE', 5),
-	 (123, 'Isabel', 'Chihuahua', 'UPDATE', 5)`,
+	 (123, 'Isabel', 'Chihuahua', 'UPDATE', 5),
+	 (NULL, 'no key', 'skipped', 'INSERT', 7)`, // not in the docs: a change without a key names no row
 }
 
 // queryLines is the rows of q, one line each, columns joined by |.
