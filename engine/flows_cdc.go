@@ -254,6 +254,10 @@ func (s *Session) planCDC(target *catalog.Relation, def *catalog.AutoCDC) (*plan
 	}
 	if len(target.Columns) > 0 {
 		for i, c := range sp.Cols {
+			if i < len(target.Columns) && target.Columns[i].Name == c.Name && target.Columns[i].Type != queryType(c.T) {
+				return nil, trig, "", sqlerr.New(sqlerr.DatatypeMismatch, "column \"%s\" of streaming table \"%s\" is of another type than its AUTO CDC flow gives", c.Name, target.Name).
+					WithDetail("The table has: " + catalogColumnNames(target.Columns) + "; the flow gives: " + planColumnNames(sp.Cols) + ".")
+			}
 			if i >= len(target.Columns) || target.Columns[i].Name != c.Name {
 				return nil, trig, "", sqlerr.New(sqlerr.InvalidColumnReference, "streaming table \"%s\" has other columns than its AUTO CDC flow gives", target.Name).
 					WithDetail("The table has: " + catalogColumnNames(target.Columns) + "; the flow gives: " + planColumnNames(sp.Cols) + ".")

@@ -29,13 +29,17 @@ func TestAutoCDCOverPgCDC(t *testing.T) {
 		fmt.Sprintf(`CREATE SOURCE shop WITH (connector = 'postgres-cdc', hostname = '127.0.0.1', port = %d,
 		  username = 'replicator', password = secret('shop_pw'), database.name = 'shop',
 		  table.name = 'public.customers', slot.name = 'weir_shop', publication = 'weir_shop')`, pg.Port),
+		// dialect.md's changelog table: the same, in one statement.
+		`CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text, segment text, credit numeric(12,2), since timestamptz)
+		   FROM shop TABLE 'public.customers'`,
 		`CREATE OR REFRESH STREAMING TABLE customers_silver`,
 		`CREATE FLOW customers_flow AS AUTO CDC INTO customers_silver FROM STREAM(shop) KEYS (customer_id)
 		   APPLY AS DELETE WHEN _op = 'd' SEQUENCE BY _lsn COLUMNS * EXCEPT (_op, _lsn) STORED AS SCD TYPE 1`)
 	for round := 0; round < 3; round++ {
 		shopChanges(t, shop, round)
 	}
-	waitSilver(t, w, shop)
+	waitSilver(t, w, shop, "customers_silver")
+	waitSilver(t, w, shop, "customers")
 	w.Close(context.Background())
 	srv.stop()
 	shopChanges(t, shop, 3) // while weir is down
@@ -43,15 +47,16 @@ func TestAutoCDCOverPgCDC(t *testing.T) {
 	defer srv.stop()
 	w = srv.connect(t)
 	shopChanges(t, shop, 4)
-	waitSilver(t, w, shop)
+	waitSilver(t, w, shop, "customers_silver")
+	waitSilver(t, w, shop, "customers")
 }
 
-// waitSilver waits until customers_silver holds PostgreSQL's rows.
-func waitSilver(t *testing.T, w, shop *pgx.Conn) {
+// waitSilver waits until table holds PostgreSQL's rows.
+func waitSilver(t *testing.T, w, shop *pgx.Conn, table string) {
 	t.Helper()
 	want := strings.Join(sourceRows(t, shop), "\n")
-	waitUntil(t, "customers_silver to equal PostgreSQL's customers", func() (bool, string) {
-		rows, err := w.Query(context.Background(), `SELECT `+shopRow+` FROM customers_silver`)
+	waitUntil(t, table+" to equal PostgreSQL's customers", func() (bool, string) {
+		rows, err := w.Query(context.Background(), `SELECT `+shopRow+` FROM `+table)
 		if err != nil {
 			return false, err.Error()
 		}

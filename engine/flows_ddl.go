@@ -23,6 +23,9 @@ import (
 // when the query keeps the same state.
 func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (wire.Result, error) {
 	spec := st.Spec
+	if spec.ChangelogTable != "" {
+		return s.createChangelogTable(st, text, io) // flows_cdc_table.go
+	}
 	target, err := s.eng.cat.LookupRelation(s.searchPath(), st.Schema, st.Name)
 	if err != nil {
 		return nil, err

@@ -66,6 +66,9 @@ type TableSpec struct {
 	FlowOnce   bool
 	// CDC is set for an AUTO CDC (APPLY CHANGES) flow (auto_cdc.go).
 	CDC *AutoCDC
+	// ChangelogTable is the 'schema.table' of CREATE TABLE t (...) FROM
+	// source TABLE 'schema.table' (changelog_table.go), "" otherwise.
+	ChangelogTable string
 
 	// ALTER STREAMING TABLE: what to do ("add schedule", "alter schedule",
 	// "drop schedule", "set tblproperties", "unset tblproperties", "enable

@@ -113,6 +113,11 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		// The legacy LIVE. prefix goes before anything is read.
 		p = p.stripLive(0, p.end())
 	}
+	if p.isWord(0, "create") && p.is(1, pg_query.Token_TABLE) {
+		if ok, err := p.changelogTable(st); ok { // changelog_table.go
+			return st, err
+		}
+	}
 	if p.isWord(0, "apply") && p.isWord(1, "changes") && p.isWord(2, "into") {
 		// Delta Live Tables' standalone form: a flow named after its target.
 		p = p.stripLive(0, p.end())
