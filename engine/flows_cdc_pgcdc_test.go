@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/weir-sql/weir/engine"
 )
@@ -35,6 +36,22 @@ func TestAutoCDCOverPgCDC(t *testing.T) {
 		`CREATE OR REFRESH STREAMING TABLE customers_silver`,
 		`CREATE FLOW customers_flow AS AUTO CDC INTO customers_silver FROM STREAM(shop) KEYS (customer_id)
 		   APPLY AS DELETE WHEN _op = 'd' SEQUENCE BY _lsn COLUMNS * EXCEPT (_op, _lsn) STORED AS SCD TYPE 1`)
+	// What a changelog table refuses; a refused one leaves no table.
+	for stmt, code := range map[string]string{
+		`CREATE TABLE c2 (customer_id bigint, name text) FROM shop TABLE 'public.customers'`:                  "42P16",
+		`CREATE TABLE c2 (customer_id bigint PRIMARY KEY, name text) FROM shop TABLE 'public.orders'`:         "0A000",
+		`CREATE TABLE c2 (customer_id bigint PRIMARY KEY, name text) FROM customers TABLE 'public.customers'`: "42809",
+		`CREATE TABLE c2 (customer_id bigint PRIMARY KEY, nope text) FROM shop TABLE 'public.customers'`:      "42703",
+		`CREATE TABLE c2 (customer_id int PRIMARY KEY, name text) FROM shop TABLE 'customers'`:                "42804",
+	} {
+		_, err := w.Exec(context.Background(), stmt)
+		if pe, ok := err.(*pgconn.PgError); !ok || pe.Code != code {
+			t.Errorf("%s: got %v, want SQLSTATE %s", stmt, err, code)
+		}
+	}
+	if got := queryLines(t, w, "SELECT count(*) FROM pg_class WHERE relname = 'c2'"); got != "0" {
+		t.Errorf("a refused changelog table was left in the catalog")
+	}
 	for round := 0; round < 3; round++ {
 		shopChanges(t, shop, round)
 	}
