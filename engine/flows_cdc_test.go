@@ -83,6 +83,18 @@ func TestAutoCDCDatabricksSCD1(t *testing.T) {
 	if got := queryLines(t, c, "SELECT pg_get_viewdef('target'::regclass) LIKE '%row_number()%'"); got != "true" {
 		t.Errorf("pg_get_viewdef(target) does not show the flow's query: %s", got)
 	}
+	// CREATE OR REFRESH FLOW with the same state keeps the checkpoint; a
+	// definition that keeps other state is refused.
+	execAll(t, c, `CREATE OR REFRESH FLOW flow AS AUTO CDC INTO target FROM stream(cdc_data_users) KEYS (userId)
+		APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum COLUMNS * EXCEPT (operation, sequenceNum)`,
+		"REFRESH STREAMING TABLE target")
+	if got := queryLines(t, c, "SELECT * FROM target ORDER BY userid"); got != want {
+		t.Errorf("SCD1 target after CREATE OR REFRESH FLOW:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := c.Exec(context.Background(), `CREATE OR REFRESH FLOW flow AS AUTO CDC INTO target FROM stream(cdc_data_users) KEYS (userId, name)
+		SEQUENCE BY sequenceNum COLUMNS * EXCEPT (operation, sequenceNum)`); err == nil || !strings.Contains(err.Error(), "55000") {
+		t.Errorf("CREATE OR REFRESH FLOW with other keys: %v, want 55000", err)
+	}
 	execAll(t, c, "REFRESH STREAMING TABLE target FULL")
 	if got := queryLines(t, c, "SELECT * FROM target ORDER BY userid"); got != want {
 		t.Errorf("SCD1 target after REFRESH FULL:\n%s\nwant:\n%s", got, want)
