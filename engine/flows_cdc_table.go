@@ -37,10 +37,25 @@ func (s *Session) createChangelogTable(st *parse.StreamingStmt, text string, io 
 	if _, err := s.cdcDefinition(spec.CDC); err != nil { // the columns are the source's
 		return nil, err
 	}
+	return s.createTargetAndCDCFlow(st, text, "CREATE TABLE", io)
+}
+
+// createTargetAndCDCFlow creates st's streaming table and its own AUTO CDC
+// flow (a changelog table; CREATE STREAMING TABLE t FLOW AUTO CDC ...,
+// st.Spec.TableFlow); a flow that fails takes a table it created with it.
+func (s *Session) createTargetAndCDCFlow(st *parse.StreamingStmt, text, tag string, io noticer) (wire.Result, error) {
+	spec := st.Spec
+	existed := false
+	if _, err := s.eng.cat.LookupRelation(s.searchPath(), st.Schema, st.Name); err == nil {
+		existed = true
+	}
 	decl := *st
 	declSpec := *spec
-	declSpec.CDC, declSpec.ChangelogTable, declSpec.NoQuery, declSpec.Flow = nil, "", true, ""
-	decl.Kind, decl.Spec, decl.OrReplace = parse.CreateStreamingTable, &declSpec, false
+	declSpec.CDC, declSpec.ChangelogTable, declSpec.TableFlow, declSpec.NoQuery, declSpec.Flow = nil, "", false, true, ""
+	decl.Kind, decl.Spec = parse.CreateStreamingTable, &declSpec
+	if !spec.TableFlow {
+		decl.OrReplace = false // CREATE TABLE: a new table
+	}
 	if _, err := s.createDeclaredStreamingTable(&decl, text, io); err != nil { // streaming_ddl.go
 		return nil, err
 	}
@@ -51,10 +66,10 @@ func (s *Session) createChangelogTable(st *parse.StreamingStmt, text string, io 
 	if err != nil {
 		// Nothing is left half made: the table (no flow ran into it, it
 		// holds nothing) goes with its failed flow.
-		if target != nil {
+		if target != nil && !existed {
 			s.eng.cat.DropRelation(nil, target.Schema, target.Name, catalog.KindStreamingTable, false)
 		}
 		return nil, err
 	}
-	return commandResult("CREATE TABLE"), nil
+	return commandResult(tag), nil
 }

@@ -165,3 +165,32 @@ func TestAutoCDCErrors(t *testing.T) {
 		}
 	}
 }
+
+// Databricks' table-clause form: CREATE OR REFRESH STREAMING TABLE target
+// FLOW AUTO CDC FROM ... (the table and its own flow, named after it).
+func TestAutoCDCTableFlow(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	execAll(t, c, databricksCDCFeed...)
+	stmt := `CREATE OR REFRESH STREAMING TABLE target
+		FLOW AUTO CDC
+		FROM stream(cdc_data_users)
+		KEYS (userId)
+		APPLY AS DELETE WHEN operation = "DELETE"
+		SEQUENCE BY sequenceNum
+		COLUMNS * EXCEPT (operation, sequenceNum)
+		STORED AS SCD TYPE 2`
+	execAll(t, c, stmt, "REFRESH STREAMING TABLE target")
+	if got := queryLines(t, c, "SELECT count(*), count(*) FILTER (WHERE __end_at IS NULL) FROM target"); got != "7|3" {
+		t.Errorf("SCD2 target: %s rows / current, want 7|3 (Databricks' example)", got)
+	}
+	execAll(t, c, stmt, "REFRESH STREAMING TABLE target") // CREATE OR REFRESH keeps it
+	if got := queryLines(t, c, "SELECT count(*) FROM target"); got != "7" {
+		t.Errorf("after CREATE OR REFRESH: %s rows, want 7", got)
+	}
+	for _, q := range []string{"SHOW CREATE TABLE target", "DESCRIBE TABLE EXTENDED target", "SELECT name FROM weir_catalog.streaming_progress"} {
+		if out := queryLines(t, c, q); !strings.Contains(out, "target") || q == "SHOW CREATE TABLE target" && strings.Count(out, "FLOW AUTO CDC") != 1 {
+			t.Errorf("%s:\n%s", q, out)
+		}
+	}
+}

@@ -44,7 +44,12 @@ func (p *stmtParser) autoCDC(st *StreamingStmt, spec *TableSpec, i int) error {
 	}
 	spec.FlowTarget = qualified(parts)
 	st.Name, st.Schema = spec.FlowTarget.Name, spec.FlowTarget.Schema
-	i = next
+	return p.cdcBody(c, next, start)
+}
+
+// cdcBody reads an AUTO CDC flow from its FROM at i to the statement's
+// end; start is where the flow began (for errors about what is missing).
+func (p *stmtParser) cdcBody(c *AutoCDC, i, start int) error {
 	if !p.is(i, pg_query.Token_FROM) {
 		return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected FROM STREAM(source)", p.describe(i))
 	}
@@ -57,7 +62,8 @@ func (p *stmtParser) autoCDC(st *StreamingStmt, spec *TableSpec, i int) error {
 	if paren {
 		i++
 	}
-	if parts, next, ok = p.qualifiedName(i); !ok {
+	parts, next, ok := p.qualifiedName(i)
+	if !ok {
 		return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected the source's name", p.describe(i))
 	}
 	c.Source = qualified(parts)
@@ -224,4 +230,13 @@ func SparkStrings(e string, isColumn func(string) bool) (string, error) {
 	}
 	b.WriteString(e[last:])
 	return b.String(), nil
+}
+
+// lastPart is the last dot-separated part of a name as the parser keeps
+// it ("schema.name" → "name").
+func lastPart(n string) string {
+	if i := strings.LastIndexByte(n, '.'); i >= 0 {
+		return n[i+1:]
+	}
+	return n
 }

@@ -27,6 +27,8 @@ func TestParseAutoCDC(t *testing.T) {
 			AutoCDC{Source: QualifiedName{Schema: "cdc_data", Name: "users"}, Keys: []string{"userid", "region"}, IgnoreNullUpdates: true,
 				DeleteWhen: `operation = "DELETE"`, TruncateWhen: `operation = "TRUNCATE"`, Sequence: "struct(ts, (seq))",
 				Columns: []string{"userid", "name"}, SCDType: 2}},
+		{`CREATE OR REFRESH STREAMING TABLE target FLOW AUTO CDC FROM stream(cdc_data.users) KEYS (userId) SEQUENCE BY sequenceNum STORED AS SCD TYPE 1`, "target",
+			AutoCDC{Source: QualifiedName{Schema: "cdc_data", Name: "users"}, Keys: []string{"userid"}, Sequence: "sequenceNum", SCDType: 1}},
 		{`CREATE OR REFRESH FLOW f AS APPLY CHANGES INTO t FROM STREAM s KEYS (k) SEQUENCE BY seq`, "f",
 			AutoCDC{Source: QualifiedName{Name: "s"}, Keys: []string{"k"}, Sequence: "seq", SCDType: 1}},
 	}

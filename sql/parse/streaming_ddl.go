@@ -69,6 +69,9 @@ type TableSpec struct {
 	// ChangelogTable is the 'schema.table' of CREATE TABLE t (...) FROM
 	// source TABLE 'schema.table' (changelog_table.go), "" otherwise.
 	ChangelogTable string
+	// TableFlow is CREATE STREAMING TABLE t [clauses] FLOW AUTO CDC ...:
+	// the table and its own AUTO CDC flow, named after it.
+	TableFlow bool
 
 	// ALTER STREAMING TABLE: what to do ("add schedule", "alter schedule",
 	// "drop schedule", "set tblproperties", "unset tblproperties", "enable
