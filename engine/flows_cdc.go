@@ -222,15 +222,7 @@ func cdcQuery(def *catalog.AutoCDC) string {
 		notDeleted = " NOT coalesce((" + def.DeleteWhen + "), false)"
 	}
 	if def.SCDType == 2 {
-		// The changes grouped by all their columns: a changelog, which
-		// OVER recomputes per key as changes arrive out of order.
-		where := ""
-		if notDeleted != "" {
-			where = " WHERE" + notDeleted
-		}
-		return "SELECT " + cols + ", __start_at, __end_at FROM (SELECT *, (" + def.Sequence + ") AS __start_at, lead((" +
-			def.Sequence + ")) OVER (PARTITION BY " + keys + " ORDER BY (" + def.Sequence + ")) AS __end_at FROM (SELECT " + all + " FROM STREAM " +
-			feed + " GROUP BY " + all + ") AS weir_cdc_changes) AS weir_cdc_versions" + where
+		return scd2Query(def, keys, cols, all, feed)
 	}
 	where := " WHERE weir_cdc_rank = 1"
 	if notDeleted != "" {
@@ -285,4 +277,42 @@ func cdcTargetTakesNoFlow(target *catalog.Relation) error {
 		}
 	}
 	return nil
+}
+
+// scd2Query is SCD type 2's query. The changes, grouped by all their
+// columns (a changelog, which OVER recomputes per key as changes arrive
+// out of order), each see the change before them (lag); a change that
+// repeats the one before it on every tracked column (all the target's
+// columns but the keys) continues its version and is dropped, as
+// Databricks coalesces such no-op updates; each remaining change is a
+// version to the next one's sequence (lead), and deletes only end
+// versions.
+func scd2Query(def *catalog.AutoCDC, keys, cols, all, feed string) string {
+	seq := "(" + def.Sequence + ")"
+	del := "false"
+	if def.DeleteWhen != "" {
+		del = "coalesce((" + def.DeleteWhen + "), false)"
+	}
+	over := " OVER (PARTITION BY " + keys + " ORDER BY " + seq + ")"
+	var lags, changed []string
+	changed = append(changed, "weir_cdc_delete", "weir_cdc_prev_seq IS NULL", "weir_cdc_prev_delete")
+	n := 0
+	for _, c := range def.Columns {
+		if slices.Contains(def.Keys, c) {
+			continue
+		}
+		n++
+		prev := fmt.Sprintf("weir_cdc_prev_%d", n)
+		lags = append(lags, "lag("+quoteIdentAlways(c)+")"+over+" AS "+prev)
+		changed = append(changed, quoteIdentAlways(c)+" IS DISTINCT FROM "+prev)
+	}
+	lagged := "SELECT *, " + seq + " AS __start_at, " + del + " AS weir_cdc_delete, lag(" + seq + ")" + over + " AS weir_cdc_prev_seq, lag(" + del + ")" + over + " AS weir_cdc_prev_delete"
+	if len(lags) > 0 {
+		lagged += ", " + strings.Join(lags, ", ")
+	}
+	lagged += " FROM (SELECT " + all + " FROM STREAM " + feed + " GROUP BY " + all + ") AS weir_cdc_changes"
+	opening := "SELECT * FROM (" + lagged + ") AS weir_cdc_lagged WHERE " + strings.Join(changed, " OR ")
+	versions := "SELECT " + cols + ", weir_cdc_delete, __start_at, lead(__start_at) OVER (PARTITION BY " + keys + " ORDER BY __start_at) AS __end_at FROM (" +
+		opening + ") AS weir_cdc_opening"
+	return "SELECT " + cols + ", __start_at, __end_at FROM (" + versions + ") AS weir_cdc_versions WHERE NOT weir_cdc_delete"
 }

@@ -459,8 +459,19 @@ func (b *treeBuilder) topN(f *Filter) (*StreamNode, error) {
 // overChangelog says whether w's input is a changelog (no Top-N can read
 // it; OVER recomputes its partitions).
 func (b *treeBuilder) overChangelog(w *Window) bool {
-	_, isAgg := skipProject(w.Input).(*Aggregate)
-	return isAgg
+	n := w.Input
+	for {
+		switch x := n.(type) {
+		case *Project:
+			n = x.Input
+		case *Filter:
+			n = x.Input
+		case *Aggregate, *Window:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // over builds window functions over earlier rows.
