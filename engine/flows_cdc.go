@@ -33,11 +33,15 @@ import (
 //   - SCD type 2: every change of a key is a version, from its sequence
 //     (__start_at) to the next change's (__end_at, NULL for the current
 //     one: lead(seq) OVER (PARTITION BY keys ORDER BY seq)); a delete is
-//     no version of its own but ends the one before it. The changes are
+//     no version of its own but ends the one before it, and a change that
+//     repeats the one before it opens none (scd2Query). The changes are
 //     first grouped by all their columns, which makes them a changelog
 //     the executor's OVER recomputes per key when a change arrives late
 //     (exec/stream_over_changelog.go): a late change lands in the history
 //     where its sequence puts it.
+//
+// A change whose key is NULL is skipped; the target's primary key is KEYS
+// (SCD1) or KEYS, __start_at (SCD2).
 //
 // The flow's checkpoint is the target's (flow OID 0): the target's rows
 // are the job's update-mode rows, as a streaming table's with a query of
