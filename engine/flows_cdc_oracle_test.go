@@ -76,3 +76,29 @@ func TestAutoCDCOracle(t *testing.T) {
 		})
 	}
 }
+
+// SEQUENCE BY struct(ts, n), as Databricks' examples sequence by a
+// timestamp and a tie-breaker: ordered field by field, as PostgreSQL
+// orders ROW(ts, n); SCD2's __start_at and __end_at are of that type.
+func TestAutoCDCStructSequence(t *testing.T) {
+	pg := pgConnFresh(t, pgtest.Shared(t))
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	feed := []string{"CREATE TABLE f (k int, v text, ts bigint, n int, op text)",
+		"INSERT INTO f VALUES (1,'a',1,1,'U'), (1,'b',1,2,'U'), (1,'c',0,9,'U'), (2,'x',5,0,'U'), (2,'y',5,1,'D'), (3,'p',2,2,'U'), (3,'q',2,1,'U')"}
+	execAll(t, c, feed...)
+	execAll(t, pg, feed...)
+	for _, scd := range []string{"1", "2"} {
+		execAll(t, c, "CREATE OR REFRESH STREAMING TABLE t"+scd,
+			"CREATE FLOW f"+scd+" AS AUTO CDC INTO t"+scd+" FROM STREAM(f) KEYS (k) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY struct(ts, n) COLUMNS k, v STORED AS SCD TYPE "+scd,
+			"REFRESH STREAMING TABLE t"+scd)
+	}
+	if got, want := queryLines(t, c, "SELECT * FROM t1 ORDER BY k"),
+		queryLines(t, pg, "SELECT k, v FROM (SELECT DISTINCT ON (k) k, v, op FROM f ORDER BY k, ts DESC, n DESC) x WHERE op <> 'D' ORDER BY k"); got != want {
+		t.Errorf("SCD1:\n%s\nPostgreSQL:\n%s", got, want)
+	}
+	if got, want := queryLines(t, c, "SELECT k, v, __start_at::text, __end_at::text FROM t2 ORDER BY k, v"),
+		queryLines(t, pg, "SELECT k, v, s::text, e::text FROM (SELECT k, v, op, ROW(ts, n) AS s, lead(ROW(ts, n)) OVER (PARTITION BY k ORDER BY ts, n) AS e FROM f) x WHERE op <> 'D' ORDER BY k, v"); got != want {
+		t.Errorf("SCD2:\n%s\nPostgreSQL:\n%s", got, want)
+	}
+}
