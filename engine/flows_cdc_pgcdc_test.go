@@ -52,6 +52,11 @@ func TestAutoCDCOverPgCDC(t *testing.T) {
 	if got := queryLines(t, w, "SELECT count(*) FROM pg_class WHERE relname = 'c2'"); got != "0" {
 		t.Errorf("a refused changelog table was left in the catalog")
 	}
+	// SHOW CREATE TABLE replays: the table, then the flow it amounts to.
+	if got := queryLines(t, w, "SHOW CREATE TABLE customers"); !strings.Contains(got, `CREATE FLOW "customers" AS AUTO CDC INTO "customers" FROM STREAM("shop") KEYS ("customer_id") APPLY AS DELETE WHEN _op = 'd' SEQUENCE BY _lsn`) ||
+		!strings.Contains(got, "PRIMARY KEY (customer_id)\n") {
+		t.Errorf("SHOW CREATE TABLE customers:\n%s", got)
+	}
 	for round := 0; round < 3; round++ {
 		shopChanges(t, shop, round)
 	}

@@ -37,13 +37,33 @@ func (s *Session) createChangelogTable(st *parse.StreamingStmt, text string, io 
 	if _, err := s.cdcDefinition(spec.CDC); err != nil { // the columns are the source's
 		return nil, err
 	}
-	return s.createTargetAndCDCFlow(st, text, "CREATE TABLE", io)
+	// The flow's definition is the CREATE FLOW it amounts to, so that SHOW
+	// CREATE TABLE (the table, then its flows) replays.
+	c := spec.CDC
+	names := func(ns []string) string {
+		q := make([]string, len(ns))
+		for i, n := range ns {
+			q[i] = quoteIdentAlways(n)
+		}
+		return strings.Join(q, ", ")
+	}
+	source := quoteIdentAlways(c.Source.Name)
+	if c.Source.Schema != "" {
+		source = quoteIdentAlways(c.Source.Schema) + "." + source
+	}
+	target := quoteIdentAlways(st.Name)
+	if st.Schema != "" {
+		target = quoteIdentAlways(st.Schema) + "." + target
+	}
+	flowText := "CREATE FLOW " + quoteIdentAlways(spec.Flow) + " AS AUTO CDC INTO " + target + " FROM STREAM(" + source + ") KEYS (" + names(c.Keys) +
+		") APPLY AS DELETE WHEN " + c.DeleteWhen + " SEQUENCE BY " + c.Sequence + " COLUMNS " + names(c.Columns) + " STORED AS SCD TYPE 1"
+	return s.createTargetAndCDCFlow(st, text, flowText, "CREATE TABLE", io)
 }
 
 // createTargetAndCDCFlow creates st's streaming table and its own AUTO CDC
 // flow (a changelog table; CREATE STREAMING TABLE t FLOW AUTO CDC ...,
 // st.Spec.TableFlow); a flow that fails takes a table it created with it.
-func (s *Session) createTargetAndCDCFlow(st *parse.StreamingStmt, text, tag string, io noticer) (wire.Result, error) {
+func (s *Session) createTargetAndCDCFlow(st *parse.StreamingStmt, text, flowText, tag string, io noticer) (wire.Result, error) {
 	spec := st.Spec
 	existed := false
 	if _, err := s.eng.cat.LookupRelation(s.searchPath(), st.Schema, st.Name); err == nil {
@@ -61,7 +81,7 @@ func (s *Session) createTargetAndCDCFlow(st *parse.StreamingStmt, text, tag stri
 	}
 	target, err := s.eng.cat.LookupRelation(s.searchPath(), st.Schema, st.Name)
 	if err == nil {
-		_, err = s.createCDCFlow(st, target, text, io)
+		_, err = s.createCDCFlow(st, target, flowText, io)
 	}
 	if err != nil {
 		// Nothing is left half made: the table (no flow ran into it, it

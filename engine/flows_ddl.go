@@ -27,7 +27,7 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 		return s.createChangelogTable(st, text, io) // flows_cdc_table.go
 	}
 	if spec.TableFlow {
-		return s.createTargetAndCDCFlow(st, text, "CREATE STREAMING TABLE", io) // flows_cdc_table.go
+		return s.createTargetAndCDCFlow(st, text, text, "CREATE STREAMING TABLE", io) // flows_cdc_table.go
 	}
 	target, err := s.eng.cat.LookupRelation(s.searchPath(), st.Schema, st.Name)
 	if err != nil {

@@ -69,3 +69,19 @@ func TestParseAutoCDCErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestParseChangelogTable(t *testing.T) {
+	st, err := ParseStreaming(`CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text, segment text) FROM shop TABLE 'public.customers'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := AutoCDC{Source: QualifiedName{Name: "shop"}, Keys: []string{"customer_id"}, Sequence: "_lsn", DeleteWhen: "_op = 'd'",
+		Columns: []string{"customer_id", "name", "segment"}, SCDType: 1}
+	if st.Kind != CreateFlow || st.Spec.ChangelogTable != "public.customers" || st.Spec.Flow != "customers" || !reflect.DeepEqual(*st.Spec.CDC, want) {
+		t.Errorf("parsed %+v %+v", st.Spec, st.Spec.CDC)
+	}
+	// An ordinary CREATE TABLE is not one.
+	if st, err := ParseStreaming(`CREATE TABLE t (a int)`); err != nil || st != nil {
+		t.Errorf("CREATE TABLE t (a int): %+v, %v", st, err)
+	}
+}

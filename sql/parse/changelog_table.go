@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -39,7 +41,7 @@ func (p *stmtParser) changelogTable(st *StreamingStmt) (ok bool, err error) {
 	var cols []string
 	for _, c := range spec.Columns {
 		cols = append(cols, c.Name)
-		if c.PrimaryKey {
+		if c.PrimaryKey && !slices.Contains(keys, c.Name) {
 			keys = append(keys, c.Name)
 		}
 		if c.Generated != "" {
