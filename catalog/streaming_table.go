@@ -104,6 +104,24 @@ type Flow struct {
 	// inferred at CREATE FLOW (as StreamingTable.Files for a table's own
 	// query), so a restart binds the same columns.
 	Files []FilesSource `json:",omitempty"`
+	// CDC is set for an AUTO CDC (APPLY CHANGES INTO) flow: what it
+	// applies, typed (Definition holds it as written).
+	CDC *AutoCDC `json:",omitempty"`
+}
+
+// AutoCDC is an AUTO CDC flow's definition (engine/flows_cdc.go): the
+// target holds per key the change with the highest Sequence (SCDType 1),
+// or every version with __START_AT and __END_AT (SCDType 2).
+type AutoCDC struct {
+	SourceSchema, Source string
+	Keys                 []string
+	Sequence             string
+	DeleteWhen           string `json:",omitempty"`
+	Columns              []string
+	SCDType              int
+	// SourceColumns are the source's columns at CREATE FLOW (SCD type 2
+	// groups the changes by all of them).
+	SourceColumns []string `json:",omitempty"`
 }
 
 // PlanText is the statement the engine plans to run the table as one

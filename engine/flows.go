@@ -123,6 +123,9 @@ func (e *Engine) startFlow(target *catalog.Relation, f catalog.Flow, sp *planner
 // planFlowOf plans a stored flow again (at start, REFRESH, a schedule's
 // change).
 func (s *Session) planFlowOf(target *catalog.Relation, f catalog.Flow) (*planner.StreamPlan, trigger, error) {
+	if f.CDC != nil {
+		return s.planCDCFlowOf(target, f) // flows_cdc.go
+	}
 	st, err := parse.ParseStreaming(f.Definition)
 	if err != nil {
 		return nil, trigger{}, err

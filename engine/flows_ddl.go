@@ -23,6 +23,12 @@ import (
 // when the query keeps the same state.
 func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (wire.Result, error) {
 	spec := st.Spec
+	if spec.ChangelogTable != "" {
+		return s.createChangelogTable(st, text, io) // flows_cdc_table.go
+	}
+	if spec.TableFlow {
+		return s.createTargetAndCDCFlow(st, text, text, "CREATE STREAMING TABLE", io) // flows_cdc_table.go
+	}
 	target, err := s.eng.cat.LookupRelation(s.searchPath(), st.Schema, st.Name)
 	if err != nil {
 		return nil, err
@@ -34,6 +40,12 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 	if !target.Streaming.NoQuery {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" has its own query: flows go into a streaming table declared without one", target.Name).
 			WithHint("CREATE OR REFRESH STREAMING TABLE name; then CREATE FLOW ... INSERT INTO name BY NAME SELECT ...")
+	}
+	if spec.CDC != nil {
+		return s.createCDCFlow(st, target, text, io) // flows_cdc.go
+	}
+	if err := cdcTargetTakesNoFlow(target); err != nil { // flows_cdc.go
+		return nil, err
 	}
 	if spec.FlowOnce {
 		return s.createOnceFlow(st, target, text, io) // flows_once.go

@@ -334,7 +334,7 @@ func mayBeStreaming(q string) bool {
 	if mayBeDescribe(u) { // describe.go
 		return true
 	}
-	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET", "MASK", "DETERMINISTIC", "CONTAINS SQL", "READS SQL", "COMMENT '"} {
+	for _, k := range []string{"STREAM", "SUBSCRIBE", "WATERMARK", "EMIT", "SOURCE", "FLOW", "SINK", "SECRET", "MASK", "DETERMINISTIC", "CONTAINS SQL", "READS SQL", "COMMENT '", "TABLE '", "AUTO CDC", "APPLY CHANGES"} {
 		if strings.Contains(u, k) {
 			return true
 		}

@@ -227,8 +227,12 @@ func (b *treeBuilder) build(n Node) (*StreamNode, error) {
 			return &cp
 		}, childOf(x, inLeft))
 	case *Filter:
-		if _, isWindow := skipProject(x.Input).(*Window); isWindow {
-			return b.topN(x)
+		if w, isWindow := skipProject(x.Input).(*Window); isWindow {
+			// A filter over window functions of a changelog (AUTO CDC's
+			// SCD type 2, flows_cdc.go) is a filter over an OVER node.
+			if _, topN := MatchStreamTopN(x, true); topN || !b.overChangelog(w) {
+				return b.topN(x)
+			}
 		}
 		return b.unary(x, x.Input, func(in Node) Node { cp := *x; cp.Input = in; return &cp })
 	case *Project:
@@ -450,6 +454,24 @@ func (b *treeBuilder) topN(f *Filter) (*StreamNode, error) {
 		out.TimeCol = node.TimeCol
 	}
 	return out, nil
+}
+
+// overChangelog says whether w's input is a changelog (no Top-N can read
+// it; OVER recomputes its partitions).
+func (b *treeBuilder) overChangelog(w *Window) bool {
+	n := w.Input
+	for {
+		switch x := n.(type) {
+		case *Project:
+			n = x.Input
+		case *Filter:
+			n = x.Input
+		case *Aggregate, *Window:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // over builds window functions over earlier rows.

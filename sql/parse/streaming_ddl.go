@@ -64,6 +64,14 @@ type TableSpec struct {
 	Flow       string
 	FlowTarget QualifiedName
 	FlowOnce   bool
+	// CDC is set for an AUTO CDC (APPLY CHANGES) flow (auto_cdc.go).
+	CDC *AutoCDC
+	// ChangelogTable is the 'schema.table' of CREATE TABLE t (...) FROM
+	// source TABLE 'schema.table' (changelog_table.go), "" otherwise.
+	ChangelogTable string
+	// TableFlow is CREATE STREAMING TABLE t [clauses] FLOW AUTO CDC ...:
+	// the table and its own AUTO CDC flow, named after it.
+	TableFlow bool
 
 	// ALTER STREAMING TABLE: what to do ("add schedule", "alter schedule",
 	// "drop schedule", "set tblproperties", "unset tblproperties", "enable
@@ -739,9 +747,8 @@ func (p *stmtParser) createFlow(st *StreamingStmt, i int) error {
 		return p.errAtH(sqlerr.SyntaxError, i, "syntax error at or near %s: expected AS INSERT INTO target BY NAME query", p.describe(i))
 	}
 	i++
-	if p.isWord(i, "auto") && p.isWord(i+1, "cdc") {
-		return p.errAtH(sqlerr.FeatureNotSupported, i, "AUTO CDC flows are not supported yet").
-			WithHint("Use an append flow: CREATE FLOW name AS INSERT INTO target BY NAME SELECT ...")
+	if (p.isWord(i, "auto") && p.isWord(i+1, "cdc") || p.isWord(i, "apply") && p.isWord(i+1, "changes")) && p.isWord(i+2, "into") {
+		return p.autoCDC(st, spec, i) // auto_cdc.go
 	}
 	switch {
 	case p.isWord(i, "insert") && p.isWord(i+1, "once") && p.isWord(i+2, "into"):

@@ -113,6 +113,19 @@ func (p *stmtParser) statement() (*StreamingStmt, error) {
 		// The legacy LIVE. prefix goes before anything is read.
 		p = p.stripLive(0, p.end())
 	}
+	if p.isWord(0, "create") && p.is(1, pg_query.Token_TABLE) {
+		if ok, err := p.changelogTable(st); ok { // changelog_table.go
+			return st, err
+		}
+	}
+	if p.isWord(0, "apply") && p.isWord(1, "changes") && p.isWord(2, "into") {
+		// Delta Live Tables' standalone form: a flow named after its target.
+		p = p.stripLive(0, p.end())
+		st.Kind, st.Spec = CreateFlow, &TableSpec{}
+		err := p.autoCDC(st, st.Spec, 0) // auto_cdc.go
+		st.Spec.Flow = st.Spec.FlowTarget.Name
+		return st, err
+	}
 	switch p.word(0) {
 	case "create":
 		if p.isWord(1, "flow") {
@@ -324,8 +337,14 @@ func (p *stmtParser) create(st *StreamingStmt, i int) error {
 	case p.isWord(i, "flow") && p.isWord(i+1, "insert") && p.isWord(i+2, "by") && p.isWord(i+3, "name"):
 		// The table's own flow: the same as AS query.
 		i += 4
+	case p.isWord(i, "flow") && p.isWord(i+1, "auto") && p.isWord(i+2, "cdc"):
+		// The table's own AUTO CDC flow (auto_cdc.go), named after it.
+		st.Kind, spec.NoQuery, spec.TableFlow, spec.Flow = CreateFlow, true, true, lastPart(st.Name)
+		spec.FlowTarget = QualifiedName{Schema: st.Schema, Name: lastPart(st.Name)}
+		spec.CDC = &AutoCDC{SCDType: 1}
+		return p.cdcBody(spec.CDC, i+3, i)
 	case p.isWord(i, "flow"):
-		return p.errAt(sqlerr.FeatureNotSupported, i, "only FLOW INSERT BY NAME query is supported (AUTO CDC and REPLACE WHERE flows are not)")
+		return p.errAt(sqlerr.FeatureNotSupported, i, "only FLOW INSERT BY NAME query and FLOW AUTO CDC are supported (REPLACE WHERE flows are not)")
 	default:
 		return p.errAt(sqlerr.SyntaxError, i, "syntax error at or near %s: expected AS query or a table clause (COMMENT, TBLPROPERTIES, PARTITIONED BY, CLUSTER BY, SCHEDULE, TRIGGER ON UPDATE, WITH)", p.describe(i))
 	}
