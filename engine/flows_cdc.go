@@ -108,12 +108,7 @@ func (s *Session) createCDCFlow(st *parse.StreamingStmt, target *catalog.Relatio
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range sp.Warnings {
-		io.Notice("WARNING", sqlerr.Warning, w)
-	}
-	s.eng.flowCreated(updated, flow.Name) // event_log.go
-	s.eng.startFlow(updated, flow, sp, trig)
-	return commandResult("CREATE FLOW"), nil
+	return s.startCreatedFlow(updated, flow, sp, trig, io), nil // flows_ddl.go
 }
 
 // cdcDefinition resolves an AUTO CDC statement against its source's

@@ -121,12 +121,18 @@ func (s *Session) createFlow(st *parse.StreamingStmt, text string, io noticer) (
 	if err != nil {
 		return nil, err
 	}
+	return s.startCreatedFlow(updated, flow, sp, trig, io), nil // flows_ddl.go
+}
+
+// startCreatedFlow ends a CREATE FLOW whose flow is stored: the plan's
+// warnings, the created event, and the flow started.
+func (s *Session) startCreatedFlow(updated *catalog.Relation, flow catalog.Flow, sp *planner.StreamPlan, trig trigger, io noticer) wire.Result {
 	for _, w := range sp.Warnings {
 		io.Notice("WARNING", sqlerr.Warning, w)
 	}
 	s.eng.flowCreated(updated, flow.Name) // event_log.go
 	s.eng.startFlow(updated, flow, sp, trig)
-	return commandResult("CREATE FLOW"), nil
+	return commandResult("CREATE FLOW")
 }
 
 // dropFlow runs DROP FLOW [IF EXISTS] name: the flow stops and its
