@@ -607,7 +607,15 @@ func (e *Engine) systemSession() *Session {
 // startStreamingTables plans and starts every streaming table at open.
 // One that no longer plans (its input was dropped) is started failed, with
 // the reason, instead of stopping the server.
+//
+// A table that meets a new files schema while the others are still
+// starting restarts on it only once every table is started: its restart
+// widens its SELECT * readers, which it can only find once they run (a
+// reader planned on the old columns and registered after the restart
+// looked for it would keep them).
 func (e *Engine) startStreamingTables() {
+	e.filesOpen.evolveMu.Lock() // files_evolve.go: restarts on new schemas wait
+	defer e.filesOpen.evolveMu.Unlock()
 	sys := e.systemSession()
 	for _, rel := range e.cat.Relations() {
 		if rel.Kind != catalog.KindStreamingTable {
