@@ -19,7 +19,7 @@ func TestSecretStatements(t *testing.T) {
 	}
 	// dialect.md's WITH (value = …) and RisingWave's WITH (backend = 'meta') AS ….
 	for sql, want := range map[string]string{
-		"CREATE SECRET shop_pw WITH (value = 's3cret')":            "s3cret",
+		"CREATE SECRET shop_pw WITH (value = 's3cret')":             "s3cret",
 		"CREATE SECRET shop_pw WITH (backend = 'meta') AS 's3cret'": "s3cret",
 	} {
 		st, err := ParseStreaming(sql)
