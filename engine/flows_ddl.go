@@ -209,6 +209,9 @@ func (s *Session) refreshFlows(ctx context.Context, target *catalog.Relation, fu
 			}
 		}
 		s.eng.stopFlows(target)
+		if err := s.eng.rebaseChangeLog(target); err != nil { // change_log.go: its readers see the old rows deleted
+			return nil, err
+		}
 		if err := s.eng.dropTargetData(target); err != nil {
 			return nil, err
 		}

@@ -79,6 +79,9 @@ type liveSink struct {
 	status  string
 	lastErr string
 	staged  bool // Write succeeded for the epoch being committed
+	// consolidate nets each epoch's changes first (a change log's readers
+	// need it, change_log.go).
+	consolidate bool
 
 	// failed, when set, records the sink's failure as an event of its
 	// table (Engine.sinkFailed): the sink has no other handle on the
@@ -188,6 +191,9 @@ func (e *Engine) attachSinks(rel *catalog.Relation, sp *planner.StreamPlan, job 
 	ts := &tableSinks{rerunnable: true, job: job}
 	if n, err := e.logs.Trimmed(sp.Input.OID); err != nil || n > 0 {
 		ts.rerunnable = false
+	}
+	if sp.Mode != planner.AppendMode {
+		ts.sinks = append(ts.sinks, e.changeLogSink(rel, sp.Mode)) // change_log.go
 	}
 	for _, def := range e.cat.SinksOf(rel.OID) {
 		ts.sinks = append(ts.sinks, e.newLiveSink(def, rel, sp.Mode))
@@ -390,6 +396,9 @@ func (e *Engine) rerunSinks(oid uint32, epoch int64, changes []exec.ChangeBatch)
 // comment says what).
 func (l *liveSink) batches(epoch int64, changes []exec.ChangeBatch) ([]arrow.RecordBatch, error) {
 	out := []arrow.RecordBatch{}
+	if l.consolidate {
+		changes = exec.ConsolidateChanges(changes)
+	}
 	width := len(l.schema.Fields())
 	if !l.append {
 		width -= 2
@@ -504,8 +513,8 @@ func (e *Engine) rebaseSinks(oid uint32) error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	for _, l := range ts.sinks {
-		if l.sink == nil {
-			continue // never opened: its folder keeps the old numbering
+		if l.sink == nil || l.def.OID == 0 {
+			continue // never opened: its folder keeps the old numbering; the change log rebases itself (change_log.go)
 		}
 		last, err := l.sink.LastCommitted()
 		if err != nil {

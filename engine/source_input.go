@@ -62,6 +62,9 @@ func (e *Engine) inputSource(input *planner.Relation, schema *arrow.Schema, read
 		}
 		return relabel{src, schema}
 	}
+	if input.Streaming && !input.AppendOnly {
+		return e.changeLogSource(input, schema) // change_log.go: its inserts and deletes
+	}
 	return e.logs.Source(input.OID, schema)
 }
 

@@ -272,6 +272,9 @@ func (s *Session) dropSource(ss *parse.StreamingStmt, io wire.ExecIO) (wire.Resu
 		if err := s.eng.dropEpochs(d.OID); err != nil {
 			return nil, err
 		}
+		if err := s.eng.dropChangeLog(d.OID); err != nil { // change_log.go
+			return nil, err
+		}
 	}
 	for _, rel := range drop {
 		if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindSource, false); err != nil {

@@ -379,10 +379,6 @@ func (s *Session) planStreaming(st *parse.StreamingStmt) (*planner.StreamPlan, t
 	if err != nil {
 		return nil, trig, err
 	}
-	if sp.Input.Streaming && !sp.Input.AppendOnly {
-		return nil, trig, sqlerr.New(sqlerr.FeatureNotSupported, "streaming table \"%s\" is in update mode: its rows change, so it cannot be read as a stream", sp.Input.Name).
-			WithHint("Read it with batch SQL, or define it with EMIT ON WINDOW CLOSE (append mode).")
-	}
 	return sp, trig, nil
 }
 

@@ -195,6 +195,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	} else if err := s.eng.dropEpochs(rel.OID); err != nil {
 		return nil, err
 	}
+	if err := s.eng.dropChangeLog(rel.OID); err != nil { // change_log.go
+		return nil, err
+	}
 	return commandResult("DROP STREAMING TABLE"), nil
 }
 
@@ -243,6 +246,9 @@ func (s *Session) refreshStreamingTable(ctx context.Context, ss *parse.Streaming
 			// retained input as one fresh run; its sinks get it as
 			// epochs after theirs.
 			if err := s.eng.rebaseSinks(rel.OID); err != nil { // sinks.go
+				return nil, err
+			}
+			if err := s.eng.rebaseChangeLog(rel); err != nil { // change_log.go: its readers see the old rows deleted
 				return nil, err
 			}
 			if err := s.eng.dropEpochs(rel.OID); err != nil {
@@ -427,6 +433,13 @@ func (e *Engine) streamingReaderOf(oid uint32) string {
 		for _, r := range e.jobsOf(rel) { // flows.go: its own job, or its flows'
 			if r.plan != nil && r.plan.Input.OID == oid {
 				return rel.Name
+			}
+			if r.plan != nil && r.plan.Tree != nil {
+				for _, leaf := range r.plan.Tree.Sources { // a join's other inputs
+					if leaf.Input.OID == oid {
+						return rel.Name
+					}
+				}
 			}
 		}
 	}

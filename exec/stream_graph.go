@@ -20,6 +20,9 @@ import (
 type StreamGraph struct {
 	nodes   []graphNode // children before parents, the root last
 	sources int
+	// changelog[i]: source i's rows are a change log's (an update-mode
+	// table read as a stream, connector/changelog), inserts and deletes.
+	changelog []bool
 	late    []arrow.RecordBatch // late rows kept, as LateRowsColumns
 }
 
@@ -77,7 +80,14 @@ func (g *StreamGraph) Step(sc *StreamCtx, rows [][]arrow.RecordBatch, watermarks
 					if b.NumRows() == 0 {
 						continue
 					}
-					if err := node.op.Push(sc, k, Inserts(b)); err != nil {
+					c := Inserts(b)
+					if in.Source < len(g.changelog) && g.changelog[in.Source] {
+						var err error
+						if c, err = changesFromLog(b); err != nil {
+							return nil, err
+						}
+					}
+					if err := node.op.Push(sc, k, c); err != nil {
 						return nil, err
 					}
 				}

@@ -12,6 +12,10 @@ import (
 // each stateful node its operator.
 func BuildStreamGraph(tree *planner.StreamTree) (*StreamGraph, error) {
 	g := NewStreamGraph(len(tree.Sources))
+	g.changelog = make([]bool, len(tree.Sources))
+	for i, s := range tree.Sources {
+		g.changelog[i] = s.Changelog
+	}
 	var build func(n *planner.StreamNode) (GraphInput, error)
 	build = func(n *planner.StreamNode) (GraphInput, error) {
 		if n.Kind == planner.LeafNode {
@@ -58,6 +62,10 @@ func newTreeOperator(n *planner.StreamNode) (StreamOperator, error) {
 		kind := j.Kind
 		if kind == planner.CrossJoin {
 			kind = planner.InnerJoin
+		}
+		if sj.Changelog {
+			return &RetractingJoin{Kind: kind, LeftKeys: j.LeftKeys, RightKeys: j.RightKeys, Cond: j.Cond,
+				LeftCols: j.Left.Columns(), RightCols: j.Right.Columns()}, nil
 		}
 		return &IntervalJoin{Kind: kind, LeftKeys: j.LeftKeys, RightKeys: j.RightKeys, Cond: j.Cond,
 			LeftTime: sj.Sides[0].TimeCol, RightTime: sj.Sides[1].TimeCol,

@@ -19,6 +19,11 @@ type StreamJoin struct {
 	Bounds TimeBounds
 	// Warnings name the state the join cannot bound.
 	Warnings []string
+	// Changelog: a side emits deletes (a changelog: an update-mode table
+	// read as a stream, an aggregation without windows): the join keeps
+	// every row of both sides and retracts the rows a delete takes back
+	// (exec.RetractingJoin), its output a changelog; Bounds are not used.
+	Changelog bool
 }
 
 // StreamSide is one input of a join of two streams, as the tree builder

@@ -81,6 +81,31 @@ type StreamLeaf struct {
 	EventTime       expr.Expr
 	Delay           int64
 	WatermarkColumn string
+	// Changelog: Input is an update- or complete-mode streaming table (an
+	// AUTO CDC target, a changelog table), read as its change log: rows
+	// of its columns then _change_type and _commit_version, each an insert
+	// or a delete (connector/changelog). Its consumers retract.
+	Changelog bool
+}
+
+// ReadsChangelog reports whether a streaming query reads an update- or
+// complete-mode streaming table as a stream: such a plan is a stream tree,
+// whose nodes know how to take back what a delete removes.
+func ReadsChangelog(cat Catalog, plan Node, streamed func(*Scan) bool) bool {
+	found := false
+	var walk func(Node)
+	walk = func(n Node) {
+		if s, ok := n.(*Scan); ok && s.Kind == StoredTable && streamed(s) {
+			if rel, err := cat.LookupRelation(s.Schema, s.Name); err == nil && rel.Streaming && !rel.AppendOnly {
+				found = true
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(plan)
+	return found
 }
 
 // placeholderOID numbers the scans through which a stateless node reads a
@@ -159,6 +184,10 @@ func PlanStreamTree(cat Catalog, plan Node, st *parse.StreamingStmt, streamed fu
 // appendOnly reports whether a node emits only final rows.
 func appendOnly(n *StreamNode) bool {
 	switch n.Kind {
+	case LeafNode:
+		if n.Leaf.Changelog {
+			return false
+		}
 	case TopNNode:
 		if n.TopN.CloseCol < 0 {
 			return false
@@ -277,7 +306,7 @@ func (b *treeBuilder) leaf(s *Scan) (*StreamNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	leaf := &StreamLeaf{Index: len(b.tree.Sources), Input: rel, Scan: s}
+	leaf := &StreamLeaf{Index: len(b.tree.Sources), Input: rel, Scan: s, Changelog: rel.Streaming && !rel.AppendOnly}
 	if err := bindLeafWatermark(b.cat, leaf, b.st); err != nil {
 		return nil, err
 	}
@@ -365,10 +394,10 @@ func sameColumns(a, b []Column) bool {
 
 // join builds a join of two streams over its sides' nodes.
 func (b *treeBuilder) join(j *Join, l, r *StreamNode) (*StreamNode, error) {
-	if !appendOnly(l) || !appendOnly(r) {
-		return nil, refuse("a join of two streams reads append-only inputs (a Top-N outside windows is not)")
-	}
 	sides := [2]StreamSide{b.side(j.Left, l, "left"), b.side(j.Right, r, "right")}
+	if !appendOnly(l) || !appendOnly(r) {
+		return b.changelogJoin(j, l, r, sides)
+	}
 	sj, err := PlanStreamJoin(j, sides)
 	if err != nil {
 		return nil, err

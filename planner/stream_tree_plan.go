@@ -98,6 +98,9 @@ func ExplainStreamTree(t *StreamTree) []string {
 			} else {
 				line += " (no watermark)"
 			}
+			if n.Leaf.Changelog {
+				line += " (changelog: inserts and deletes)"
+			}
 			out = append(out, line)
 		case StatelessNode:
 			out = append(out, pad+"Stateless")
@@ -110,6 +113,11 @@ func ExplainStreamTree(t *StreamTree) []string {
 		case JoinNode:
 			sj := n.Join
 			kind := map[JoinKind]string{InnerJoin: "Inner", LeftJoin: "Left", RightJoin: "Right", FullJoin: "Full", CrossJoin: "Inner"}[sj.Join.Kind]
+			if sj.Changelog {
+				out = append(out, pad+kind+" Retracting Join")
+				out = append(out, pad+"  State of "+sj.Sides[0].Label()+" and "+sj.Sides[1].Label()+": unbounded (kept forever, a delete may come for any row)")
+				break
+			}
 			out = append(out, pad+kind+" Interval Join")
 			for s, side := range sj.Sides {
 				bounded := "unbounded (kept forever)"

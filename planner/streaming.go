@@ -100,7 +100,7 @@ func PlanStreaming(cat Catalog, st *parse.StreamingStmt, opts StreamOptions) (*S
 	if len(q.ParamTypes) > 0 {
 		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
 	}
-	if streamed := streamedIn(st); NeedsStreamTree(q.Plan, streamed) {
+	if streamed := streamedIn(st); NeedsStreamTree(q.Plan, streamed) || ReadsChangelog(cat, q.Plan, streamed) {
 		sp, err := planTreeStreaming(cat, q.Plan, st, opts, streamed)
 		if sp != nil {
 			sp.Accesses = q.Accesses

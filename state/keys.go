@@ -23,6 +23,11 @@ import "encoding/binary"
 //	                                  table rel (StateRelation): chunks like a
 //	                                  table's, replaced as a whole by an epoch
 //	                                  commit. Catalog OIDs stay far below 2^31.
+//	t/<rel|1<<30 u32 BE><seq u64 BE>  the change log of update- or complete-mode
+//	                                  streaming table rel (ChangesRelation):
+//	                                  each epoch's changes as chunks of its rows
+//	                                  then _change_type and _commit_version
+//	                                  (package connector/changelog)
 //	d/<sst file>/<first key>          a damaged block of a table file found
 //	                                  at Open (damage_records.go): its key
 //	                                  range reads as XX001 until dropped
@@ -41,6 +46,10 @@ import "encoding/binary"
 //	e/<table u32 BE>.out              progress of the table's stored-output
 //	                                  sink: how many epochs' append-mode rows the
 //	                                  table's own chunks hold (u64 BE)
+//	e/<table u32 BE>.changes          progress of the table's change log: the
+//	                                  last epoch (u64 BE, in the log's numbering)
+//	                                  whose changes it holds; .changes.base the
+//	                                  log's epoch of the table's epoch 0
 //	e/<table u32 BE>.expect           the table's expectation counts so far
 //	                                  (engine/expectations.go: JSON, written in
 //	                                  each epoch's commit)
@@ -114,6 +123,13 @@ func SnapshotRecordKey(rel uint32) []byte { return epochSuffixKey(rel, ".snap") 
 // OutputProgressKey holds how many epochs of streaming table rel have
 // their append-mode rows in its chunks.
 func OutputProgressKey(rel uint32) []byte { return epochSuffixKey(rel, ".out") }
+
+// ChangesProgressKey holds the last epoch whose changes streaming table
+// rel's change log holds; ChangesBaseKey the log's epoch number of the
+// table's epoch 0 (REFRESH ... FULL numbers the table's epochs from 1
+// again, the log's go on).
+func ChangesProgressKey(rel uint32) []byte { return epochSuffixKey(rel, ".changes") }
+func ChangesBaseKey(rel uint32) []byte     { return epochSuffixKey(rel, ".changes.base") }
 
 // ExpectationCountsKey holds streaming table rel's expectation counts.
 func ExpectationCountsKey(rel uint32) []byte { return epochSuffixKey(rel, ".expect") }
@@ -197,3 +213,8 @@ func groupPendingPrefix(group uint64) []byte {
 // snapshot of streaming table rel. Being chunks, a snapshot of any size is
 // written by one (multi-part) commit, atomically with its epoch.
 func StateRelation(rel uint32) uint32 { return rel | 1<<31 }
+
+// ChangesRelation is the relation number whose chunks are the change log
+// of update- or complete-mode streaming table rel (catalog OIDs stay far
+// below 2^30; inline sources, above it, have no change log).
+func ChangesRelation(rel uint32) uint32 { return rel | 1<<30 }

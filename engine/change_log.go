@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/weir-sql/weir/catalog"
+	"github.com/weir-sql/weir/connector"
+	"github.com/weir-sql/weir/connector/changelog"
+	"github.com/weir-sql/weir/exec"
+	"github.com/weir-sql/weir/planner"
+	"github.com/weir-sql/weir/sql/sqlerr"
+	"github.com/weir-sql/weir/sql/types"
+	"github.com/weir-sql/weir/state"
+)
+
+// Change logs: an update- or complete-mode streaming table (an aggregate
+// without windows, an AUTO CDC target, a changelog table over a
+// postgres-cdc source) keeps, beside its current rows, the log of every
+// epoch's changes (connector/changelog), so that another streaming table
+// can read it as a stream and receive its inserts and deletes: filters and
+// projections pass them, aggregates subtract, joins retract.
+//
+// The log is one more sink of the table, attached with its others
+// (attachSinks): written in each epoch's transaction, and on a restart
+// given the re-run epochs it lacks, as any sink is (sinksDecision). A
+// table that existed before it had a log gets its whole history written
+// by one re-run from the first epoch at its next start.
+
+// changeLogSink is the change log of a table in update or complete mode,
+// as one of the table's running sinks.
+func (e *Engine) changeLogSink(rel *catalog.Relation, mode string) *liveSink {
+	log := changelog.New(e.store, rel.OID)
+	def := &catalog.Sink{Name: "change log of " + rel.Name, From: rel.OID, Owner: rel.Owner, Connector: "changelog"}
+	l := &liveSink{def: def, append: false, status: sinkRunning, consolidate: true}
+	l.failed = func(se *sqlerr.Error) { e.sinkFailed(rel, def, se) }
+	base, err := log.Base()
+	if err != nil {
+		l.fail(err)
+		return l
+	}
+	def.EpochBase = base
+	l.sink, l.schema = log, changeLogSchema(planner.Schema(tableColumns(rel)))
+	return l
+}
+
+// changeLogSchema is the schema of a change log's rows: the table's
+// columns, then _change_type and _commit_version (sinkColumns' types).
+func changeLogSchema(schema *arrow.Schema) *arrow.Schema {
+	fields := append(append([]arrow.Field(nil), schema.Fields()...),
+		arrow.Field{Name: changelog.ChangeTypeColumn, Type: types.Text.Arrow(), Nullable: true},
+		arrow.Field{Name: changelog.CommitVersionColumn, Type: types.Int8.Arrow(), Nullable: true})
+	return arrow.NewSchema(fields, nil)
+}
+
+// changeLogSource is the change log of update- or complete-mode streaming
+// table input, read as a stream by a streaming table (source_input.go).
+func (e *Engine) changeLogSource(input *planner.Relation, schema *arrow.Schema) connector.Source {
+	return e.logs.Source(state.ChangesRelation(input.OID), changeLogSchema(schema))
+}
+
+// tableColumns is a catalog table's columns as the planner's.
+func tableColumns(rel *catalog.Relation) []planner.Column {
+	cols := make([]planner.Column, len(rel.Columns))
+	for i, c := range rel.Columns {
+		cols[i] = planner.Column{Name: c.Name, T: c.Type}
+	}
+	return cols
+}
+
+// dropChangeLog forgets a dropped table's change log.
+func (e *Engine) dropChangeLog(oid uint32) error {
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	if err := changelog.New(e.store, oid).Drop(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// rebaseChangeLog prepares a table's change log for REFRESH ... FULL,
+// which recomputes the table from epoch 1: one more logged epoch deletes
+// every row the log's readers hold (its changes folded), so that the
+// recomputed table's epochs, numbered after it, insert the new rows into
+// an empty table. The table's job is stopped.
+func (e *Engine) rebaseChangeLog(rel *catalog.Relation) error {
+	log := changelog.New(e.store, rel.OID)
+	last, err := log.LastCommitted()
+	if err != nil || last == 0 {
+		return err
+	}
+	chunks, err := e.store.ReadChunks(log.Relation())
+	if err != nil {
+		return err
+	}
+	cols := tableColumns(rel)
+	held, err := exec.FoldChangeLog(cols, chunks)
+	if err != nil {
+		return err
+	}
+	l := e.changeLogSink(rel, planner.UpdateMode)
+	changes := make([]exec.ChangeBatch, 0, len(held))
+	for _, b := range held {
+		diff := make([]int8, b.NumRows())
+		for i := range diff {
+			diff[i] = exec.ChangeDelete
+		}
+		changes = append(changes, exec.ChangeBatch{Rows: b, Diff: diff})
+	}
+	batches, err := l.batches(last+1, changes)
+	if err != nil {
+		return err
+	}
+	tx := e.store.Begin(true)
+	defer tx.Discard()
+	if err := log.Write(tx, last+1, batches); err != nil {
+		return err
+	}
+	if err := log.SetBase(tx, last+1); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
