@@ -23,7 +23,7 @@ type StreamGraph struct {
 	// changelog[i]: source i's rows are a change log's (an update-mode
 	// table read as a stream, connector/changelog), inserts and deletes.
 	changelog []bool
-	late    []arrow.RecordBatch // late rows kept, as LateRowsColumns
+	late      []arrow.RecordBatch // late rows kept, as LateRowsColumns
 }
 
 // graphNode is one operator and where each of its inputs comes from.
