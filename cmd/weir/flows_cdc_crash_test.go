@@ -24,7 +24,9 @@ const cdcCrashDDL = `CREATE TABLE feed (k int, v int, op text, seq bigint);
 	  APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1;
 	CREATE OR REFRESH STREAMING TABLE cdc2;
 	CREATE FLOW cdc2_flow AS AUTO CDC INTO cdc2 FROM STREAM(feed) KEYS (k)
-	  APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2`
+	  APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2;
+	CREATE STREAMING TABLE cdc1_groups AS SELECT k % 3 AS g, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM STREAM cdc1 GROUP BY k % 3;
+	CREATE STREAMING TABLE cdc2_versions AS SELECT k, count(*) AS versions, count(__end_at) AS closed, max(v) AS hi FROM STREAM cdc2 GROUP BY k`
 
 // The SCD2 oracle needs no rule for no-op updates: every change's v is
 // unique, so none repeats the one before it.
@@ -32,6 +34,9 @@ var cdcCrashOracles = map[string]string{
 	"SELECT k, v FROM cdc1": `SELECT k, v FROM (SELECT DISTINCT ON (k) k, v, op FROM feed ORDER BY k, seq DESC) x WHERE op <> 'D'`,
 	"SELECT k, v, __start_at, __end_at FROM cdc2": `SELECT k, v, s, e FROM (SELECT k, v, op, seq AS s,
 		lead(seq) OVER (PARTITION BY k ORDER BY seq) AS e FROM feed) x WHERE op <> 'D'`,
+	// Streaming tables reading the targets' changes (their change logs).
+	"SELECT g, n, s, lo, hi FROM cdc1_groups": `SELECT k % 3, count(*), sum(v), min(v), max(v) FROM (SELECT DISTINCT ON (k) k, v, op FROM feed ORDER BY k, seq DESC) x WHERE op <> 'D' GROUP BY k % 3`,
+	"SELECT k, versions, closed, hi FROM cdc2_versions": `SELECT k, count(*), count(e), max(v) FROM (SELECT k, v, op, lead(seq) OVER (PARTITION BY k ORDER BY seq) AS e FROM feed) x WHERE op <> 'D' GROUP BY k`,
 }
 
 func TestAutoCDCAfterKill(t *testing.T) {
@@ -96,7 +101,7 @@ func TestAutoCDCAfterKill(t *testing.T) {
 	defer s.stop(t)
 	c := s.connect(t)
 	defer c.Close(ctx)
-	for _, tbl := range []string{"cdc1", "cdc2"} {
+	for _, tbl := range []string{"cdc1", "cdc2", "cdc1_groups", "cdc2_versions"} {
 		if _, err := c.Exec(ctx, "REFRESH STREAMING TABLE "+tbl); err != nil {
 			t.Fatalf("REFRESH %s: %v\n%s", tbl, err, s.log)
 		}
