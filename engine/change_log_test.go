@@ -49,11 +49,16 @@ func TestChangelogReadAsStream(t *testing.T) {
 		{"cl_big", "SELECT id, v * 2 AS v2, upper(k) AS k FROM %s WHERE v >= 500"},
 		{"cl_labels", "SELECT c.id, n.label, c.v FROM %s JOIN names n ON n.k = c.k"},
 		{"cl_having", "SELECT v %% 7 AS r, count(*) AS n FROM %s GROUP BY v %% 7 HAVING count(*) > 1"},
+		// An aggregation over an update-mode aggregation's changes.
+		{"cl_of_agg", "SELECT n, count(*) AS keys, sum(s) AS s FROM %s GROUP BY n"},
 	}
 	for _, tb := range tables {
 		from := "STREAM cur"
-		if tb.name == "cl_labels" {
+		switch tb.name {
+		case "cl_labels":
 			from = "STREAM cur c"
+		case "cl_of_agg":
+			from = "STREAM cl_per_k"
 		}
 		sdExec(t, w, "weir", "CREATE STREAMING TABLE "+tb.name+" AS "+fmt.Sprintf(tb.query, from))
 	}
@@ -66,8 +71,11 @@ func TestChangelogReadAsStream(t *testing.T) {
 	check := func(round int) {
 		for _, tb := range tables {
 			from := "cur"
-			if tb.name == "cl_labels" {
+			switch tb.name {
+			case "cl_labels":
 				from = "cur c"
+			case "cl_of_agg":
+				from = "(SELECT k, count(*) AS n, sum(v) AS s FROM cur GROUP BY k) g"
 			}
 			want := sdRows(t, pgConn, "PostgreSQL", fmt.Sprintf(tb.query, from))
 			deadline := time.Now().Add(20 * time.Second)
@@ -99,6 +107,12 @@ func TestChangelogReadAsStream(t *testing.T) {
 			sdExec(t, c, "feed", "INSERT INTO feed VALUES "+strings.Join(vals, ", "))
 		}
 		if round%5 == 4 || round == 24 {
+			check(round)
+		}
+		if round == 12 {
+			// Recomputed from the feed: the readers of cur get its old rows
+			// deleted, then the recomputed ones (change_log.go).
+			sdExec(t, w, "weir", "REFRESH STREAMING TABLE cur FULL")
 			check(round)
 		}
 	}

@@ -35,7 +35,11 @@ func TestAutoCDCOverPgCDC(t *testing.T) {
 		   FROM shop TABLE 'public.customers'`,
 		`CREATE OR REFRESH STREAMING TABLE customers_silver`,
 		`CREATE FLOW customers_flow AS AUTO CDC INTO customers_silver FROM STREAM(shop) KEYS (customer_id)
-		   APPLY AS DELETE WHEN _op = 'd' SEQUENCE BY _lsn COLUMNS * EXCEPT (_op, _lsn) STORED AS SCD TYPE 1`)
+		   APPLY AS DELETE WHEN _op = 'd' SEQUENCE BY _lsn COLUMNS * EXCEPT (_op, _lsn) STORED AS SCD TYPE 1`,
+		// The changelog table read as a stream: its inserts, updates and
+		// deletes reach the aggregate, which subtracts what a change took away.
+		`CREATE STREAMING TABLE segments AS SELECT segment, count(*) AS n, sum(credit) AS credit, max(since) AS newest, min(name) AS first_name
+		   FROM STREAM customers GROUP BY segment`)
 	// What a changelog table refuses; a refused one leaves no table.
 	for stmt, code := range map[string]string{
 		`CREATE TABLE c2 (customer_id bigint, name text) FROM shop TABLE 'public.customers'`:                  "42P16",
@@ -62,6 +66,7 @@ func TestAutoCDCOverPgCDC(t *testing.T) {
 	}
 	waitSilver(t, w, shop, "customers_silver")
 	waitSilver(t, w, shop, "customers")
+	waitSegments(t, w, shop)
 	w.Close(context.Background())
 	srv.stop()
 	shopChanges(t, shop, 3) // while weir is down
@@ -71,6 +76,37 @@ func TestAutoCDCOverPgCDC(t *testing.T) {
 	shopChanges(t, shop, 4)
 	waitSilver(t, w, shop, "customers_silver")
 	waitSilver(t, w, shop, "customers")
+	waitSegments(t, w, shop)
+}
+
+// waitSegments waits until the aggregate over the changelog table equals
+// PostgreSQL's GROUP BY over its own table.
+func waitSegments(t *testing.T, w, shop *pgx.Conn) {
+	t.Helper()
+	const q = `SELECT concat_ws('|', segment, n, credit, newest AT TIME ZONE 'UTC', first_name) FROM %s`
+	collect := func(c *pgx.Conn, sql string) ([]string, error) {
+		rows, err := c.Query(context.Background(), sql)
+		if err != nil {
+			return nil, err
+		}
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		sort.Strings(got)
+		return got, err
+	}
+	want, err := collect(shop, fmt.Sprintf(q, "(SELECT segment, count(*) AS n, sum(credit) AS credit, max(since) AS newest, min(name) AS first_name FROM customers GROUP BY segment) s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "segments to equal PostgreSQL's GROUP BY", func() (bool, string) {
+		got, err := collect(w, fmt.Sprintf(q, "segments"))
+		if err != nil {
+			return false, err.Error()
+		}
+		if strings.Join(got, "\n") == strings.Join(want, "\n") {
+			return true, ""
+		}
+		return false, fmt.Sprintf("weir %v, PostgreSQL %v", got, want)
+	})
 }
 
 // waitSilver waits until table holds PostgreSQL's rows.
