@@ -65,52 +65,51 @@ func FoldChangeLog(cols []planner.Column, log []arrow.RecordBatch) ([]arrow.Reco
 // a row the same batch inserts.
 func ConsolidateChanges(changes []ChangeBatch) []ChangeBatch {
 	type pos struct{ batch, row int32 }
-	type net struct {
-		ins, del []pos
-	}
-	byKey := map[string]*net{}
+	// The deletes by row, then each insert cancels one delete of its row:
+	// only deleted rows are keyed (an append-only epoch costs nothing).
+	var dels map[string][]pos
 	var buf []byte
-	cancelled := false
 	for bi, c := range changes {
 		if c.Diff == nil {
-			continue // inserts only: nothing in it cancels unless a delete elsewhere does
-		}
-		cols := c.Rows.Columns()
-		for i := 0; i < int(c.Rows.NumRows()); i++ {
-			buf = appendRowKey(buf[:0], cols, i)
-			n := byKey[string(buf)]
-			if n == nil {
-				n = &net{}
-				byKey[string(buf)] = n
-			}
-			if c.Diff[i] == ChangeDelete {
-				n.del = append(n.del, pos{int32(bi), int32(i)})
-			} else {
-				n.ins = append(n.ins, pos{int32(bi), int32(i)})
-			}
-		}
-	}
-	// Inserts in batches without Diff can cancel deletes too.
-	for bi, c := range changes {
-		if c.Diff != nil {
 			continue
 		}
 		cols := c.Rows.Columns()
-		for i := 0; i < int(c.Rows.NumRows()); i++ {
-			buf = appendRowKey(buf[:0], cols, i)
-			if n := byKey[string(buf)]; n != nil {
-				n.ins = append(n.ins, pos{int32(bi), int32(i)})
+		for i, d := range c.Diff {
+			if d != ChangeDelete {
+				continue
 			}
+			if dels == nil {
+				dels = map[string][]pos{}
+			}
+			buf = appendRowKey(buf[:0], cols, i)
+			dels[string(buf)] = append(dels[string(buf)], pos{int32(bi), int32(i)})
 		}
 	}
+	if len(dels) == 0 {
+		return changes
+	}
 	drop := make([][]bool, len(changes))
-	for _, n := range byKey {
-		k := min(len(n.ins), len(n.del))
-		for _, p := range append(n.ins[:k:k], n.del[:k]...) {
-			if drop[p.batch] == nil {
-				drop[p.batch] = make([]bool, changes[p.batch].Rows.NumRows())
+	mark := func(p pos) {
+		if drop[p.batch] == nil {
+			drop[p.batch] = make([]bool, changes[p.batch].Rows.NumRows())
+		}
+		drop[p.batch][p.row] = true
+	}
+	cancelled := false
+	for bi, c := range changes {
+		cols := c.Rows.Columns()
+		for i := 0; i < int(c.Rows.NumRows()); i++ {
+			if c.Diff != nil && c.Diff[i] == ChangeDelete {
+				continue
 			}
-			drop[p.batch][p.row] = true
+			buf = appendRowKey(buf[:0], cols, i)
+			ps, ok := dels[string(buf)]
+			if !ok || len(ps) == 0 {
+				continue
+			}
+			mark(ps[len(ps)-1])
+			mark(pos{int32(bi), int32(i)})
+			dels[string(buf)] = ps[:len(ps)-1]
 			cancelled = true
 		}
 	}
