@@ -20,14 +20,32 @@ import (
 // can read it as a stream and receive its inserts and deletes: filters and
 // projections pass them, aggregates subtract, joins retract.
 //
-// The log is one more sink of the table, attached with its others
-// (attachSinks): written in each epoch's transaction, and on a restart
-// given the re-run epochs it lacks, as any sink is (sinksDecision). A
-// table that existed before it had a log gets its whole history written
-// by one re-run from the first epoch at its next start.
+// The log is kept from when a streaming table first reads the table as a
+// stream (ensureChangeLogs, as that reader's job starts): it begins with
+// the table's rows as of its latest published epoch, as inserts (as a
+// sink created on a table with rows does, backfill), then every epoch's
+// changes. A table nobody reads as a stream keeps none. The log is one
+// more sink of the table, attached with its others (attachSinks): written
+// in each epoch's transaction, and on a restart given the re-run epochs it
+// lacks, as any sink is (sinksDecision); a log enabled while its table's
+// job was not running gets the table's whole history by one re-run from
+// the first epoch when the job starts.
 
 // changeLogSink is the change log of a table in update or complete mode,
-// as one of the table's running sinks.
+// as one of the table's running sinks; nil when the table keeps none.
+func (e *Engine) attachedChangeLog(rel *catalog.Relation, mode string) *liveSink {
+	on, err := changelog.New(e.store, rel.OID).Enabled()
+	if err == nil && !on {
+		return nil
+	}
+	l := e.changeLogSink(rel, mode)
+	if err != nil {
+		l.fail(err)
+	}
+	return l
+}
+
+// changeLogSink is the change log of a table as a live sink.
 func (e *Engine) changeLogSink(rel *catalog.Relation, mode string) *liveSink {
 	log := changelog.New(e.store, rel.OID)
 	def := &catalog.Sink{Name: "change log of " + rel.Name, From: rel.OID, Owner: rel.Owner, Connector: "changelog"}
@@ -41,6 +59,86 @@ func (e *Engine) changeLogSink(rel *catalog.Relation, mode string) *liveSink {
 	def.EpochBase = base
 	l.sink, l.schema = log, changeLogSchema(planner.Schema(tableColumns(rel)))
 	return l
+}
+
+// ensureChangeLogs makes every update-mode table that plan reads as a
+// stream keep its change log, before the plan's job reads it.
+func (e *Engine) ensureChangeLogs(sp *planner.StreamPlan) error {
+	if sp.Tree == nil {
+		return nil
+	}
+	for _, leaf := range sp.Tree.Sources {
+		if !leaf.Changelog {
+			continue
+		}
+		rel, ok := e.cat.RelationByOID(leaf.Input.OID)
+		if !ok {
+			continue
+		}
+		if err := e.enableChangeLog(rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// enableChangeLog starts table rel's change log, if it has none, with
+// its rows as of its latest published epoch.
+func (e *Engine) enableChangeLog(rel *catalog.Relation) error {
+	log := changelog.New(e.store, rel.OID)
+	if on, err := log.Enabled(); err != nil || on {
+		return err
+	}
+	r := e.runnerFor(rel.OID)
+	ts := e.sinksOf(rel.OID)
+	if r == nil || r.job == nil || r.plan == nil || ts == nil {
+		// Not running: its job attaches the log when it starts, and a
+		// re-run from the first epoch writes the table's history into it.
+		tx := e.store.Begin(true)
+		defer tx.Discard()
+		if err := log.Enable(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	return r.job.ReadPublished(func(at int64) error {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		l := e.changeLogSink(rel, r.plan.Mode)
+		if l.sink == nil {
+			_, msg := l.state()
+			return sqlerr.New(sqlerr.IOError, "%s", msg)
+		}
+		var batches []arrow.RecordBatch
+		if at > 0 {
+			rows, err := e.publishedRows(r)
+			if err != nil {
+				return err
+			}
+			changes := make([]exec.ChangeBatch, 0, len(rows))
+			for _, b := range rows {
+				changes = append(changes, exec.ChangeBatch{Rows: b})
+			}
+			if batches, err = l.batches(at+l.def.EpochBase, changes); err != nil {
+				return err
+			}
+		}
+		tx := e.store.Begin(true)
+		defer tx.Discard()
+		if err := log.Enable(tx); err != nil {
+			return err
+		}
+		if at > 0 {
+			if err := log.Write(tx, at+l.def.EpochBase, batches); err != nil {
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		ts.sinks = append(ts.sinks, l)
+		return nil
+	})
 }
 
 // changeLogSchema is the schema of a change log's rows: the table's

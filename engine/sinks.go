@@ -193,7 +193,9 @@ func (e *Engine) attachSinks(rel *catalog.Relation, sp *planner.StreamPlan, job 
 		ts.rerunnable = false
 	}
 	if sp.Mode != planner.AppendMode {
-		ts.sinks = append(ts.sinks, e.changeLogSink(rel, sp.Mode)) // change_log.go
+		if l := e.attachedChangeLog(rel, sp.Mode); l != nil { // change_log.go
+			ts.sinks = append(ts.sinks, l)
+		}
 	}
 	for _, def := range e.cat.SinksOf(rel.OID) {
 		ts.sinks = append(ts.sinks, e.newLiveSink(def, rel, sp.Mode))

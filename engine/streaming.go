@@ -502,6 +502,9 @@ func (e *Engine) startRunner(rel *catalog.Relation, sp *planner.StreamPlan, trig
 	// start.
 	// Each source reads ahead (connector.Prefetch): the next micro-batch's
 	// rows are read or generated while this one's operators run.
+	if err := e.ensureChangeLogs(sp); err != nil { // change_log.go: the update-mode tables it reads log their changes
+		e.logger().Error("streaming table "+rel.Name+": could not start the change log of its input", "error", err.Error())
+	}
 	source := connector.Prefetch(e.inputSource(input, inputSchema, rel)) // source_input.go
 	job := exec.NewStreamJob(sp, env, source)
 	if sp.Tree != nil {

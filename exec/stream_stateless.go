@@ -57,6 +57,15 @@ func (s *StatelessStage) Push(sc *StreamCtx, _ int, c ChangeBatch) error {
 		}
 		return nil
 	}
+	// An insert and a delete of an equal row in the batch cancel first: a
+	// Top-N whose row enters and leaves the top in one epoch emits both,
+	// and passed on deletes-first they would delete a row the consumer
+	// does not hold yet.
+	cs := ConsolidateChanges([]ChangeBatch{c})
+	if len(cs) == 0 {
+		return nil
+	}
+	c = cs[0]
 	// Deletes, then inserts, each through the plan once: the consumers of
 	// a changelog apply an epoch's changes as a multiset, in which a delete
 	// that comes before its insert cancels it (changelogTable), so the

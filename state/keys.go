@@ -49,7 +49,8 @@ import "encoding/binary"
 //	e/<table u32 BE>.changes          progress of the table's change log: the
 //	                                  last epoch (u64 BE, in the log's numbering)
 //	                                  whose changes it holds; .changes.base the
-//	                                  log's epoch of the table's epoch 0
+//	                                  log's epoch of the table's epoch 0;
+//	                                  .changes.on that the log is kept
 //	e/<table u32 BE>.expect           the table's expectation counts so far
 //	                                  (engine/expectations.go: JSON, written in
 //	                                  each epoch's commit)
@@ -130,6 +131,10 @@ func OutputProgressKey(rel uint32) []byte { return epochSuffixKey(rel, ".out") }
 // again, the log's go on).
 func ChangesProgressKey(rel uint32) []byte { return epochSuffixKey(rel, ".changes") }
 func ChangesBaseKey(rel uint32) []byte     { return epochSuffixKey(rel, ".changes.base") }
+
+// ChangesOnKey exists once streaming table rel keeps a change log (from
+// when a streaming table first read it as a stream).
+func ChangesOnKey(rel uint32) []byte { return epochSuffixKey(rel, ".changes.on") }
 
 // ExpectationCountsKey holds streaming table rel's expectation counts.
 func ExpectationCountsKey(rel uint32) []byte { return epochSuffixKey(rel, ".expect") }

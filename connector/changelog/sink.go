@@ -8,10 +8,11 @@
 // once — its aggregates subtract what a delete takes away, its joins
 // retract — while SELECT reads the table's current rows.
 //
-// The log is a connector.Sink that the engine attaches to every such
-// table beside the table's own sinks, so the sinks' recovery rules hold
-// for it: written in the epoch's transaction, re-run epochs after its
-// LastCommitted written once.
+// The log is a connector.Sink that the engine attaches to such a table
+// beside the table's own sinks once a streaming table reads it (Enable),
+// so the sinks' recovery rules hold for it: written in the epoch's
+// transaction, re-run epochs after its LastCommitted written once. A table
+// nobody reads as a stream keeps no log.
 package changelog
 
 import (
@@ -77,12 +78,29 @@ func (s *Sink) SetBase(tx *state.Txn, base int64) error {
 	return tx.Set(state.ChangesBaseKey(s.table), binary.BigEndian.AppendUint64(nil, uint64(base)))
 }
 
+// Enabled reports whether the table keeps its log.
+func (s *Sink) Enabled() (bool, error) {
+	tx := s.store.Begin(false)
+	defer tx.Discard()
+	_, err := tx.Get(state.ChangesOnKey(s.table))
+	if err == state.ErrNotFound {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Enable records, in tx, that the table keeps its log from now on.
+func (s *Sink) Enable(tx *state.Txn) error { return tx.Set(state.ChangesOnKey(s.table), []byte{1}) }
+
 // Drop deletes, in tx, the log and its records (DROP of the table).
 func (s *Sink) Drop(tx *state.Txn) error {
 	if err := tx.Delete(state.ChangesProgressKey(s.table)); err != nil {
 		return err
 	}
 	if err := tx.Delete(state.ChangesBaseKey(s.table)); err != nil {
+		return err
+	}
+	if err := tx.Delete(state.ChangesOnKey(s.table)); err != nil {
 		return err
 	}
 	return tx.DropTable(s.Relation())
