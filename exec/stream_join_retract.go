@@ -102,10 +102,11 @@ type rjSide struct {
 	schema   *arrow.Schema
 	keyExprs []expr.Expr
 	batches  []arrow.RecordBatch
-	rows     int64 // rows of the kept batches
-	bytes    int64 // bytes of the kept batches
-	ents     []rjEntry
-	slots    []int32 // open addressing: entry + 1, 0 when empty
+	rows     int64       // rows of the kept batches
+	bytes    int64       // bytes of the kept batches
+	pages    [][]rjEntry // the entries, rjPage a page (a page never moves)
+	n        int         // entries
+	slots    []uint64    // open addressing: hash's high half << 32 | entry + 1, 0 when empty
 	mask     uint64
 	heads    []int32 // key group → its first entry, -1 when none
 	dirty    []int32
@@ -116,7 +117,7 @@ type rjSide struct {
 }
 
 func newRJSide(cols []planner.Column, keyExprs []expr.Expr, keyed bool) *rjSide {
-	s := &rjSide{cols: cols, schema: planner.Schema(cols), keyExprs: keyExprs, slots: make([]int32, 1024), mask: 1023}
+	s := &rjSide{cols: cols, schema: planner.Schema(cols), keyExprs: keyExprs, slots: make([]uint64, 1024), mask: 1023}
 	if !keyed {
 		s.heads = []int32{-1} // one group: every row is a candidate
 	}
@@ -137,18 +138,30 @@ func (s *rjSide) check(b arrow.RecordBatch) error {
 	return nil
 }
 
+const (
+	rjPageBits = 10
+	rjPage     = 1 << rjPageBits
+)
+
+// ent is entry id.
+func (s *rjSide) ent(id int32) *rjEntry { return &s.pages[id>>rjPageBits][id&(rjPage-1)] }
+
 // find returns the entry whose values' key is key (hash h), or -1.
 func (s *rjSide) find(h uint64, key []byte, buf *[]byte) int32 {
+	tag := h >> 32
 	for pos := h & s.mask; ; pos = (pos + 1) & s.mask {
 		v := s.slots[pos]
 		if v == 0 {
 			return -1
 		}
-		e := &s.ents[v-1]
-		if e.hash == h {
+		if v>>32 != tag {
+			continue
+		}
+		id := int32(uint32(v) - 1)
+		if e := s.ent(id); e.hash == h {
 			*buf = appendRowKey((*buf)[:0], s.batches[e.batch].Columns(), int(e.row))
 			if bytes.Equal(*buf, key) {
-				return v - 1
+				return id
 			}
 		}
 	}
@@ -156,36 +169,41 @@ func (s *rjSide) find(h uint64, key []byte, buf *[]byte) int32 {
 
 // add appends an entry, links it into its key group and the hash table.
 func (s *rjSide) add(e rjEntry) int32 {
-	id := int32(len(s.ents))
+	id := int32(s.n)
 	e.next = -1
 	if e.key >= 0 {
 		e.next = s.heads[e.key]
 		s.heads[e.key] = id
 	}
-	s.ents = append(s.ents, e)
-	s.place(id)
-	if uint64(len(s.ents))*2 > s.mask {
+	if s.n&(rjPage-1) == 0 {
+		s.pages = append(s.pages, make([]rjEntry, 0, rjPage))
+	}
+	p := &s.pages[len(s.pages)-1]
+	*p = append(*p, e)
+	s.n++
+	s.place(e.hash, id)
+	if uint64(s.n)*2 > s.mask {
 		size := (s.mask + 1) * 2
-		s.slots = make([]int32, size)
+		s.slots = make([]uint64, size)
 		s.mask = size - 1
-		for i := range s.ents {
-			s.place(int32(i))
+		for i := 0; i < s.n; i++ {
+			s.place(s.ent(int32(i)).hash, int32(i))
 		}
 	}
 	return id
 }
 
-func (s *rjSide) place(id int32) {
-	pos := s.ents[id].hash & s.mask
+func (s *rjSide) place(h uint64, id int32) {
+	pos := h & s.mask
 	for s.slots[pos] != 0 {
 		pos = (pos + 1) & s.mask
 	}
-	s.slots[pos] = id + 1
+	s.slots[pos] = h>>32<<32 | uint64(uint32(id)+1)
 }
 
 // change adds d copies to entry id.
 func (s *rjSide) change(id int32, d int64) {
-	e := &s.ents[id]
+	e := s.ent(id)
 	if !e.dirty {
 		e.dirty = true
 		e.old = e.held()
@@ -204,7 +222,7 @@ func (s *rjSide) change(id int32, d int64) {
 
 // touch marks a clean entry whose match count changes in this Emit.
 func (s *rjSide) touch(id int32) {
-	e := &s.ents[id]
+	e := s.ent(id)
 	if !e.touched {
 		e.touched = true
 		e.acc = 0
@@ -346,7 +364,7 @@ func (j *RetractingJoin) count(sc *StreamCtx, input int, b arrow.RecordBatch, di
 			used = true
 		}
 		if counts != nil {
-			ent := &s.ents[e]
+			ent := s.ent(e)
 			ent.count, ent.matches = d, matches[i]
 			s.copies += abs64(d)
 			s.live++
@@ -401,7 +419,7 @@ func (j *RetractingJoin) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 		// as a clean row (its match count may still change).
 		kept := s.dirty[:0]
 		for _, id := range s.dirty {
-			e := &s.ents[id]
+			e := s.ent(id)
 			if e.held() == e.old {
 				e.dirty = false
 				continue
@@ -413,12 +431,12 @@ func (j *RetractingJoin) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	}
 	// ΔL ⋈ R_new: the right rows held now.
 	for _, e := range L.dirty {
-		key := L.ents[e].key
+		key := L.ent(e).key
 		if key < 0 {
 			continue
 		}
-		for f := R.heads[key]; f >= 0; f = R.ents[f].next {
-			if R.ents[f].count <= 0 {
+		for f := R.heads[key]; f >= 0; f = R.ent(f).next {
+			if R.ent(f).count <= 0 {
 				continue
 			}
 			j.pairs.add(e, f, 1)
@@ -432,13 +450,20 @@ func (j *RetractingJoin) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	// L_old ⋈ ΔR: the left rows held at the last Emit, and those held now
 	// for the changed right row's new match count.
 	for _, f := range R.dirty {
-		key := R.ents[f].key
+		key := R.ent(f).key
 		if key < 0 {
 			continue
 		}
-		for e := L.heads[key]; e >= 0; e = L.ents[e].next {
-			le := &L.ents[e]
-			if le.count <= 0 && (!le.dirty || le.old == 0) {
+		for e := L.heads[key]; e >= 0; e = L.ent(e).next {
+			le := L.ent(e)
+			before := le.held()
+			if le.dirty {
+				before = le.old
+			}
+			// A left row held neither before nor now adds nothing; one held
+			// only now adds to the right row's match count, needed only
+			// when the right side is preserved.
+			if before == 0 && (le.count <= 0 || !j.preserve[1]) {
 				continue
 			}
 			j.pairs.add(e, f, 2)
@@ -503,7 +528,7 @@ func (j *RetractingJoin) flush(sc *StreamCtx) error {
 			identity = false
 			continue
 		}
-		le, re := &L.ents[p.l[k]], &R.ents[p.r[k]]
+		le, re := L.ent(p.l[k]), R.ent(p.r[k])
 		var mult int64
 		if p.phase[k] == 1 {
 			d := le.held() - le.old
@@ -558,13 +583,27 @@ func (j *RetractingJoin) flush(sc *StreamCtx) error {
 	return nil
 }
 
-// emit appends rows with the kinds in outDiff (all inserts: no Diff).
+// emit appends rows with the kinds in outDiff (all inserts: no Diff), in
+// batches of at most BatchSize rows (a pair of rows with many copies each
+// is many output rows).
 func (j *RetractingJoin) emit(rows arrow.RecordBatch, inserts bool) {
-	c := ChangeBatch{Rows: rows}
+	var diff []int8
 	if !inserts {
-		c.Diff = append([]int8(nil), j.outDiff...)
+		diff = append([]int8(nil), j.outDiff...)
 	}
-	j.out = append(j.out, c)
+	n := rows.NumRows()
+	if n <= BatchSize {
+		j.out = append(j.out, ChangeBatch{Rows: rows, Diff: diff})
+		return
+	}
+	for lo := int64(0); lo < n; lo += BatchSize {
+		hi := min(lo+BatchSize, n)
+		c := ChangeBatch{Rows: rows.NewSlice(lo, hi)}
+		if diff != nil {
+			c.Diff = diff[lo:hi]
+		}
+		j.out = append(j.out, c)
+	}
 }
 
 // rjGather is scratch space of a side's gathers.
@@ -586,7 +625,7 @@ func (j *RetractingJoin) gatherSide(mem memory.Allocator, s int, ids []int32) []
 	}
 	g.from, g.rows, g.used = g.from[:0], g.rows[:0], g.used[:0]
 	for _, id := range ids {
-		e := &side.ents[id]
+		e := side.ent(id)
 		at := side.remap[e.batch]
 		if at < 0 {
 			at = int32(len(g.used))
@@ -648,13 +687,13 @@ func (j *RetractingJoin) settle(sc *StreamCtx, s int) {
 			}
 		}
 		for _, id := range side.dirty {
-			e := &side.ents[id]
+			e := side.ent(id)
 			if d := pad(e.held(), e.acc) - pad(e.old, e.matches); d != 0 {
 				emitRow(id, d)
 			}
 		}
 		for _, id := range side.touched {
-			e := &side.ents[id]
+			e := side.ent(id)
 			if d := pad(e.held(), e.matches+e.acc) - pad(e.held(), e.matches); d != 0 {
 				emitRow(id, d)
 			}
@@ -665,11 +704,11 @@ func (j *RetractingJoin) settle(sc *StreamCtx, s int) {
 		j.scratch[s].ids = ids
 	}
 	for _, id := range side.dirty {
-		e := &side.ents[id]
+		e := side.ent(id)
 		e.dirty, e.matches, e.acc = false, e.acc, 0
 	}
 	for _, id := range side.touched {
-		e := &side.ents[id]
+		e := side.ent(id)
 		e.touched, e.matches, e.acc = false, e.matches+e.acc, 0
 	}
 	side.dirty, side.touched = side.dirty[:0], side.touched[:0]
@@ -697,7 +736,7 @@ func (j *RetractingJoin) padded(sc *StreamCtx, s int, ids []int32) arrow.RecordB
 // made the waste).
 func (j *RetractingJoin) wasteful() bool {
 	for _, s := range j.sides {
-		if len(s.ents) > 2*s.live+rjSlackEntries || s.rows > 2*int64(s.live)+rjSlackRows || len(s.batches) > rjSlackBatches+s.live/1024 {
+		if s.n > 2*s.live+rjSlackEntries || s.rows > 2*int64(s.live)+rjSlackRows || len(s.batches) > rjSlackBatches+s.live/1024 {
 			return true
 		}
 	}
@@ -723,8 +762,8 @@ func (j *RetractingJoin) liveRows(mem memory.Allocator, s int) (parts []arrow.Re
 		parts = append(parts, array.NewRecordBatch(side.schema, j.gatherSide(mem, s, ids), int64(len(ids))))
 		ids = ids[:0]
 	}
-	for id := range side.ents {
-		e := &side.ents[id]
+	for id := 0; id < side.n; id++ {
+		e := side.ent(int32(id))
 		if e.count == 0 {
 			continue
 		}
@@ -799,7 +838,7 @@ func (j *RetractingJoin) StateSize() (rows, bytes int64) {
 	}
 	for _, s := range j.sides {
 		rows += s.copies
-		bytes += s.bytes + int64(len(s.ents))*int64(unsafe.Sizeof(rjEntry{})) + int64(len(s.slots))*4 + int64(len(s.heads))*4
+		bytes += s.bytes + int64(len(s.pages))*rjPage*int64(unsafe.Sizeof(rjEntry{})) + int64(len(s.slots))*8 + int64(len(s.heads))*4
 	}
 	if j.keys != nil {
 		bytes += j.keys.bytes()
@@ -906,7 +945,7 @@ func (j *RetractingJoin) LoadState(sc *StreamCtx, state []arrow.RecordBatch) err
 			return unknownStatePart(b)
 		}
 	}
-	if !meta {
+	if !meta && len(state) > 0 {
 		return corruptSnapshot("streaming join without its meta part")
 	}
 	return nil

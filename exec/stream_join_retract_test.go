@@ -420,6 +420,10 @@ func TestRetractingJoinOuterTransitions(t *testing.T) {
 // is owed (as changelogTable's): it emits nothing, and the next insert of
 // an equal row cancels it instead of adding a row.
 func TestRetractingJoinDeleteAhead(t *testing.T) {
+	// Rebuild the state at every Emit: the owed delete survives it too.
+	slack := [3]int{rjSlackEntries, int(rjSlackRows), rjSlackBatches}
+	defer func() { rjSlackEntries, rjSlackRows, rjSlackBatches = slack[0], int64(slack[1]), slack[2] }()
+	rjSlackEntries, rjSlackRows, rjSlackBatches = 0, 0, 0
 	op := rjShapes[0].op(planner.FullJoin)
 	a, b := rjr(1, 1, "a"), rjr(1, 2, "b")
 	expect(t, rjEmit(t, op, 1, 0, []change{{a, ChangeDelete}}, 1, []change{{b, ChangeInsert}}, 0, []change{{a, ChangeInsert}}),
@@ -447,6 +451,50 @@ func TestRetractingJoinDeleteAhead(t *testing.T) {
 	expect(t, rjEmit(t, op, 5, 0, []change{{a, ChangeDelete}}, 1, []change{{b, ChangeDelete}}), "-1 1 a 1 2 b")
 	if got := op.MinEpoch(6); got != 6 {
 		t.Fatalf("MinEpoch %d of an empty state, want 6", got)
+	}
+}
+
+// TestRetractingJoinCopies: 100 copies of a row on each side are 10000
+// copies of their pair, emitted in batches of at most BatchSize rows, and
+// retracted as many times.
+func TestRetractingJoinCopies(t *testing.T) {
+	op := rjShapes[0].op(planner.InnerJoin)
+	var l, r []change
+	for i := 0; i < 100; i++ {
+		l, r = append(l, change{rjr(1, 1, "a"), ChangeInsert}), append(r, change{rjr(1, 2, "b"), ChangeInsert})
+	}
+	for e, d := range []int8{ChangeInsert, ChangeDelete} {
+		sc := &StreamCtx{Expr: &expr.Ctx{}, Epoch: int64(e + 1)}
+		for s, cs := range [][]change{l, r} {
+			if d == ChangeDelete && s == 1 {
+				break // deleting the left copies retracts every pair
+			}
+			for i := range cs {
+				cs[i].d = d
+			}
+			if err := op.Push(sc, s, changeBatch(cs)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := op.Emit(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range out {
+			if c.Rows.NumRows() > BatchSize {
+				t.Fatalf("a batch of %d rows", c.Rows.NumRows())
+			}
+			for i := 0; i < int(c.Rows.NumRows()); i++ {
+				if c.Diff == nil && d != ChangeInsert || c.Diff != nil && c.Diff[i] != d {
+					t.Fatalf("epoch %d: a change of another kind", e+1)
+				}
+			}
+			n += int(c.Rows.NumRows())
+		}
+		if n != 10000 {
+			t.Fatalf("epoch %d: %d changes, want 10000", e+1, n)
+		}
 	}
 }
 
