@@ -402,7 +402,9 @@ type rjPairs struct {
 	phase []uint8
 }
 
-const rjChunk = BatchSize
+// rjChunk is the candidate pairs evaluated at once (a variable: tests
+// lower it).
+var rjChunk = BatchSize
 
 func (p *rjPairs) add(l, r int32, phase uint8) {
 	p.l, p.r, p.phase = append(p.l, l), append(p.r, r), append(p.phase, phase)
@@ -675,11 +677,12 @@ func (j *RetractingJoin) settle(sc *StreamCtx, s int) {
 		emitRow := func(id int32, d int64) {
 			kind := ChangeInsert
 			if d < 0 {
-				kind, d, inserts = ChangeDelete, -d, false
+				kind, d = ChangeDelete, -d
 			}
 			for ; d > 0; d-- {
 				ids = append(ids, id)
 				j.outDiff = append(j.outDiff, kind)
+				inserts = inserts && kind == ChangeInsert
 				if len(ids) >= rjChunk {
 					j.emit(j.padded(sc, s, ids), inserts)
 					ids, j.outDiff, inserts = ids[:0], j.outDiff[:0], true

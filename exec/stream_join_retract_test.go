@@ -280,17 +280,25 @@ func changeBatch(cs []change) ChangeBatch {
 // both inputs (inserts, duplicates, deletes, updates as delete+insert,
 // deletes ahead of their inserts, NULL keys) over random epochs, for each
 // join kind and condition shape, with a snapshot restored into a fresh
-// operator at a random epoch and state rebuilds forced in some cases;
+// operator at a random epoch, state rebuilds and tiny chunks of
+// candidate pairs forced in some cases;
 // after every epoch the emitted changes applied to a multiset must be the
 // nested-loop join of the inputs' current multisets.
 func TestRetractingJoinRandom(t *testing.T) {
 	kinds := []planner.JoinKind{planner.InnerJoin, planner.LeftJoin, planner.RightJoin, planner.FullJoin}
 	slack := [3]int{rjSlackEntries, int(rjSlackRows), rjSlackBatches}
-	defer func() { rjSlackEntries, rjSlackRows, rjSlackBatches = slack[0], int64(slack[1]), slack[2] }()
+	defer func() {
+		rjSlackEntries, rjSlackRows, rjSlackBatches = slack[0], int64(slack[1]), slack[2]
+		rjChunk = BatchSize
+	}()
 	for iter := 0; iter < *rjoinN; iter++ {
 		rng := rand.New(rand.NewSource(int64(iter)))
 		kind := kinds[iter%len(kinds)]
 		sh := rjShapes[(iter/len(kinds))%len(rjShapes)]
+		rjChunk = BatchSize
+		if iter%5 == 1 { // candidate pairs in many chunks
+			rjChunk = 1 + iter%4
+		}
 		if iter%3 == 0 { // rebuild the state at almost every Emit
 			rjSlackEntries, rjSlackRows, rjSlackBatches = 0, 0, 0
 		} else {
