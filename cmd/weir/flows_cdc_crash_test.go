@@ -35,7 +35,7 @@ var cdcCrashOracles = map[string]string{
 	"SELECT k, v, __start_at, __end_at FROM cdc2": `SELECT k, v, s, e FROM (SELECT k, v, op, seq AS s,
 		lead(seq) OVER (PARTITION BY k ORDER BY seq) AS e FROM feed) x WHERE op <> 'D'`,
 	// Streaming tables reading the targets' changes (their change logs).
-	"SELECT g, n, s, lo, hi FROM cdc1_groups": `SELECT k % 3, count(*), sum(v), min(v), max(v) FROM (SELECT DISTINCT ON (k) k, v, op FROM feed ORDER BY k, seq DESC) x WHERE op <> 'D' GROUP BY k % 3`,
+	"SELECT g, n, s, lo, hi FROM cdc1_groups":           `SELECT k % 3, count(*), sum(v), min(v), max(v) FROM (SELECT DISTINCT ON (k) k, v, op FROM feed ORDER BY k, seq DESC) x WHERE op <> 'D' GROUP BY k % 3`,
 	"SELECT k, versions, closed, hi FROM cdc2_versions": `SELECT k, count(*), count(e), max(v) FROM (SELECT k, v, op, lead(seq) OVER (PARTITION BY k ORDER BY seq) AS e FROM feed) x WHERE op <> 'D' GROUP BY k`,
 }
 
