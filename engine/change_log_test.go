@@ -38,7 +38,11 @@ func TestChangelogReadAsStream(t *testing.T) {
 		sdExec(t, c, "setup", "CREATE TABLE feed (id bigint, k text, v bigint, op text, seq bigint)")
 		sdExec(t, c, "setup", "CREATE TABLE names (k text, label text)")
 		sdExec(t, c, "setup", "INSERT INTO names VALUES ('a', 'alpha'), ('b', 'beta'), ('c', 'gamma')")
+		sdExec(t, c, "setup", "CREATE TABLE dfeed (k text, label text, w bigint, op text, seq bigint)")
 	}
+	sdExec(t, w, "weir", "CREATE STREAMING TABLE dims")
+	sdExec(t, w, "weir", "CREATE FLOW dims_flow AS AUTO CDC INTO dims FROM STREAM(dfeed) KEYS (k) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1")
+	sdExec(t, pgConn, "PostgreSQL", "CREATE VIEW dims AS SELECT k, label, w FROM (SELECT DISTINCT ON (k) k, label, w, op FROM dfeed ORDER BY k, seq DESC) x WHERE op <> 'D'")
 	sdExec(t, w, "weir", "CREATE STREAMING TABLE cur")
 	sdExec(t, w, "weir", "CREATE FLOW cur_flow AS AUTO CDC INTO cur FROM STREAM(feed) KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1")
 	// PostgreSQL's current rows of the feed.
@@ -51,6 +55,12 @@ func TestChangelogReadAsStream(t *testing.T) {
 		{"cl_having", "SELECT v %% 7 AS r, count(*) AS n FROM %s GROUP BY v %% 7 HAVING count(*) > 1"},
 		// An aggregation over an update-mode aggregation's changes.
 		{"cl_of_agg", "SELECT n, count(*) AS keys, sum(s) AS s FROM %s GROUP BY n"},
+		// Joins of two changelogs: every joined row a deleted row made is
+		// taken back; an outer join's padded rows come and go.
+		{"cl_join", "SELECT c.id, d.label, c.v, d.w FROM %s JOIN %s ON c.k = d.k"},
+		{"cl_left", "SELECT c.id, d.label FROM %s LEFT JOIN %s ON c.k = d.k AND d.w < c.v"},
+		{"cl_full", "SELECT c.id, d.k AS dk, d.label FROM %s FULL JOIN %s ON c.k = d.k AND d.w > c.v"},
+		{"cl_join_agg", "SELECT d.label, count(*) AS n, sum(c.v) AS s, max(c.v) AS hi FROM %s JOIN %s ON c.k = d.k GROUP BY d.label"},
 	}
 	for _, tb := range tables {
 		from := "STREAM cur"
@@ -60,7 +70,11 @@ func TestChangelogReadAsStream(t *testing.T) {
 		case "cl_of_agg":
 			from = "STREAM cl_per_k"
 		}
-		sdExec(t, w, "weir", "CREATE STREAMING TABLE "+tb.name+" AS "+fmt.Sprintf(tb.query, from))
+		q := fmt.Sprintf(tb.query, from)
+		if strings.HasPrefix(tb.name, "cl_join") || tb.name == "cl_left" || tb.name == "cl_full" {
+			q = fmt.Sprintf(tb.query, "STREAM cur c", "STREAM dims d")
+		}
+		sdExec(t, w, "weir", "CREATE STREAMING TABLE "+tb.name+" AS "+q)
 	}
 	// The streaming tables over cur read its changes, so their plans say so.
 	if plan := strings.Join(sdRows(t, w, "weir", "EXPLAIN CREATE STREAMING TABLE x AS SELECT k, count(*) FROM STREAM cur GROUP BY k"), "\n"); !strings.Contains(plan, "changelog") {
@@ -77,7 +91,11 @@ func TestChangelogReadAsStream(t *testing.T) {
 			case "cl_of_agg":
 				from = "(SELECT k, count(*) AS n, sum(v) AS s FROM cur GROUP BY k) g"
 			}
-			want := sdRows(t, pgConn, "PostgreSQL", fmt.Sprintf(tb.query, from))
+			q := fmt.Sprintf(tb.query, from)
+			if strings.HasPrefix(tb.name, "cl_join") || tb.name == "cl_left" || tb.name == "cl_full" {
+				q = fmt.Sprintf(tb.query, "cur c", "dims d")
+			}
+			want := sdRows(t, pgConn, "PostgreSQL", q)
 			deadline := time.Now().Add(20 * time.Second)
 			for {
 				got := sdRows(t, w, "weir", "SELECT * FROM "+tb.name)
@@ -103,8 +121,20 @@ func TestChangelogReadAsStream(t *testing.T) {
 			id := 1 + r.Int63n(40)
 			vals = append(vals, fmt.Sprintf("(%d, '%c', %d, '%s', %d)", id, 'a'+r.Intn(4), r.Int63n(1000), op, seq))
 		}
+		var dvals []string
+		for i := 0; i < r.Intn(4); i++ {
+			seq++
+			op := "U"
+			if r.Intn(4) == 0 {
+				op = "D"
+			}
+			dvals = append(dvals, fmt.Sprintf("('%c', 'l%d', %d, '%s', %d)", 'a'+r.Intn(5), r.Intn(3), r.Int63n(1000), op, seq))
+		}
 		for _, c := range []*pgx.Conn{w, pgConn} {
 			sdExec(t, c, "feed", "INSERT INTO feed VALUES "+strings.Join(vals, ", "))
+			if len(dvals) > 0 {
+				sdExec(t, c, "dfeed", "INSERT INTO dfeed VALUES "+strings.Join(dvals, ", "))
+			}
 		}
 		if round%5 == 4 || round == 24 {
 			check(round)

@@ -482,7 +482,11 @@ func (j *RetractingJoin) Emit(sc *StreamCtx) ([]ChangeBatch, error) {
 	for s := 0; s < 2; s++ {
 		j.settle(sc, s)
 	}
-	out := j.out
+	// The delta rule's two terms may emit a pair's delete before its
+	// insert (a left row deleted as a right row matching it arrives): net
+	// to zero, but a consumer applying them in order would delete a row it
+	// does not hold. Netted, every delete is of a row emitted before.
+	out := ConsolidateChanges(j.out)
 	j.out = nil
 	if L.copies+R.copies == 0 {
 		j.since = 0

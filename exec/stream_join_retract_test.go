@@ -184,6 +184,9 @@ func applyChanges(t *testing.T, held map[string]int, cs []ChangeBatch) {
 			if d != ChangeInsert && d != ChangeDelete {
 				t.Fatalf("change kind %d", d)
 			}
+			if held[r]+int(d) < 0 {
+				t.Fatalf("delete of a row not held: %s", r)
+			}
 			if held[r] += int(d); held[r] == 0 {
 				delete(held, r)
 			}
