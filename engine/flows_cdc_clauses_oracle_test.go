@@ -128,3 +128,24 @@ func TestAutoCDCClausesOracle(t *testing.T) {
 		}
 	}
 }
+
+// TRUNCATE WHEN and IGNORE NULL UPDATES with SEQUENCE BY struct(ts, n):
+// the truncate's sequence compares field by field, as PostgreSQL compares
+// ROW(ts, n).
+func TestAutoCDCClausesStructSequence(t *testing.T) {
+	pg := pgConnFresh(t, pgtest.Shared(t))
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	feed := []string{"CREATE TABLE f (k int, v text, ts bigint, n int, op text)",
+		"INSERT INTO f VALUES (1,'a',1,1,'U'), (1,'b',1,2,'U'), (1,'c',0,9,'U'), (2,'x',5,0,'U'), (2,'y',5,1,'D'), (3,'p',2,2,'U'), (3,'q',2,1,'U'), (NULL,NULL,1,5,'T'), (4,'z',0,1,'U'), (5,'w',1,6,'U')"}
+	execAll(t, c, feed...)
+	execAll(t, pg, feed...)
+	execAll(t, c, "CREATE OR REFRESH STREAMING TABLE t",
+		"CREATE FLOW tf AS AUTO CDC INTO t FROM STREAM(f) KEYS (k) APPLY AS DELETE WHEN op = 'D' APPLY AS TRUNCATE WHEN op = 'T' SEQUENCE BY struct(ts, n) COLUMNS k, v",
+		"REFRESH STREAMING TABLE t")
+	want := queryLines(t, pg, `SELECT k, v FROM (SELECT DISTINCT ON (k) k, v, op, ts, n FROM f WHERE k IS NOT NULL ORDER BY k, ts DESC, n DESC) x
+		WHERE op <> 'D' AND ROW(ts, n) > (SELECT ts, n FROM f WHERE op = 'T' ORDER BY ts DESC, n DESC LIMIT 1) ORDER BY k`)
+	if got := queryLines(t, c, "SELECT * FROM t ORDER BY k"); got != want || want != "3|p\n5|w" {
+		t.Errorf("SCD1 with a truncate at (1,5):\n%s\nPostgreSQL:\n%s", got, want)
+	}
+}
