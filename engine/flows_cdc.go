@@ -40,12 +40,18 @@ import (
 //     (exec/stream_over_changelog.go): a late change lands in the history
 //     where its sequence puts it.
 //
+// APPLY AS TRUNCATE WHEN, IGNORE NULL UPDATES and TRACK HISTORY ON are
+// compiled into the query too (flows_cdc_clauses.go).
+//
 // A change whose key is NULL is skipped; the target's primary key is KEYS
 // (SCD1) or KEYS, __start_at (SCD2).
 //
 // The flow's checkpoint is the target's (flow OID 0): the target's rows
 // are the job's update-mode rows, as a streaming table's with a query of
-// its own. A target takes one AUTO CDC flow and no other flows.
+// its own. A target takes one AUTO CDC flow and no other flows: several
+// AUTO CDC flows into one target (Databricks allows a backfill and a live
+// one) would be one query over the union of their feeds, and the stream
+// planner takes no union of streams yet.
 
 // createCDCFlow runs CREATE [OR REFRESH] FLOW name AS AUTO CDC INTO target.
 func (s *Session) createCDCFlow(st *parse.StreamingStmt, target *catalog.Relation, text string, io noticer) (wire.Result, error) {
