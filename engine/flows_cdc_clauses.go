@@ -33,9 +33,12 @@ import (
 // window functions the executor recomputes per key when a change arrives,
 // as for SCD type 2):
 //
-//   - the latest change of each key is the one whose ROWS frame from it to
-//     the partition's end holds one row (count(*) = 1): one row per key
-//     (a row_number() = 1 filter would be read as a Top-N, which takes
+//   - the latest change of each key is the one with no change before it
+//     in descending sequence order (lag(1) IS NULL, which reads one row
+//     back, so a change recomputes one row), or, sharing the window of
+//     the running counts below, the one whose ROWS frame from it to the
+//     partition's end holds one row (count(*) = 1): one row per key (a
+//     row_number() = 1 filter would be read as a Top-N, which takes
 //     append-only input only);
 //   - a NULL-ignoring column's value is first_value over the changes
 //     partitioned by the key and by a running count of the changes that
@@ -137,7 +140,15 @@ func cdcClausesQuery(def *catalog.AutoCDC) string {
 	// marked: each change with its sequence, whether it deletes or
 	// truncates, whether it is its key's latest, and per NULL-ignoring
 	// column the running count of the changes that reset the column.
+	latestIs := "weir_cdc_latest = 1"
 	marked := "SELECT *, count(*) OVER (PARTITION BY " + part + order + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS weir_cdc_latest"
+	if len(def.IgnoreNull) == 0 {
+		// Without running counts to share the window with, lag in
+		// descending order finds the latest: it reads one row back, so a
+		// change recomputes only the one after it, not its key's partition.
+		latestIs = "weir_cdc_newer IS NULL"
+		marked = "SELECT *, lag(1) OVER (PARTITION BY " + part + " ORDER BY weir_cdc_seq DESC NULLS LAST) AS weir_cdc_newer"
+	}
 	for i, c := range def.IgnoreNull {
 		marked += fmt.Sprintf(", count(CASE WHEN weir_cdc_delete OR %s IS NOT NULL THEN 1 END) OVER (PARTITION BY %s%s ROWS UNBOUNDED PRECEDING) AS weir_cdc_reset_%d",
 			quoteIdentAlways(c), part, order, i+1)
@@ -177,7 +188,7 @@ func cdcClausesQuery(def *catalog.AutoCDC) string {
 		}
 		return scd2Query(def, keys, cols, all, changes)
 	}
-	latest := "SELECT * FROM (" + filled + ") AS weir_cdc_filled WHERE weir_cdc_latest = 1"
+	latest := "SELECT * FROM (" + filled + ") AS weir_cdc_filled WHERE " + latestIs
 	out := make([]string, len(def.Columns))
 	if def.TruncateWhen == "" {
 		for i, c := range def.Columns {
