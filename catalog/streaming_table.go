@@ -122,6 +122,12 @@ type AutoCDC struct {
 	// SourceColumns are the source's columns at CREATE FLOW (SCD type 2
 	// groups the changes by all of them).
 	SourceColumns []string `json:",omitempty"`
+	// TruncateWhen (SCD type 1), IgnoreNull (the target columns whose
+	// NULLs keep the target's value) and Untracked (SCD type 2: the
+	// columns TRACK HISTORY ON leaves out) are engine/flows_cdc_clauses.go's.
+	TruncateWhen string   `json:",omitempty"`
+	IgnoreNull   []string `json:",omitempty"`
+	Untracked    []string `json:",omitempty"`
 }
 
 // PlanText is the statement the engine plans to run the table as one

@@ -40,12 +40,18 @@ import (
 //     (exec/stream_over_changelog.go): a late change lands in the history
 //     where its sequence puts it.
 //
+// APPLY AS TRUNCATE WHEN, IGNORE NULL UPDATES and TRACK HISTORY ON are
+// compiled into the query too (flows_cdc_clauses.go).
+//
 // A change whose key is NULL is skipped; the target's primary key is KEYS
 // (SCD1) or KEYS, __start_at (SCD2).
 //
 // The flow's checkpoint is the target's (flow OID 0): the target's rows
 // are the job's update-mode rows, as a streaming table's with a query of
-// its own. A target takes one AUTO CDC flow and no other flows.
+// its own. A target takes one AUTO CDC flow and no other flows: several
+// AUTO CDC flows into one target (Databricks allows a backfill and a live
+// one) would be one query over the union of their feeds, and the stream
+// planner takes no union of streams yet.
 
 // createCDCFlow runs CREATE [OR REFRESH] FLOW name AS AUTO CDC INTO target.
 func (s *Session) createCDCFlow(st *parse.StreamingStmt, target *catalog.Relation, text string, io noticer) (wire.Result, error) {
@@ -116,12 +122,6 @@ func (s *Session) createCDCFlow(st *parse.StreamingStmt, target *catalog.Relatio
 func (s *Session) cdcDefinition(c *parse.AutoCDC) (*catalog.AutoCDC, error) {
 	def := &catalog.AutoCDC{SourceSchema: c.Source.Schema, Source: c.Source.Name, Sequence: c.Sequence,
 		DeleteWhen: c.DeleteWhen, SCDType: c.SCDType}
-	if c.TruncateWhen != "" {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "APPLY AS TRUNCATE WHEN is not supported yet")
-	}
-	if c.IgnoreNullUpdates {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "IGNORE NULL UPDATES is not supported yet")
-	}
 	src, err := s.cdcSourceColumns(def)
 	if err != nil {
 		return nil, err
@@ -163,6 +163,9 @@ func (s *Session) cdcDefinition(c *parse.AutoCDC) (*catalog.AutoCDC, error) {
 				return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" is reserved for SCD type 2's history", n)
 			}
 		}
+	}
+	if err := cdcClauses(c, def, has); err != nil { // flows_cdc_clauses.go
+		return nil, err
 	}
 	return def, nil
 }
@@ -220,8 +223,11 @@ func cdcQuery(def *catalog.AutoCDC) string {
 	if def.DeleteWhen != "" {
 		notDeleted = " NOT coalesce((" + def.DeleteWhen + "), false)"
 	}
+	if def.TruncateWhen != "" || len(def.IgnoreNull) > 0 || len(def.Untracked) > 0 {
+		return cdcClausesQuery(def) // flows_cdc_clauses.go
+	}
 	if def.SCDType == 2 {
-		return scd2Query(def, keys, cols, all, feed)
+		return scd2Query(def, keys, cols, all, "(SELECT "+all+" FROM STREAM "+feed+" GROUP BY "+all+")")
 	}
 	where := " WHERE weir_cdc_rank = 1"
 	if notDeleted != "" {
@@ -286,7 +292,11 @@ func cdcTargetTakesNoFlow(target *catalog.Relation) error {
 // Databricks coalesces such no-op updates; each remaining change is a
 // version to the next one's sequence (lead), and deletes only end
 // versions.
-func scd2Query(def *catalog.AutoCDC, keys, cols, all, feed string) string {
+//
+// changes is the changelog of the feed's changes, all the source's
+// columns: the feed grouped by all of them, or (IGNORE NULL UPDATES) that
+// with the NULLs filled in.
+func scd2Query(def *catalog.AutoCDC, keys, cols, all, changes string) string {
 	seq := "(" + def.Sequence + ")"
 	del := "false"
 	if def.DeleteWhen != "" {
@@ -297,7 +307,7 @@ func scd2Query(def *catalog.AutoCDC, keys, cols, all, feed string) string {
 	changed = append(changed, "weir_cdc_delete", "weir_cdc_prev_seq IS NULL", "weir_cdc_prev_delete")
 	n := 0
 	for _, c := range def.Columns {
-		if slices.Contains(def.Keys, c) {
+		if slices.Contains(def.Keys, c) || slices.Contains(def.Untracked, c) {
 			continue
 		}
 		n++
@@ -309,8 +319,11 @@ func scd2Query(def *catalog.AutoCDC, keys, cols, all, feed string) string {
 	if len(lags) > 0 {
 		lagged += ", " + strings.Join(lags, ", ")
 	}
-	lagged += " FROM (SELECT " + all + " FROM STREAM " + feed + " GROUP BY " + all + ") AS weir_cdc_changes"
+	lagged += " FROM " + changes + " AS weir_cdc_changes"
 	opening := "SELECT * FROM (" + lagged + ") AS weir_cdc_lagged WHERE " + strings.Join(changed, " OR ")
+	if len(def.Untracked) > 0 {
+		opening = scd2Untracked(def, keys, lagged, changed) // flows_cdc_clauses.go
+	}
 	versions := "SELECT " + cols + ", weir_cdc_delete, __start_at, lead(__start_at) OVER (PARTITION BY " + keys + " ORDER BY __start_at) AS __end_at FROM (" +
 		opening + ") AS weir_cdc_opening"
 	return "SELECT " + cols + ", __start_at, __end_at FROM (" + versions + ") AS weir_cdc_versions WHERE NOT weir_cdc_delete"

@@ -11,7 +11,9 @@ import (
 // order, every tenth a delete, inserted in 20 statements (so applied over
 // many epochs) into the feed of an AUTO CDC flow of each SCD type; the
 // time from the first insert until REFRESH returns (every change
-// applied), and the inserts alone as the baseline.
+// applied), and the inserts alone as the baseline; then flows with
+// TRUNCATE WHEN, IGNORE NULL UPDATES and TRACK HISTORY ON over such a
+// feed with NULLs and truncates.
 //
 //	go test ./engine -run '^$' -bench AutoCDC -benchtime=1x
 func BenchmarkAutoCDC(b *testing.B) {
@@ -31,6 +33,15 @@ func BenchmarkAutoCDC(b *testing.B) {
 					table, keys, k*changes/20+1, (k+1)*changes/20))
 			}
 		}
+		// For the clauses: a third of the values NULL, one change in 20,000
+		// a truncate.
+		insertClauses := func(table string) {
+			for k := 0; k < 20; k++ {
+				run(fmt.Sprintf(`INSERT INTO %s SELECT g %% %d, CASE WHEN g %% 3 = 0 THEN NULL ELSE g END,
+					CASE WHEN g %% 20000 = 0 THEN 'T' WHEN g %% 10 = 0 THEN 'D' ELSE 'U' END, (g * 7919) %% 1000003 FROM generate_series(%d, %d) g`,
+					table, keys, k*changes/20+1, (k+1)*changes/20))
+			}
+		}
 		run("CREATE TABLE feed0 (k int, v int, op text, seq bigint)")
 		start := time.Now()
 		insert("feed0")
@@ -45,6 +56,18 @@ func BenchmarkAutoCDC(b *testing.B) {
 			run("REFRESH STREAMING TABLE t" + scd)
 			d := time.Since(start)
 			b.ReportMetric(float64(changes)/d.Seconds(), "scd"+scd+"_changes/s")
+		}
+		for name, clauses := range map[string]string{
+			"scd1_truncate": "APPLY AS TRUNCATE WHEN op = 'T'", "scd1_ignore_nulls": "IGNORE NULL UPDATES",
+			"scd2_track_k_only": "STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (v)",
+		} {
+			run("CREATE TABLE feed_" + name + " (k int, v int, op text, seq bigint)")
+			run("CREATE OR REFRESH STREAMING TABLE " + name)
+			run("CREATE FLOW f_" + name + " AS AUTO CDC INTO " + name + " FROM STREAM(feed_" + name + ") KEYS (k) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq " + clauses)
+			start := time.Now()
+			insertClauses("feed_" + name)
+			run("REFRESH STREAMING TABLE " + name)
+			b.ReportMetric(float64(changes)/time.Since(start).Seconds(), name+"_changes/s")
 		}
 		srv.stop()
 	}

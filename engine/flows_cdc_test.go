@@ -143,15 +143,18 @@ func TestAutoCDCErrors(t *testing.T) {
 	execAll(t, c, "CREATE OR REFRESH STREAMING TABLE target", "CREATE TABLE plain (a int)", "CREATE OR REFRESH STREAMING TABLE t2",
 		"CREATE FLOW flow AS AUTO CDC INTO target FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum")
 	for stmt, code := range map[string]string{
-		"CREATE FLOW f2 AS AUTO CDC INTO target FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                    "0A000",
-		"CREATE FLOW f3 AS INSERT INTO target BY NAME SELECT * FROM STREAM cdc_data_users":                                                            "0A000",
-		"CREATE FLOW f4 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (nope) SEQUENCE BY sequenceNum":                                          "42703",
-		"CREATE FLOW f5 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum COLUMNS name, city":                     "42P10",
-		"CREATE FLOW f6 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) APPLY AS TRUNCATE WHEN operation = 'T' SEQUENCE BY sequenceNum": "0A000",
-		"CREATE FLOW f7 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) IGNORE NULL UPDATES SEQUENCE BY sequenceNum":                    "0A000",
-		"CREATE FLOW f8 AS AUTO CDC INTO plain FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                     "42809",
-		"CREATE FLOW f9 AS AUTO CDC INTO t2 FROM STREAM(nosuch) KEYS (userId) SEQUENCE BY sequenceNum":                                                "42P01",
-		"CREATE FLOW flow AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                      "42710",
+		"CREATE FLOW f2 AS AUTO CDC INTO target FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                                                                      "0A000",
+		"CREATE FLOW f3 AS INSERT INTO target BY NAME SELECT * FROM STREAM cdc_data_users":                                                                                                              "0A000",
+		"CREATE FLOW f4 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (nope) SEQUENCE BY sequenceNum":                                                                                            "42703",
+		"CREATE FLOW f5 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum COLUMNS name, city":                                                                       "42P10",
+		"CREATE FLOW f6 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) APPLY AS TRUNCATE WHEN operation = 'T' SEQUENCE BY sequenceNum STORED AS SCD TYPE 2":                              "0A000",
+		"CREATE FLOW f7 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) IGNORE NULL UPDATES ON (nope) SEQUENCE BY sequenceNum":                                                            "42703",
+		"CREATE FLOW f10 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum TRACK HISTORY ON (city)":                                                                 "42601",
+		"CREATE FLOW f11 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum STORED AS SCD TYPE 2 TRACK HISTORY ON (nope)":                                            "42703",
+		"CREATE FLOW f12 AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum COLUMNS * EXCEPT (operation) STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (operation)": "42703",
+		"CREATE FLOW f8 AS AUTO CDC INTO plain FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                                                                       "42809",
+		"CREATE FLOW f9 AS AUTO CDC INTO t2 FROM STREAM(nosuch) KEYS (userId) SEQUENCE BY sequenceNum":                                                                                                  "42P01",
+		"CREATE FLOW flow AS AUTO CDC INTO t2 FROM STREAM(cdc_data_users) KEYS (userId) SEQUENCE BY sequenceNum":                                                                                        "42710",
 	} {
 		_, err := c.Exec(context.Background(), stmt)
 		var got string
@@ -191,6 +194,122 @@ func TestAutoCDCTableFlow(t *testing.T) {
 	for _, q := range []string{"SHOW CREATE TABLE target", "DESCRIBE TABLE EXTENDED target", "SELECT name FROM weir_catalog.streaming_progress"} {
 		if out := queryLines(t, c, q); !strings.Contains(out, "target") || q == "SHOW CREATE TABLE target" && strings.Count(out, "FLOW AUTO CDC") != 1 {
 			t.Errorf("%s:\n%s", q, out)
+		}
+	}
+}
+
+// databricksCDCTruncate is the row the docs' example feed has commented
+// out ("Uncomment to test TRUNCATE").
+const databricksCDCTruncate = `INSERT INTO cdc_data_users VALUES (NULL, NULL, NULL, 'TRUNCATE', 3)`
+
+// APPLY AS TRUNCATE WHEN, the docs' SCD type 1 example: "records 124 and
+// 126 are truncated because of the TRUNCATE operation at sequenceNum=3",
+// leaving 125 (whose changes at 5 and 6 come after it).
+func TestAutoCDCDatabricksTruncate(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	execAll(t, c, databricksCDCFeed...)
+	execAll(t, c,
+		"CREATE OR REFRESH STREAMING TABLE users_current",
+		`CREATE FLOW apply_cdc AS AUTO CDC INTO users_current
+		   FROM stream(cdc_data_users)
+		   KEYS (userId)
+		   APPLY AS DELETE WHEN operation = "DELETE"
+		   APPLY AS TRUNCATE WHEN operation = "TRUNCATE"
+		   SEQUENCE BY sequenceNum
+		   COLUMNS * EXCEPT (operation, sequenceNum)
+		   STORED AS SCD TYPE 1`,
+		"REFRESH STREAMING TABLE users_current")
+	// Without the truncate row, the docs' SCD type 1 table.
+	if got, want := queryLines(t, c, "SELECT * FROM users_current ORDER BY userid"), "124|Raul|Oaxaca\n125|Mercedes|Guadalajara\n126|Lily|Cancun"; got != want {
+		t.Errorf("before the truncate:\n%s\nwant (Databricks' docs):\n%s", got, want)
+	}
+	execAll(t, c, databricksCDCTruncate, "REFRESH STREAMING TABLE users_current")
+	if got, want := queryLines(t, c, "SELECT * FROM users_current ORDER BY userid"), "125|Mercedes|Guadalajara"; got != want {
+		t.Errorf("with the truncate at sequence 3:\n%s\nwant (Databricks' docs):\n%s", got, want)
+	}
+	// A change sequenced after the truncate brings its key back; one
+	// before it stays gone.
+	execAll(t, c, "INSERT INTO cdc_data_users VALUES (124, 'Raul', 'Puebla', 'UPDATE', 8), (126, 'Lily', 'Tulum', 'UPDATE', 2)",
+		"REFRESH STREAMING TABLE users_current")
+	if got, want := queryLines(t, c, "SELECT * FROM users_current ORDER BY userid"), "124|Raul|Puebla\n125|Mercedes|Guadalajara"; got != want {
+		t.Errorf("after later changes:\n%s\nwant:\n%s", got, want)
+	}
+	execAll(t, c, "REFRESH STREAMING TABLE users_current FULL")
+	if got, want := queryLines(t, c, "SELECT * FROM users_current ORDER BY userid"), "124|Raul|Puebla\n125|Mercedes|Guadalajara"; got != want {
+		t.Errorf("after REFRESH FULL:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TRACK HISTORY ON * EXCEPT (city), the docs' SCD type 2 example: city
+// changes update the current version in place.
+func TestAutoCDCDatabricksTrackHistory(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	execAll(t, c, databricksCDCFeed...)
+	execAll(t, c,
+		"CREATE OR REFRESH STREAMING TABLE users_history",
+		`CREATE FLOW apply_cdc AS AUTO CDC INTO users_history
+		   FROM stream(cdc_data_users)
+		   KEYS (userId)
+		   APPLY AS DELETE WHEN operation = "DELETE"
+		   SEQUENCE BY sequenceNum
+		   COLUMNS * EXCEPT (operation, sequenceNum)
+		   STORED AS SCD TYPE 2
+		   TRACK HISTORY ON * EXCEPT (city)`,
+		"REFRESH STREAMING TABLE users_history")
+	want := strings.Join([]string{
+		"123|Isabel|Chihuahua|1|6",
+		"124|Raul|Oaxaca|1|NULL",
+		"125|Mercedes|Guadalajara|2|NULL",
+		"126|Lily|Cancun|2|NULL",
+	}, "\n")
+	if got := queryLines(t, c, "SELECT * FROM users_history ORDER BY userid, __start_at"); got != want {
+		t.Errorf("SCD2 target tracking all but city:\n%s\nwant (Databricks' docs):\n%s", got, want)
+	}
+	// A change of a tracked column opens a version; TRACK HISTORY ON
+	// (name) says the same as * EXCEPT (city).
+	execAll(t, c, "INSERT INTO cdc_data_users VALUES (126, 'Lilian', 'Cancun', 'UPDATE', 8), (126, 'Lilian', 'Merida', 'UPDATE', 9)",
+		"REFRESH STREAMING TABLE users_history",
+		"CREATE OR REFRESH STREAMING TABLE by_name",
+		`CREATE FLOW by_name_flow AS AUTO CDC INTO by_name FROM stream(cdc_data_users) KEYS (userId) APPLY AS DELETE WHEN operation = "DELETE"
+		   SEQUENCE BY sequenceNum COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2 TRACK HISTORY ON name`,
+		"REFRESH STREAMING TABLE by_name")
+	want = strings.Replace(want, "126|Lily|Cancun|2|NULL", "126|Lily|Cancun|2|8\n126|Lilian|Merida|8|NULL", 1)
+	for _, tbl := range []string{"users_history", "by_name"} {
+		if got := queryLines(t, c, "SELECT * FROM "+tbl+" ORDER BY userid, __start_at"); got != want {
+			t.Errorf("%s after a change of name:\n%s\nwant:\n%s", tbl, got, want)
+		}
+	}
+}
+
+// IGNORE NULL UPDATES, as Databricks describes it: "columns with a null
+// retain their existing values in the target"; ON (cols) limits it to
+// those columns.
+func TestAutoCDCIgnoreNullUpdates(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := srv.connect(t)
+	execAll(t, c, databricksCDCFeed...)
+	execAll(t, c, "INSERT INTO cdc_data_users VALUES (126, NULL, 'Merida', 'UPDATE', 8), (126, 'Lilian', NULL, 'UPDATE', 9), (127, NULL, 'Leon', 'INSERT', 3)")
+	for name, clauses := range map[string]string{
+		"all_cols": "IGNORE NULL UPDATES", "name_only": "IGNORE NULL UPDATES ON (name)",
+		"scd2": "IGNORE NULL UPDATES STORED AS SCD TYPE 2",
+	} {
+		execAll(t, c, "CREATE OR REFRESH STREAMING TABLE "+name,
+			"CREATE FLOW "+name+"_flow AS AUTO CDC INTO "+name+` FROM stream(cdc_data_users) KEYS (userId) `+clauses+`
+			   APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum COLUMNS * EXCEPT (operation, sequenceNum)`,
+			"REFRESH STREAMING TABLE "+name)
+	}
+	// 127's insert has no name: there was no row to keep one from.
+	for q, want := range map[string]string{
+		"SELECT * FROM all_cols ORDER BY userid":  "124|Raul|Oaxaca\n125|Mercedes|Guadalajara\n126|Lilian|Merida\n127|NULL|Leon",
+		"SELECT * FROM name_only ORDER BY userid": "124|Raul|Oaxaca\n125|Mercedes|Guadalajara\n126|Lilian|NULL\n127|NULL|Leon",
+		"SELECT * FROM scd2 WHERE userid IN (123, 126) ORDER BY userid, __start_at": strings.Join([]string{
+			"123|Isabel|Monterrey|1|5", "123|Isabel|Chihuahua|5|6",
+			"126|Lily|Cancun|2|8", "126|Lily|Merida|8|9", "126|Lilian|Merida|9|NULL"}, "\n"),
+	} {
+		if got := queryLines(t, c, q); got != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", q, got, want)
 		}
 	}
 }

@@ -27,8 +27,20 @@ type AutoCDC struct {
 	Columns []string
 	Except  []string
 	// SCDType is 1 or 2 (STORED AS SCD TYPE n; 1 when not given).
-	SCDType           int
-	IgnoreNullUpdates bool
+	SCDType int
+	// IgnoreNullUpdates is IGNORE NULL UPDATES [ON (cols) | ON * EXCEPT
+	// (cols)]: a change's NULL in one of those columns (all when neither
+	// list is given) keeps the target's value.
+	IgnoreNullUpdates              bool
+	IgnoreNullOn, IgnoreNullExcept []string
+	// TrackHistory is TRACK HISTORY ON (cols) | * EXCEPT (cols) (SCD type
+	// 2): Track the columns listed, TrackExcept the ones left out.
+	TrackHistory       bool
+	Track, TrackExcept []string
+	// Where the clauses that the engine checks against the source's
+	// columns begin in the statement (1-based, as sqlerr positions; 0 when
+	// absent).
+	TruncatePos, TrackPos, IgnoreNullPos int
 }
 
 // autoCDC reads AUTO CDC INTO ... | APPLY CHANGES INTO ... at i (the
@@ -97,9 +109,16 @@ func (p *stmtParser) cdcBody(c *AutoCDC, i, start int) error {
 		case "APPLY AS DELETE WHEN":
 			c.DeleteWhen, i = p.cdcExpr(j, end)
 		case "APPLY AS TRUNCATE WHEN":
+			c.TruncatePos = p.pos(i)
 			c.TruncateWhen, i = p.cdcExpr(j, end)
 		case "IGNORE NULL UPDATES":
-			c.IgnoreNullUpdates, i = true, j
+			c.IgnoreNullUpdates, c.IgnoreNullPos, i = true, p.pos(i), j
+			if p.isWord(j, "on") {
+				c.IgnoreNullOn, c.IgnoreNullExcept, i, err = p.cdcColumnSet(j+1, end)
+				if err == nil && c.IgnoreNullOn == nil && c.IgnoreNullExcept == nil {
+					err = p.errAtH(sqlerr.SyntaxError, j+1, "syntax error at or near %s: expected (columns) or * EXCEPT (columns) after IGNORE NULL UPDATES ON", p.describe(j+1))
+				}
+			}
 		case "COLUMNS":
 			if p.is(j, pg_query.Token_ASCII_42) {
 				j++
@@ -114,8 +133,11 @@ func (p *stmtParser) cdcBody(c *AutoCDC, i, start int) error {
 				c.Columns, i, err = p.cdcNames(j, end)
 			}
 		case "TRACK HISTORY ON":
-			return p.errAtH(sqlerr.FeatureNotSupported, i, "TRACK HISTORY ON is not supported yet: every column is tracked").
-				WithHint("Leave it out: SCD type 2 then makes a version of every change.")
+			c.TrackHistory, c.TrackPos = true, p.pos(i)
+			c.Track, c.TrackExcept, i, err = p.cdcColumnSet(j, end)
+			if err == nil && c.Track == nil && c.TrackExcept == nil {
+				err = p.errAtH(sqlerr.SyntaxError, j, "syntax error at or near %s: expected columns or * EXCEPT (columns) after TRACK HISTORY ON", p.describe(j))
+			}
 		case "STORED AS":
 			if !p.isWord(j, "scd") || !p.isWord(j+1, "type") || (p.at(j+2).text != "1" && p.at(j+2).text != "2") {
 				return p.errAtH(sqlerr.SyntaxError, j, "syntax error at or near %s: expected SCD TYPE 1 or SCD TYPE 2", p.describe(j))
@@ -125,7 +147,7 @@ func (p *stmtParser) cdcBody(c *AutoCDC, i, start int) error {
 		if err != nil {
 			return err
 		}
-		if i <= j && clause != "IGNORE NULL UPDATES" && clause != "COLUMNS" {
+		if i <= j && clause != "IGNORE NULL UPDATES" && clause != "COLUMNS" && clause != "TRACK HISTORY ON" {
 			return p.errAtH(sqlerr.SyntaxError, j, "syntax error at or near %s: %s needs a value", p.describe(j), clause)
 		}
 	}
@@ -135,7 +157,39 @@ func (p *stmtParser) cdcBody(c *AutoCDC, i, start int) error {
 	if c.Sequence == "" {
 		return p.errAtH(sqlerr.SyntaxError, start, "an AUTO CDC flow needs SEQUENCE BY column")
 	}
+	// Databricks takes TRUNCATE WHEN for SCD type 1 only (a truncate would
+	// end every key's version of a history), and TRACK HISTORY for type 2
+	// only (type 1 keeps no history).
+	if c.TruncateWhen != "" && c.SCDType == 2 {
+		return sqlerr.At(sqlerr.FeatureNotSupported, c.TruncatePos, "APPLY AS TRUNCATE WHEN is supported only for SCD type 1 targets").
+			WithHint("Leave APPLY AS TRUNCATE WHEN out of an SCD type 2 flow, or store the target AS SCD TYPE 1.")
+	}
+	if c.TrackHistory && c.SCDType != 2 {
+		return sqlerr.At(sqlerr.SyntaxError, c.TrackPos, "TRACK HISTORY ON is for SCD type 2 targets: an SCD type 1 target keeps no history").
+			WithHint("Add STORED AS SCD TYPE 2, or leave TRACK HISTORY ON out.")
+	}
 	return nil
+}
+
+// cdcColumnSet reads "a, b", "(a, b)" or "* EXCEPT (a, b)" at i: the
+// columns listed, or (with *) the ones left out; both nil when i starts
+// neither.
+func (p *stmtParser) cdcColumnSet(i, end int) (on, except []string, next int, err error) {
+	if p.is(i, pg_query.Token_ASCII_42) {
+		if !p.isWord(i+1, "except") || !p.is(i+2, tokLParen) {
+			return nil, nil, i, p.errAtH(sqlerr.SyntaxError, i+1, "syntax error at or near %s: expected EXCEPT (columns) after *", p.describe(i+1))
+		}
+		except, next, err = p.nameList(i + 2)
+		return nil, except, next, err
+	}
+	if i >= end || !p.is(i, tokLParen) && !p.labelLike(i) {
+		return nil, nil, i, nil
+	}
+	if c, _ := p.cdcClause(i); c != "" {
+		return nil, nil, i, nil
+	}
+	on, next, err = p.cdcNames(i, end)
+	return on, nil, next, err
 }
 
 // cdcClause names the AUTO CDC clause at i and where its value starts

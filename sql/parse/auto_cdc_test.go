@@ -2,6 +2,7 @@ package parse
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/weir-sql/weir/sql/sqlerr"
@@ -23,10 +24,23 @@ func TestParseAutoCDC(t *testing.T) {
 				Sequence: "seq", Except: []string{"op", "seq"}, SCDType: 1}},
 		{`APPLY CHANGES INTO live.target FROM stream(cdc_data.users) KEYS (userId, region)
 		   IGNORE NULL UPDATES APPLY AS DELETE WHEN operation = "DELETE" APPLY AS TRUNCATE WHEN operation = "TRUNCATE"
-		   SEQUENCE BY struct(ts, (seq)) COLUMNS userId, name STORED AS SCD TYPE 2`, "target",
+		   SEQUENCE BY struct(ts, (seq)) COLUMNS userId, name STORED AS SCD TYPE 1`, "target",
 			AutoCDC{Source: QualifiedName{Schema: "cdc_data", Name: "users"}, Keys: []string{"userid", "region"}, IgnoreNullUpdates: true,
 				DeleteWhen: `operation = "DELETE"`, TruncateWhen: `operation = "TRUNCATE"`, Sequence: "struct(ts, (seq))",
-				Columns: []string{"userid", "name"}, SCDType: 2}},
+				Columns: []string{"userid", "name"}, SCDType: 1}},
+		// Databricks' SQL reference example, and the TRACK HISTORY forms.
+		{`CREATE FLOW users_cdc_flow AS AUTO CDC INTO main.sales.users_cdc_target
+		   FROM stream(cdc_data.users) KEYS (userId) IGNORE NULL UPDATES ON (email, phone)
+		   APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum
+		   COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (city)`, "users_cdc_flow",
+			AutoCDC{Source: QualifiedName{Schema: "cdc_data", Name: "users"}, Keys: []string{"userid"}, IgnoreNullUpdates: true,
+				IgnoreNullOn: []string{"email", "phone"}, DeleteWhen: `operation = "DELETE"`, Sequence: "sequenceNum",
+				Except: []string{"operation", "sequencenum"}, SCDType: 2, TrackHistory: true, TrackExcept: []string{"city"}}},
+		{`CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) TRACK HISTORY ON a, b STORED AS SCD TYPE 2 IGNORE NULL UPDATES ON * EXCEPT (c) SEQUENCE BY seq`, "f",
+			AutoCDC{Source: QualifiedName{Name: "s"}, Keys: []string{"k"}, TrackHistory: true, Track: []string{"a", "b"}, SCDType: 2,
+				IgnoreNullUpdates: true, IgnoreNullExcept: []string{"c"}, Sequence: "seq"}},
+		{`CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 2 TRACK HISTORY ON (a)`, "f",
+			AutoCDC{Source: QualifiedName{Name: "s"}, Keys: []string{"k"}, TrackHistory: true, Track: []string{"a"}, SCDType: 2, Sequence: "seq"}},
 		{`CREATE OR REFRESH STREAMING TABLE target FLOW AUTO CDC FROM stream(cdc_data.users) KEYS (userId) SEQUENCE BY sequenceNum STORED AS SCD TYPE 1`, "target",
 			AutoCDC{Source: QualifiedName{Schema: "cdc_data", Name: "users"}, Keys: []string{"userid"}, Sequence: "sequenceNum", SCDType: 1}},
 		{`CREATE OR REFRESH FLOW f AS APPLY CHANGES INTO t FROM STREAM s KEYS (k) SEQUENCE BY seq`, "f",
@@ -40,7 +54,9 @@ func TestParseAutoCDC(t *testing.T) {
 		if st.Kind != CreateFlow || st.Spec == nil || st.Spec.CDC == nil {
 			t.Fatalf("%s: parsed as %+v", tc.sql, st)
 		}
-		if st.Spec.Flow != tc.flow || !reflect.DeepEqual(*st.Spec.CDC, tc.want) {
+		got := *st.Spec.CDC
+		got.TruncatePos, got.TrackPos, got.IgnoreNullPos = 0, 0, 0 // TestParseAutoCDCErrors checks positions
+		if st.Spec.Flow != tc.flow || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\ngot  %q %+v\nwant %q %+v", tc.sql, st.Spec.Flow, *st.Spec.CDC, tc.flow, tc.want)
 		}
 	}
@@ -55,12 +71,16 @@ func TestSparkStrings(t *testing.T) {
 
 func TestParseAutoCDCErrors(t *testing.T) {
 	for sql, code := range map[string]string{
-		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (a)": "0A000",
-		"CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE BY seq":                                                            "0A000",
-		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) SEQUENCE BY seq":                                                             "42601",
-		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 3":                               "42601",
-		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) KEYS (j) SEQUENCE BY seq":                                           "42601",
-		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY":                                                        "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq TRACK HISTORY ON * EXCEPT (a)":                        "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 2 TRACK HISTORY ON * (a)":          "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 2 TRACK HISTORY ON":                "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) IGNORE NULL UPDATES ON SEQUENCE BY seq":                               "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) APPLY AS TRUNCATE WHEN op = 'T' SEQUENCE BY seq STORED AS SCD TYPE 2": "0A000",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE BY seq":                                                              "0A000",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) SEQUENCE BY seq":                                                               "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq STORED AS SCD TYPE 3":                                 "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) KEYS (j) SEQUENCE BY seq":                                             "42601",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY":                                                          "42601",
 	} {
 		_, err := ParseStreaming(sql)
 		e, ok := err.(*sqlerr.Error)
@@ -83,5 +103,20 @@ func TestParseChangelogTable(t *testing.T) {
 	// An ordinary CREATE TABLE is not one.
 	if st, err := ParseStreaming(`CREATE TABLE t (a int)`); err != nil || st != nil {
 		t.Errorf("CREATE TABLE t (a int): %+v, %v", st, err)
+	}
+}
+
+// The clauses that do not go with the flow's SCD type are refused where
+// they are written.
+func TestParseAutoCDCClausePositions(t *testing.T) {
+	for sql, want := range map[string]string{
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) APPLY AS TRUNCATE WHEN op = 'T' SEQUENCE BY seq STORED AS SCD TYPE 2": "APPLY AS TRUNCATE",
+		"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (k) SEQUENCE BY seq TRACK HISTORY ON (a) STORED AS SCD TYPE 1":            "TRACK HISTORY",
+	} {
+		_, err := ParseStreaming(sql)
+		e, ok := err.(*sqlerr.Error)
+		if !ok || e.Position < 1 || e.Position > len(sql) || !strings.HasPrefix(sql[e.Position-1:], want) || e.Hint == "" {
+			t.Errorf("%s: got %#v, want an error at %q with a hint", sql, err, want)
+		}
 	}
 }
