@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/weir-sql/weir/internal/pgtest"
 )
@@ -81,6 +82,17 @@ func TestChangelogReadAsStream(t *testing.T) {
 		t.Errorf("EXPLAIN does not show the changelog input:\n%s", plan)
 	}
 
+	// What cannot read a changelog says so.
+	for stmt, want := range map[string]string{
+		"CREATE STREAMING TABLE bad AS SELECT DISTINCT ON (k) k, v FROM STREAM cur":                                                                          "DISTINCT ON over a changelog is not supported: its input deletes rows it emitted (cur is an update-mode streaming table",
+		"CREATE STREAMING TABLE bad AS SELECT * FROM (SELECT k, v, row_number() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM STREAM cur) x WHERE rn = 1": "Top-N over a changelog is not supported",
+		"CREATE STREAMING TABLE bad AS SELECT k, count(*) FROM STREAM cur GROUP BY k EMIT ON WINDOW CLOSE":                                                   "append mode is not possible",
+	} {
+		_, err := w.Exec(context.Background(), stmt)
+		if pe, ok := err.(*pgconn.PgError); !ok || pe.Code != "0A000" || !strings.Contains(pe.Message, want) {
+			t.Errorf("%s: got %v, want 0A000 %q", stmt, err, want)
+		}
+	}
 	seq := int64(0)
 	check := func(round int) {
 		for _, tb := range tables {

@@ -207,6 +207,10 @@ func (sp *StreamPlan) explainTree(opts StreamExplainOptions, add func(string, ..
 		if src.Input.Source {
 			kind = "source "
 		}
+		if src.Changelog {
+			add("Input %d: %s (its change log, read from its committed offset: inserts and deletes)", src.Index, src.Input.Name)
+			continue
+		}
 		add("Input %d: %s%s (read from its committed offset; append-only)", src.Index, kind, src.Input.Name)
 	}
 	for _, w := range sp.Warnings {

@@ -88,6 +88,25 @@ type StreamLeaf struct {
 	Changelog bool
 }
 
+// changelogOrigin says where a node's deletes come from, for messages.
+func changelogOrigin(n *StreamNode) string {
+	if n.Kind == LeafNode && n.Leaf.Changelog {
+		return n.Leaf.Input.Name + " is an update-mode streaming table, read as its changes"
+	}
+	for _, c := range n.Children {
+		if !appendOnly(c) {
+			return changelogOrigin(c)
+		}
+	}
+	switch n.Kind {
+	case GroupAggNode:
+		return "an aggregation without an event-time window"
+	case TopNNode:
+		return "a Top-N outside windows"
+	}
+	return "a stage that updates its rows"
+}
+
 // ReadsChangelog reports whether a streaming query reads an update- or
 // complete-mode streaming table as a stream: such a plan is a stream tree,
 // whose nodes know how to take back what a delete removes.
@@ -455,7 +474,8 @@ func (b *treeBuilder) topN(f *Filter) (*StreamNode, error) {
 		return nil, err
 	}
 	if !appendOnly(child) {
-		return nil, refuse("Top-N in a streaming table reads an append-only input")
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "Top-N over a changelog is not supported: its input deletes rows it emitted (%s)", changelogOrigin(child)).
+			WithHint("Read the update-mode table with batch SQL, or rank in a streaming table that reads its append-only input.")
 	}
 	cols := skipProject(f.Input).Columns() // the Window node's: input columns, then the row number
 	node := &StreamNode{Kind: TopNNode, TopN: tn, Children: []*StreamNode{child}, Cols: cols, WatermarkColumn: child.WatermarkColumn, TimeCol: child.TimeCol}
@@ -627,7 +647,8 @@ func (b *treeBuilder) dedup(d *Distinct) (*StreamNode, error) {
 		return nil, err
 	}
 	if !appendOnly(child) {
-		return nil, refuse("DISTINCT ON in a streaming table reads an append-only input")
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DISTINCT ON over a changelog is not supported: its input deletes rows it emitted (%s)", changelogOrigin(child)).
+			WithHint("Deduplicate the append-only input upstream, or use GROUP BY, which retracts.")
 	}
 	cols := in.Columns()
 	sp := &StreamPlan{Dedup: d.On, Pre: in, Cols: cols, Mode: AppendMode, WindowKey: -1, WindowEndKey: -1}
