@@ -29,7 +29,8 @@ const cdcCrashDDL = `CREATE TABLE feed (k int, v int, op text, seq bigint);
 	CREATE FLOW cdc2_flow AS AUTO CDC INTO cdc2 FROM STREAM(feed) KEYS (k)
 	  APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2;
 	CREATE STREAMING TABLE cdc1_groups AS SELECT k % 3 AS g, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM STREAM cdc1 GROUP BY k % 3;
-	CREATE STREAMING TABLE cdc2_versions AS SELECT k, count(*) AS versions, count(__end_at) AS closed, max(v) AS hi FROM STREAM cdc2 GROUP BY k`
+	CREATE STREAMING TABLE cdc2_versions AS SELECT k, count(*) AS versions, count(__end_at) AS closed, max(v) AS hi FROM STREAM cdc2 GROUP BY k;
+	CREATE STREAMING TABLE cdc_join AS SELECT a.k, a.v AS v1, b.v AS v2 FROM STREAM cdc1 a JOIN STREAM cdc2 b ON a.k = b.k AND b.__end_at IS NULL`
 
 // The SCD2 oracle needs no rule for no-op updates: every change's v is
 // unique, so none repeats the one before it.
@@ -40,6 +41,8 @@ var cdcCrashOracles = map[string]string{
 	// Streaming tables reading the targets' changes (their change logs).
 	"SELECT g, n, s, lo, hi FROM cdc1_groups":           `SELECT k % 3, count(*), sum(v), min(v), max(v) FROM (SELECT DISTINCT ON (k) k, v, op FROM feed ORDER BY k, seq DESC) x WHERE op <> 'D' GROUP BY k % 3`,
 	"SELECT k, versions, closed, hi FROM cdc2_versions": `SELECT k, count(*), count(e), max(v) FROM (SELECT k, v, op, lead(seq) OVER (PARTITION BY k ORDER BY seq) AS e FROM feed) x WHERE op <> 'D' GROUP BY k`,
+	"SELECT k, v1, v2 FROM cdc_join": `SELECT a.k, a.v, b.v FROM (SELECT DISTINCT ON (k) k, v, op FROM feed ORDER BY k, seq DESC) a
+		JOIN (SELECT k, v FROM (SELECT k, v, op, lead(seq) OVER (PARTITION BY k ORDER BY seq) AS e FROM feed) x WHERE op <> 'D' AND e IS NULL) b ON a.k = b.k WHERE a.op <> 'D'`,
 }
 
 func TestAutoCDCAfterKill(t *testing.T) {
