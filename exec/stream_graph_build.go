@@ -84,6 +84,8 @@ func newTreeOperator(n *planner.StreamNode) (StreamOperator, error) {
 		return newTreeAggregation(n.Agg)
 	case planner.DedupNode:
 		return newDedupOp(n.Dedup), nil
+	case planner.UnionNode:
+		return &UnionStage{}, nil
 	case planner.GroupAggNode:
 		a := n.GroupAgg.Agg
 		return &RetractingAggregate{GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Columns(), AppendOnly: !n.GroupAgg.Changelog}, nil

@@ -32,6 +32,7 @@ const (
 	AggNode                             // a windowed aggregation
 	DedupNode                           // the first row of each key (DISTINCT ON)
 	GroupAggNode                        // a GROUP BY kept for every key, over a changelog or not
+	UnionNode                           // UNION ALL of two streams
 )
 
 // StreamNode is one node of a StreamTree.
@@ -162,7 +163,7 @@ func NeedsStreamTree(plan Node, streamed func(*Scan) bool) bool {
 			if len(counts) == 2 && counts[0] > 0 && counts[1] > 0 {
 				needs = true
 			}
-		case *Window:
+		case *Window, *SetOp:
 			needs = true
 		case *Aggregate, *Distinct:
 			if stateful {
@@ -298,6 +299,8 @@ func (b *treeBuilder) build(n Node) (*StreamNode, error) {
 		return nil, refuse("ORDER BY and LIMIT are not supported in a streaming table: a stream has no order; order when you query the table")
 	case *Distinct:
 		return b.dedup(x)
+	case *SetOp:
+		return b.union(x) // stream_union.go
 	}
 	return nil, refuse("%s is not supported in a streaming table", planNodeName(n))
 }

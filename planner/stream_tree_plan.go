@@ -179,6 +179,8 @@ func ExplainStreamTree(t *StreamTree) []string {
 				line += "not windowed: every group kept (unbounded)"
 			}
 			out = append(out, line+", a changed group's row updated once an epoch")
+		case UnionNode:
+			out = append(out, pad+"Union All: both inputs' changes passed on; its watermark the lower of theirs")
 		case DedupNode:
 			var keys []string
 			for _, k := range n.Dedup.Dedup {
