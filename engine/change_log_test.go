@@ -19,22 +19,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/weir-sql/weir/internal/pgtest"
 )
 
 func TestChangelogReadAsStream(t *testing.T) {
 	seed := time.Now().UnixNano() % 1_000_000_000
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
-	pg := pgtest.Shared(t)
-	pgConn, err := pgx.Connect(context.Background(), pg.FreshDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pgConn.Close(context.Background()) })
-	srv := startServer(t, t.TempDir())
-	w := srv.connect(t)
+	w, pgConn := weirAndOracle(t) // oracle_wait_test.go
 	for _, c := range []*pgx.Conn{w, pgConn} {
 		sdExec(t, c, "setup", "CREATE TABLE feed (id bigint, k text, v bigint, op text, seq bigint)")
 		sdExec(t, c, "setup", "CREATE TABLE names (k text, label text)")
@@ -63,19 +54,29 @@ func TestChangelogReadAsStream(t *testing.T) {
 		{"cl_full", "SELECT c.id, d.k AS dk, d.label FROM %s FULL JOIN %s ON c.k = d.k AND d.w > c.v"},
 		{"cl_join_agg", "SELECT d.label, count(*) AS n, sum(c.v) AS s, max(c.v) AS hi FROM %s JOIN %s ON c.k = d.k GROUP BY d.label"},
 	}
+	// query is a table's query as weir runs it (stream) or PostgreSQL
+	// over its views (batch).
+	query := func(name, q string, stream bool) string {
+		st := func(rel string) string {
+			if stream {
+				return "STREAM " + rel
+			}
+			return rel
+		}
+		switch {
+		case name == "cl_labels":
+			return fmt.Sprintf(q, st("cur")+" c")
+		case name == "cl_of_agg" && stream:
+			return fmt.Sprintf(q, "STREAM cl_per_k")
+		case name == "cl_of_agg":
+			return fmt.Sprintf(q, "(SELECT k, count(*) AS n, sum(v) AS s FROM cur GROUP BY k) g")
+		case strings.Count(q, "%s") == 2:
+			return fmt.Sprintf(q, st("cur")+" c", st("dims")+" d")
+		}
+		return fmt.Sprintf(q, st("cur"))
+	}
 	for _, tb := range tables {
-		from := "STREAM cur"
-		switch tb.name {
-		case "cl_labels":
-			from = "STREAM cur c"
-		case "cl_of_agg":
-			from = "STREAM cl_per_k"
-		}
-		q := fmt.Sprintf(tb.query, from)
-		if strings.HasPrefix(tb.name, "cl_join") || tb.name == "cl_left" || tb.name == "cl_full" {
-			q = fmt.Sprintf(tb.query, "STREAM cur c", "STREAM dims d")
-		}
-		sdExec(t, w, "weir", "CREATE STREAMING TABLE "+tb.name+" AS "+q)
+		sdExec(t, w, "weir", "CREATE STREAMING TABLE "+tb.name+" AS "+query(tb.name, tb.query, true))
 	}
 	// The streaming tables over cur read its changes, so their plans say so.
 	if plan := strings.Join(sdRows(t, w, "weir", "EXPLAIN CREATE STREAMING TABLE x AS SELECT k, count(*) FROM STREAM cur GROUP BY k"), "\n"); !strings.Contains(plan, "changelog") {
@@ -96,30 +97,7 @@ func TestChangelogReadAsStream(t *testing.T) {
 	seq := int64(0)
 	check := func(round int) {
 		for _, tb := range tables {
-			from := "cur"
-			switch tb.name {
-			case "cl_labels":
-				from = "cur c"
-			case "cl_of_agg":
-				from = "(SELECT k, count(*) AS n, sum(v) AS s FROM cur GROUP BY k) g"
-			}
-			q := fmt.Sprintf(tb.query, from)
-			if strings.HasPrefix(tb.name, "cl_join") || tb.name == "cl_left" || tb.name == "cl_full" {
-				q = fmt.Sprintf(tb.query, "cur c", "dims d")
-			}
-			want := sdRows(t, pgConn, "PostgreSQL", q)
-			deadline := time.Now().Add(20 * time.Second)
-			for {
-				got := sdRows(t, w, "weir", "SELECT * FROM "+tb.name)
-				d, m := diffSorted(want, got, 15)
-				if m == 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("seed %d, round %d: %s: %d rows differ (oracle %d, weir %d; - only in oracle, + only in weir):%s", seed, round, tb.name, m, len(want), len(got), d)
-				}
-				time.Sleep(20 * time.Millisecond) // polling for a condition, with the deadline above
-			}
+			waitEqualOracle(t, fmt.Sprintf("seed %d, round %d: %s", seed, round, tb.name), w, pgConn, "SELECT * FROM "+tb.name, query(tb.name, tb.query, false))
 		}
 	}
 	for round := 0; round < 25; round++ {

@@ -16,8 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/weir-sql/weir/internal/pgtest"
 )
 
 func TestStreamingUnionAll(t *testing.T) {
@@ -25,14 +23,7 @@ func TestStreamingUnionAll(t *testing.T) {
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
-	pg := pgtest.Shared(t)
-	pgConn, err := pgx.Connect(context.Background(), pg.FreshDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pgConn.Close(context.Background()) })
-	srv := startServer(t, t.TempDir())
-	w := srv.connect(t)
+	w, pgConn := weirAndOracle(t) // oracle_wait_test.go
 	for _, c := range []*pgx.Conn{w, pgConn} {
 		sdExec(t, c, "setup", "SET TimeZone = 'UTC'")
 		sdExec(t, c, "setup", "CREATE TABLE web (id bigint, k bigint, v bigint, ts timestamptz)")
@@ -62,23 +53,11 @@ func TestStreamingUnionAll(t *testing.T) {
 			if name == "u_win" && round < 11 {
 				continue // its windows close only when both sides' far rows arrive
 			}
-			want := sdRows(t, pgConn, "PostgreSQL", oracle)
 			q := "SELECT * FROM " + name
 			if wq, ok := weirQ[name]; ok {
 				q = wq
 			}
-			deadline := time.Now().Add(20 * time.Second)
-			for {
-				got := sdRows(t, w, "weir", q)
-				d, m := diffSorted(want, got, 15)
-				if m == 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("seed %d, round %d: %s: %d rows differ (oracle %d, weir %d):%s", seed, round, name, m, len(want), len(got), d)
-				}
-				time.Sleep(20 * time.Millisecond) // polling for a condition, with the deadline above
-			}
+			waitEqualOracle(t, fmt.Sprintf("seed %d, round %d: %s", seed, round, name), w, pgConn, q, oracle)
 		}
 	}
 	id := int64(0)
