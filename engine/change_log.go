@@ -141,6 +141,55 @@ func (e *Engine) enableChangeLog(rel *catalog.Relation) error {
 	})
 }
 
+// changeLogsReadBy is the update-mode tables whose change logs the jobs
+// of streaming table rel read.
+func (e *Engine) changeLogsReadBy(rel *catalog.Relation) []uint32 {
+	var out []uint32
+	for _, r := range e.jobsOf(rel) { // flows.go: its own job, or its flows'
+		if r.plan == nil || r.plan.Tree == nil {
+			continue
+		}
+		for _, leaf := range r.plan.Tree.Sources {
+			if leaf.Changelog {
+				out = append(out, leaf.Input.OID)
+			}
+		}
+	}
+	return out
+}
+
+// releaseChangeLogs stops and drops the change logs of tables that no
+// streaming table reads as a stream any more (their last reader was
+// dropped): a later reader starts a new one from the rows of the moment.
+func (e *Engine) releaseChangeLogs(oids []uint32) error {
+	for _, oid := range oids {
+		if e.streamingReaderOf(oid) != "" {
+			continue
+		}
+		if err := e.disableChangeLog(oid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disableChangeLog takes table oid's change log out of its running sinks
+// (waiting for an epoch being written) and drops it.
+func (e *Engine) disableChangeLog(oid uint32) error {
+	if ts := e.sinksOf(oid); ts != nil {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		kept := ts.sinks[:0]
+		for _, l := range ts.sinks {
+			if l.def.OID != 0 || l.def.Connector != "changelog" {
+				kept = append(kept, l)
+			}
+		}
+		ts.sinks = kept
+	}
+	return e.dropChangeLog(oid)
+}
+
 // changeLogSchema is the schema of a change log's rows: the table's
 // columns, then _change_type and _commit_version (sinkColumns' types).
 func changeLogSchema(schema *arrow.Schema) *arrow.Schema {

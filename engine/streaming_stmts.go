@@ -182,6 +182,7 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 	if err := s.dropTableSinks(rel, ss.Cascade, io); err != nil { // sink_stmts.go
 		return nil, err
 	}
+	logsRead := s.eng.changeLogsReadBy(rel) // change_log.go
 	s.eng.stopRunner(rel.OID)
 	s.eng.stopFlows(rel) // flows.go: a target's flows go with it
 	if err := s.eng.cat.DropRelation(nil, rel.Schema, rel.Name, catalog.KindStreamingTable, false); err != nil {
@@ -196,6 +197,9 @@ func (s *Session) dropStreamingTable(ss *parse.StreamingStmt, io wire.ExecIO) (w
 		return nil, err
 	}
 	if err := s.eng.dropChangeLog(rel.OID); err != nil { // change_log.go
+		return nil, err
+	}
+	if err := s.eng.releaseChangeLogs(logsRead); err != nil { // change_log.go: a log nobody reads any more goes
 		return nil, err
 	}
 	return commandResult("DROP STREAMING TABLE"), nil
