@@ -158,12 +158,28 @@ func (e *Engine) changeLogsReadBy(rel *catalog.Relation) []uint32 {
 	return out
 }
 
+// changeLogReaderOf names a streaming table that reads table oid's
+// change log, or "".
+func (e *Engine) changeLogReaderOf(oid uint32) string {
+	for _, rel := range e.cat.Relations() {
+		if rel.Kind != catalog.KindStreamingTable {
+			continue
+		}
+		for _, read := range e.changeLogsReadBy(rel) {
+			if read == oid {
+				return rel.Name
+			}
+		}
+	}
+	return ""
+}
+
 // releaseChangeLogs stops and drops the change logs of tables that no
 // streaming table reads as a stream any more (their last reader was
 // dropped): a later reader starts a new one from the rows of the moment.
 func (e *Engine) releaseChangeLogs(oids []uint32) error {
 	for _, oid := range oids {
-		if e.streamingReaderOf(oid) != "" {
+		if e.changeLogReaderOf(oid) != "" {
 			continue
 		}
 		if err := e.disableChangeLog(oid); err != nil {

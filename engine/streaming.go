@@ -410,6 +410,12 @@ func (s *Session) createStreamingTable(st *parse.StreamingStmt, text string, io 
 			if err := s.checkAccesses(sp.Accesses); err != nil { // privilege_checks.go: it runs at once as its creator
 				return "", err
 			}
+			if reader := s.eng.changeLogReaderOf(existing.OID); reader != "" {
+				// The reader reads this table's change log, by OID, which
+				// the replacement does not keep (change_log.go).
+				return "", sqlerr.New("2BP01", "cannot replace streaming table %s because streaming table %s reads it", name, reader).
+					WithHint("Drop the streaming tables that read it first, or REFRESH STREAMING TABLE " + name + " FULL to recompute it under the same definition.")
+			}
 			kept = existing
 			// The checkpoint (epoch log) is kept only when the new plan's
 			// state is compatible with it, and re-run from the first epoch
