@@ -155,8 +155,14 @@ func (s *Sink) Committed(epoch int64) error {
 			b.Release()
 		}
 	}()
+	return s.retrying(func() error { return s.commit(epoch, batches) })
+}
+
+// commit is one try of Committed: a try cut by a lost connection may or
+// may not have committed, which the progress row read first tells.
+func (s *Sink) commit(epoch int64, batches []arrow.RecordBatch) error {
 	ctx := context.Background()
-	last, err := s.LastCommitted()
+	last, err := s.lastCommitted()
 	if err != nil {
 		return err
 	}
@@ -205,6 +211,15 @@ func (s *Sink) Committed(epoch int64) error {
 
 // LastCommitted is the last epoch PostgreSQL holds (0: none).
 func (s *Sink) LastCommitted() (int64, error) {
+	var last int64
+	err := s.retrying(func() (err error) {
+		last, err = s.lastCommitted()
+		return err
+	})
+	return last, err
+}
+
+func (s *Sink) lastCommitted() (int64, error) {
 	ctx := context.Background()
 	if err := s.connect(ctx); err != nil {
 		return 0, err
