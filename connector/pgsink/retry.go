@@ -30,18 +30,22 @@ func transient(err error) bool {
 	return strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03"
 }
 
-// retrying runs try until it succeeds, fails for good, or retryFor has
-// passed, backing off from retryFirst to retryLongest, on a new
-// connection each time.
+// retrying runs try (holding mu) until it succeeds, fails for good, or
+// retryFor has passed, backing off from retryFirst to retryLongest, on a
+// new connection each time.
 func (s *Sink) retrying(try func() error) error {
 	deadline := time.Now().Add(retryFor)
 	delay := retryFirst
 	for {
+		s.mu.Lock()
 		err := try()
+		if err != nil && transient(err) {
+			s.closeConn()
+		}
+		s.mu.Unlock()
 		if err == nil || !transient(err) || time.Now().After(deadline) {
 			return err
 		}
-		s.Close()
 		time.Sleep(delay) // backoff while PostgreSQL is away
 		delay = min(2*delay, retryLongest)
 	}

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -61,7 +62,11 @@ type Options struct {
 
 // Sink writes to PostgreSQL (see the package doc).
 type Sink struct {
-	o      Options
+	o Options
+	// mu serialises the connection's use: the table's job commits epochs
+	// while SHOW SINKS asks LastCommitted from a session's goroutine, and
+	// a pgx.Conn serves one caller at a time.
+	mu     sync.Mutex
 	conn   *pgx.Conn
 	staged map[int64][]arrow.RecordBatch
 }
@@ -129,6 +134,12 @@ func Check(ctx context.Context, o Options) error {
 
 // Close closes the connection.
 func (s *Sink) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closeConn()
+}
+
+func (s *Sink) closeConn() {
 	if s.conn != nil {
 		s.conn.Close(context.Background())
 		s.conn = nil
