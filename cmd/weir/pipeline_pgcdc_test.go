@@ -103,6 +103,10 @@ func TestPipelinePostgresSCD2ToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close(ctx)
+	// The source streams once its snapshot (of the empty table) is in
+	// weir's store: a change committed before would be a snapshot row,
+	// sequenced at the slot's consistent point, not at its own commit.
+	waitFor(t, p, "the source to stream", `SELECT coalesce(bool_or(active), false) FROM pg_replication_slots WHERE slot_name = 'weir_shop'`)
 
 	// The client: transactions of 1 to 3 changes on distinct keys (the
 	// changes of one transaction share their _lsn, so one key's two
