@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -78,20 +79,12 @@ func TestPipelineKafkaToKafka(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 14))
 	t.Logf("seed %d", seed)
 
-	dir := t.TempDir()
-	port := freePort(t)
-	srv, _ := startCrashServer(t, dir, port, nil)
+	ddl := make([]string, len(pipelineKafkaDDL))
+	for i, q := range pipelineKafkaDDL {
+		ddl[i] = strings.ReplaceAll(q, "BROKER", broker)
+	}
+	srv, dir, port := startPipeline(t, ddl...)
 	defer func() { srv.kill() }()
-	w, err := pgx.Connect(ctx, srv.url())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range pipelineKafkaDDL {
-		if _, err := w.Exec(ctx, strings.ReplaceAll(q, "BROKER", broker)); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	w.Close(ctx)
 
 	// The producer: batches of 20 orders, one second of event time apart
 	// with up to ±10 s of disorder (well inside the watermark's delay, so
@@ -193,13 +186,20 @@ func TestPipelineKafkaToKafka(t *testing.T) {
 		{"kcat", func() []string { return readCommittedKcat(t, kcat, broker, "orders_5m_out") }},
 	} {
 		var values []string
-		waitCondition(t, client.name+" to read every closed window", func() bool {
-			values = client.read()
-			return len(values) >= len(want)
-		})
+		deadline := time.Now().Add(45 * time.Second)
+		for values = client.read(); len(values) < len(want); values = client.read() {
+			if time.Now().After(deadline) {
+				c2, _ := pgx.Connect(ctx, srv.url())
+				sinks := textRows(t, ctx, c2, "SHOW SINKS")
+				t.Fatalf("%s read %d records of orders_5m_out (read_committed), PostgreSQL has %d windows; read_uncommitted: %d\nSHOW SINKS: %v\n%s",
+					client.name, len(values), len(want), len(readUncommittedKcat(t, kcat, broker, "orders_5m_out")), sinks, srv.log)
+			}
+		}
 		if missing, extra := diffRows(want, canonicalJSON(t, values)); len(missing)+len(extra) > 0 {
-			t.Fatalf("%s read %d records of orders_5m_out (read_committed), PostgreSQL has %d windows: %d missing, %d extra (a window twice is extra)\nmissing: %v\nextra: %v\n%s",
-				client.name, len(values), len(want), len(missing), len(extra), head(missing), head(extra), srv.log)
+			all, _ := exec.Command(kcat, "-b", broker, "-t", "orders_5m_out", "-C", "-o", "beginning", "-e", "-q", "-f", "%o %h %s\n").Output()
+			committed, _ := exec.Command(kcat, "-b", broker, "-t", "orders_5m_out", "-C", "-o", "beginning", "-e", "-q", "-X", "isolation.level=read_committed", "-f", "%o %h %s\n").Output()
+			t.Fatalf("%s read %d records of orders_5m_out (read_committed), PostgreSQL has %d windows: %d missing, %d extra (a window twice is extra)\nmissing: %v\nextra: %v\nread_uncommitted:\n%s\nread_committed:\n%s",
+				client.name, len(values), len(want), len(missing), len(extra), head(missing), head(extra), all, committed)
 		}
 	}
 	t.Logf("%d windows over %d orders, equal to PostgreSQL in weir and in the topic (franz-go and kcat, read_committed)", len(want), total)
@@ -260,6 +260,13 @@ func readCommittedKcat(t *testing.T, kcat, broker, topic string) []string {
 	return values
 }
 
+// readUncommittedKcat is readCommittedKcat with read_uncommitted (a
+// failure's diagnosis: what the topic holds, aborted records included).
+func readUncommittedKcat(t *testing.T, kcat, broker, topic string) []string {
+	out, _ := exec.Command(kcat, "-b", broker, "-t", topic, "-C", "-o", "beginning", "-e", "-q", "-f", "%s\n").Output()
+	return strings.Fields(string(out))
+}
+
 // waitCondition polls cond until it holds, failing after 45 s.
 func waitCondition(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -270,4 +277,24 @@ func waitCondition(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond) // polling a condition, with a deadline
 	}
+}
+
+// startPipeline starts the real binary on a fresh data directory and a
+// free port and runs a pipeline's statements in it.
+func startPipeline(t *testing.T, stmts ...string) (srv *crashServer, dir string, port int) {
+	t.Helper()
+	dir, port = filepath.Join(t.TempDir(), "data"), freePort(t)
+	srv, _ = startCrashServer(t, dir, port, nil)
+	ctx := context.Background()
+	w, err := pgx.Connect(ctx, srv.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	for _, q := range stmts {
+		if _, err := w.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return srv, dir, port
 }

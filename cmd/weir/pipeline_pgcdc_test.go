@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -91,18 +90,8 @@ func TestPipelinePostgresSCD2ToPostgres(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 
-	dir := filepath.Join(t.TempDir(), "data")
-	port := freePort(t)
-	srv, _ := startCrashServer(t, dir, port, nil)
+	srv, dir, port := startPipeline(t, fmt.Sprintf(pipelineCDCWeir, pg.Port, pg.URL())) // pipeline_kafka_test.go
 	defer func() { srv.kill() }()
-	w, err := pgx.Connect(ctx, srv.url())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Exec(ctx, fmt.Sprintf(pipelineCDCWeir, pg.Port, pg.URL())); err != nil {
-		t.Fatal(err)
-	}
-	w.Close(ctx)
 	// The source streams once its snapshot (of the empty table) is in
 	// weir's store: a change committed before would be a snapshot row,
 	// sequenced at the slot's consistent point, not at its own commit.
@@ -203,7 +192,7 @@ func TestPipelinePostgresSCD2ToPostgres(t *testing.T) {
 	if err := p.QueryRow(ctx, "SELECT count(*) FROM audit").Scan(&changes); err != nil {
 		t.Fatal(err)
 	}
-	w, err = pgx.Connect(ctx, srv.url())
+	w, err := pgx.Connect(ctx, srv.url())
 	if err != nil {
 		t.Fatal(err)
 	}
