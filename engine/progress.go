@@ -49,6 +49,10 @@ var progressColumns = []planner.RelColumn{
 	// before reading, changed after, unreadable, damaged (files_events.go;
 	// each is a files event in the event log)
 	{Name: "files_skipped", T: types.Int8},
+	// the WAL bytes the replication slots of the postgres-cdc sources it
+	// reads hold beyond what weir confirmed (NULL for other inputs;
+	// pgcdc_progress.go)
+	{Name: "replication_slot_lag_bytes", T: types.Int8},
 }
 
 func progressRelation() *planner.Relation {
@@ -102,10 +106,10 @@ func progressRow(name string, r *runner, flow any) []any {
 		return []any{name, status, p.Epoch, p.InputRows, p.LateRows, wm, p.StateRows, p.StateBytes,
 			p.InputRowsPerSecond, p.ProcessedRowsPerSecond, p.BacklogRows,
 			float64(p.LastBatchDuration.Microseconds()) / 1000, nullIfEmpty(lastErr), p.OutputRows, stateLimitValue(r.job.StateLimit), flow,
-			backlogFiles, backlogBytes, filesSkipped}
+			backlogFiles, backlogBytes, filesSkipped, pgcdcSlotLag(r)}
 	}
 	return []any{name, status, int64(0), int64(0), int64(0), nil, int64(0), int64(0), 0.0, 0.0, int64(0), 0.0, nullIfEmpty(lastErr), int64(0), nil, flow,
-		backlogFiles, backlogBytes, filesSkipped}
+		backlogFiles, backlogBytes, filesSkipped, pgcdcSlotLag(r)}
 }
 
 func appendRow(cols [][]any, vals []any) {

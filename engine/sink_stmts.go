@@ -69,7 +69,7 @@ func (s *Session) createSink(ctx context.Context, ss *parse.StreamingStmt, text 
 		return nil, sqlerr.At(sqlerr.WrongObjectType, ss.Sink.FromPos, "\"%s\" is not a streaming table", ss.Sink.From.Name).
 			WithHint("A sink reads a streaming table's changes; CREATE STREAMING TABLE t AS SELECT * FROM STREAM " + ss.Sink.From.Name + " makes one of a table.")
 	}
-	if from.Streaming != nil && from.Streaming.NoQuery {
+	if from.Streaming != nil && from.Streaming.NoQuery && !onlyCDCFlow(from) {
 		// Its flows commit epochs of their own: a sink's progress is one
 		// epoch number, which no single flow's epochs can stand for.
 		return nil, sqlerr.At(sqlerr.FeatureNotSupported, ss.Sink.FromPos, "a sink cannot read %s, a streaming table filled by flows", from.Name).
@@ -348,4 +348,13 @@ func sinkOptionsText(def *catalog.Sink) string {
 	kv = append(kv, icebergOptionsText(def)...)
 	kv = append(kv, kafkaSinkOptionsText(def)...) // kafka_sink.go
 	return strings.Join(kv, ", ")
+}
+
+// onlyCDCFlow: a target filled by one AUTO CDC flow and nothing else. Its
+// flow's job runs under the target's own OID (flowCheckpoint, OID 0), so
+// the target's epochs are that job's, as a streaming table's with a query
+// are, and a sink follows them the same way.
+func onlyCDCFlow(rel *catalog.Relation) bool {
+	fs := rel.Streaming.Flows
+	return len(fs) == 1 && fs[0].CDC != nil && fs[0].OID == 0
 }

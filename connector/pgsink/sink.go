@@ -20,6 +20,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -61,7 +62,11 @@ type Options struct {
 
 // Sink writes to PostgreSQL (see the package doc).
 type Sink struct {
-	o      Options
+	o Options
+	// mu serialises the connection's use: the table's job commits epochs
+	// while SHOW SINKS asks LastCommitted from a session's goroutine, and
+	// a pgx.Conn serves one caller at a time.
+	mu     sync.Mutex
 	conn   *pgx.Conn
 	staged map[int64][]arrow.RecordBatch
 }
@@ -129,6 +134,12 @@ func Check(ctx context.Context, o Options) error {
 
 // Close closes the connection.
 func (s *Sink) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closeConn()
+}
+
+func (s *Sink) closeConn() {
 	if s.conn != nil {
 		s.conn.Close(context.Background())
 		s.conn = nil
@@ -155,8 +166,14 @@ func (s *Sink) Committed(epoch int64) error {
 			b.Release()
 		}
 	}()
+	return s.retrying(func() error { return s.commit(epoch, batches) })
+}
+
+// commit is one try of Committed: a try cut by a lost connection may or
+// may not have committed, which the progress row read first tells.
+func (s *Sink) commit(epoch int64, batches []arrow.RecordBatch) error {
 	ctx := context.Background()
-	last, err := s.LastCommitted()
+	last, err := s.lastCommitted()
 	if err != nil {
 		return err
 	}
@@ -205,6 +222,15 @@ func (s *Sink) Committed(epoch int64) error {
 
 // LastCommitted is the last epoch PostgreSQL holds (0: none).
 func (s *Sink) LastCommitted() (int64, error) {
+	var last int64
+	err := s.retrying(func() (err error) {
+		last, err = s.lastCommitted()
+		return err
+	})
+	return last, err
+}
+
+func (s *Sink) lastCommitted() (int64, error) {
 	ctx := context.Background()
 	if err := s.connect(ctx); err != nil {
 		return 0, err
