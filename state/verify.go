@@ -87,7 +87,7 @@ func (s *Store) Verify(rels []uint32) *VerifyReport {
 		return c
 	}
 	for _, oid := range rels {
-		for _, o := range []uint32{oid, StateRelation(oid)} {
+		for _, o := range []uint32{oid, StateRelation(oid), ChangesRelation(oid)} {
 			p := tablePrefix(o)
 			for _, d := range s.damagedNow() {
 				if d.overlaps(p, prefixEnd(p)) {
@@ -99,7 +99,15 @@ func (s *Store) Verify(rels []uint32) *VerifyReport {
 			}
 		}
 	}
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.db.View(func(txn *badger.Txn) (err error) {
+		// Badger's table iterator can panic on a block whose checksum it
+		// did not check (a slice bound from a damaged length): that is
+		// damage found, not a crash of verify.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("a damaged table block stopped the scan: %v", p)
+			}
+		}()
 		opts := badger.DefaultIteratorOptions
 		opts.PrefetchValues = false
 		it := txn.NewIterator(opts)
