@@ -115,11 +115,7 @@ func (e *Engine) enableChangeLog(rel *catalog.Relation) error {
 			if err != nil {
 				return err
 			}
-			changes := make([]exec.ChangeBatch, 0, len(rows))
-			for _, b := range rows {
-				changes = append(changes, exec.ChangeBatch{Rows: b})
-			}
-			if batches, err = l.batches(at+l.def.EpochBase, changes); err != nil {
+			if batches, err = l.batches(at+l.def.EpochBase, rowsAs(rows, exec.ChangeInsert)); err != nil {
 				return err
 			}
 		}
@@ -206,6 +202,23 @@ func (e *Engine) disableChangeLog(oid uint32) error {
 	return e.dropChangeLog(oid)
 }
 
+// rowsAs is rows as changes of one kind: a table's rows inserted (a
+// backfill), or deleted (REFRESH ... FULL's retraction).
+func rowsAs(rows []arrow.RecordBatch, kind int8) []exec.ChangeBatch {
+	out := make([]exec.ChangeBatch, 0, len(rows))
+	for _, b := range rows {
+		c := exec.ChangeBatch{Rows: b}
+		if kind != exec.ChangeInsert {
+			c.Diff = make([]int8, b.NumRows())
+			for i := range c.Diff {
+				c.Diff[i] = kind
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // changeLogSchema is the schema of a change log's rows: the table's
 // columns, then _change_type and _commit_version (sinkColumns' types).
 func changeLogSchema(schema *arrow.Schema) *arrow.Schema {
@@ -261,15 +274,7 @@ func (e *Engine) rebaseChangeLog(rel *catalog.Relation) error {
 		return err
 	}
 	l := e.changeLogSink(rel, planner.UpdateMode)
-	changes := make([]exec.ChangeBatch, 0, len(held))
-	for _, b := range held {
-		diff := make([]int8, b.NumRows())
-		for i := range diff {
-			diff[i] = exec.ChangeDelete
-		}
-		changes = append(changes, exec.ChangeBatch{Rows: b, Diff: diff})
-	}
-	batches, err := l.batches(last+1, changes)
+	batches, err := l.batches(last+1, rowsAs(held, exec.ChangeDelete))
 	if err != nil {
 		return err
 	}

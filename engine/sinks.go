@@ -485,11 +485,7 @@ func (e *Engine) backfill(r *runner, rel *catalog.Relation, def *catalog.Sink) e
 		if err != nil {
 			return err
 		}
-		changes := make([]exec.ChangeBatch, 0, len(rows))
-		for _, b := range rows {
-			changes = append(changes, exec.ChangeBatch{Rows: b})
-		}
-		batches, err := l.batches(at, changes)
+		batches, err := l.batches(at, rowsAs(rows, exec.ChangeInsert)) // change_log.go
 		if err == nil {
 			err = connector.WriteEpoch(e.store, l.sink, at, batches)
 		}

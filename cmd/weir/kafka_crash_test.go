@@ -28,17 +28,25 @@ import (
 // restart the streaming table and the topic's final state (the last
 // record per key) equal PostgreSQL's GROUP BY of every order produced:
 // none lost, none counted twice.
-func TestKafkaExactlyOnceAfterKill(t *testing.T) {
+// kafkaCluster starts a one-broker kfake cluster with the given topics,
+// closed with the test, and finds kcat; it returns kcat's path and the
+// broker's address.
+func kafkaCluster(t *testing.T, topics ...kfake.Opt) (kcat, broker string) {
+	t.Helper()
 	kcat, err := exec.LookPath("kcat")
 	if err != nil {
 		t.Fatal("kcat is not installed (scripts/test.sh installs it: apt-get install kcat)")
 	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"), kfake.SeedTopics(2, "totals_out"))
+	cluster, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, topics...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cluster.Close()
-	broker := cluster.ListenAddrs()[0]
+	t.Cleanup(cluster.Close)
+	return kcat, cluster.ListenAddrs()[0]
+}
+
+func TestKafkaExactlyOnceAfterKill(t *testing.T) {
+	kcat, broker := kafkaCluster(t, kfake.SeedTopics(3, "orders"), kfake.SeedTopics(2, "totals_out"))
 	ctx := context.Background()
 	pg, err := pgx.Connect(ctx, pgtest.Shared(t).FreshDatabase(t))
 	if err != nil {

@@ -64,16 +64,7 @@ type pipelineOrder struct {
 }
 
 func TestPipelineKafkaToKafka(t *testing.T) {
-	kcat, err := exec.LookPath("kcat")
-	if err != nil {
-		t.Fatal("kcat is not installed (scripts/test.sh installs it: apt-get install kcat)")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "orders_5m_out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	broker := cluster.ListenAddrs()[0]
+	kcat, broker := kafkaCluster(t, kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "orders_5m_out")) // kafka_crash_test.go
 	ctx := context.Background()
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 14))
